@@ -1,0 +1,1 @@
+//! presa-core: the MCP wire model and sans-IO protocol state machines.

@@ -1,0 +1,13 @@
+#![doc = include_str!("../../../README.md")]
+
+pub use presa_core as core;
+pub use presa_schema as schema;
+
+#[cfg(feature = "client")]
+pub use presa_client as client;
+#[cfg(feature = "http")]
+pub use presa_http as http;
+#[cfg(feature = "server")]
+pub use presa_server as server;
+#[cfg(feature = "stdio")]
+pub use presa_stdio as stdio;
