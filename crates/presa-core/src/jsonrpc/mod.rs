@@ -1,0 +1,11 @@
+//! The JSON-RPC 2.0 envelope.
+
+mod decode;
+mod error;
+mod id;
+mod message;
+
+pub use decode::*;
+pub use error::*;
+pub use id::*;
+pub use message::*;
