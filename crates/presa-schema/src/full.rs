@@ -1,0 +1,518 @@
+//! Feature `full`: every keyword of JSON Schema 2020-12 (and the drafts `$schema` can name)
+//! through the `jsonschema` crate, behind the same [`Validator`] trait and error types.
+//!
+//! References are resolved only inside the schema (and against the bundled meta-schemas):
+//! remote documents are never fetched, so a `$ref` to `http://...` fails to compile.
+
+use serde_json::{Number, Value};
+
+use crate::error::{ErrorKind, JsonType, SchemaError, ValidationError, ValidationErrors};
+use crate::value::{find_duplicate, too_deep};
+use crate::{Validator, ValidatorOptions};
+
+use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
+
+/// A validator for full JSON Schema, built by [`ValidatorOptions::compile_full`].
+///
+/// The draft follows `$schema` (2020-12, 2019-09, draft-07, draft-06, draft-04), defaulting to
+/// 2020-12. `format` asserts only where the draft does (draft-07 and earlier).
+///
+/// ```
+/// use presa_schema::{FullValidator, Validator};
+/// use serde_json::json;
+///
+/// let validator = FullValidator::new(&json!({
+///     "$defs": {"positive": {"type": "integer", "exclusiveMinimum": 0}},
+///     "type": "array",
+///     "items": {"$ref": "#/$defs/positive"},
+/// }))?;
+/// let error = validator.validate(&json!([1, 0])).unwrap_err();
+/// assert_eq!(error.to_string(), "at /1: expected more than 0, got 0");
+///
+/// // Remote references are never fetched.
+/// assert!(FullValidator::new(&json!({"$ref": "http://example.com/schema.json"})).is_err());
+/// # Ok::<(), presa_schema::SchemaError>(())
+/// ```
+#[derive(Debug)]
+pub struct FullValidator {
+    inner: jsonschema::Validator,
+    /// The schema as given, to recover keyword values for messages.
+    schema: Value,
+    max_instance_depth: usize,
+}
+
+impl FullValidator {
+    /// Compiles `schema` with the default [`ValidatorOptions`].
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
+        ValidatorOptions::default().compile_full(schema)
+    }
+
+    fn too_deep(&self, instance: &Value) -> Option<ValidationError> {
+        too_deep(instance, self.max_instance_depth).map(|pointer| {
+            ValidationError::new(
+                pointer,
+                ErrorKind::TooDeep {
+                    limit: self.max_instance_depth,
+                },
+            )
+        })
+    }
+}
+
+impl ValidatorOptions {
+    /// Compiles `schema` for full JSON Schema (feature `full`), whatever keywords it uses.
+    pub fn compile_full(&self, schema: &Value) -> Result<FullValidator, SchemaError> {
+        self.check_schema_depth(schema)?;
+        let patterns =
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(self.backtrack_limit);
+        let inner = jsonschema::options()
+            .offline()
+            .with_pattern_options(patterns)
+            .build(schema)
+            .map_err(|error| schema_error(schema, &error))?;
+        Ok(FullValidator {
+            inner,
+            schema: schema.clone(),
+            max_instance_depth: self.max_instance_depth,
+        })
+    }
+}
+
+impl Validator for FullValidator {
+    fn validate(&self, instance: &Value) -> Result<(), ValidationError> {
+        if let Some(error) = self.too_deep(instance) {
+            return Err(error);
+        }
+        match self.inner.validate(instance) {
+            Ok(()) => Ok(()),
+            Err(error) => Err(convert(&self.schema, instance, &error)
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| fallback(&error))),
+        }
+    }
+
+    fn validate_all(&self, instance: &Value) -> Result<(), ValidationErrors> {
+        if let Some(error) = self.too_deep(instance) {
+            return Err(error.into());
+        }
+        let errors: Vec<ValidationError> = self
+            .inner
+            .iter_errors(instance)
+            .flat_map(|error| convert(&self.schema, instance, &error))
+            .collect();
+        match ValidationErrors::from_vec(errors) {
+            Some(errors) => Err(errors),
+            None => Ok(()),
+        }
+    }
+
+    fn is_valid(&self, instance: &Value) -> bool {
+        too_deep(instance, self.max_instance_depth).is_none() && self.inner.is_valid(instance)
+    }
+}
+
+fn schema_error(schema: &Value, error: &jsonschema::ValidationError<'_>) -> SchemaError {
+    if let Kind::Referencing(reference) = error.kind() {
+        return SchemaError::Reference {
+            message: reference_message(reference),
+        };
+    }
+    // Anything else is the schema failing its meta-schema: the "instance" is the schema, and
+    // schema locations point into the meta-schema, which we do not hold (hence `Null`).
+    let pointer = pointer_of(error);
+    let message = match convert(&Value::Null, schema, error).into_iter().next() {
+        Some(converted) => converted.message(),
+        None => fallback(error).message(),
+    };
+    SchemaError::Invalid { pointer, message }
+}
+
+/// An error in jsonschema's own words, for kinds we have no mapping for.
+fn fallback(error: &jsonschema::ValidationError<'_>) -> ValidationError {
+    ValidationError::new(
+        pointer_of(error),
+        ErrorKind::Other {
+            keyword: error.kind().keyword().to_owned(),
+            message: lowercase_first(&error.to_string()),
+        },
+    )
+}
+
+fn pointer_of(error: &jsonschema::ValidationError<'_>) -> String {
+    match error.instance_path().as_str() {
+        "" => "/".to_owned(),
+        pointer => pointer.to_owned(),
+    }
+}
+
+/// Maps one jsonschema error, raised validating `root` against `schema`, to ours (never none);
+/// a few kinds name several properties and become several.
+fn convert(
+    schema: &Value,
+    root: &Value,
+    error: &jsonschema::ValidationError<'_>,
+) -> Vec<ValidationError> {
+    let mut converted = convert_kind(schema, root, error);
+    if converted.is_empty() {
+        converted.push(fallback(error));
+    }
+    converted
+}
+
+fn convert_kind(
+    schema: &Value,
+    root: &Value,
+    error: &jsonschema::ValidationError<'_>,
+) -> Vec<ValidationError> {
+    let pointer = pointer_of(error);
+    let instance: &Value = error.instance();
+    let one = |kind| vec![ValidationError::new(pointer.clone(), kind)];
+    let other = |keyword: &str, message: String| {
+        one(ErrorKind::Other {
+            keyword: keyword.to_owned(),
+            message,
+        })
+    };
+    let keyword_value = || keyword_value(schema, error);
+    match error.kind() {
+        Kind::Type { kind } => {
+            let mut expected: Vec<JsonType> = match kind {
+                TypeKind::Single(ty) => vec![json_type(*ty)],
+                TypeKind::Multiple(set) => set.iter().map(json_type).collect(),
+            };
+            // Prefer the order the schema lists the types in.
+            if let Some(listed) = keyword_value().and_then(listed_types)
+                && listed.len() == expected.len()
+                && listed.iter().all(|ty| expected.contains(ty))
+            {
+                expected = listed;
+            }
+            // Draft-04 does not count `1.0` as an integer; say "number" rather than contradict.
+            let got = match JsonType::of(instance) {
+                JsonType::Integer if expected.contains(&JsonType::Integer) => JsonType::Number,
+                got => got,
+            };
+            one(ErrorKind::Type { expected, got })
+        }
+        Kind::FalseSchema => match closed_object_keys(schema, root, error) {
+            Some(keys) => keys
+                .map(|property| {
+                    ValidationError::new(
+                        pointer.clone(),
+                        ErrorKind::AdditionalProperty {
+                            property: property.clone(),
+                        },
+                    )
+                })
+                .collect(),
+            None => one(ErrorKind::NotAllowed),
+        },
+        Kind::Constant { expected_value } => one(ErrorKind::Const {
+            expected: (**expected_value).clone(),
+        }),
+        Kind::Enum { options } => one(ErrorKind::Enum {
+            options: match &**options {
+                Value::Array(options) => options.clone(),
+                option => vec![option.clone()],
+            },
+        }),
+        Kind::MinLength { limit } => one(ErrorKind::MinLength {
+            limit: *limit,
+            actual: chars(instance),
+        }),
+        Kind::MaxLength { limit } => one(ErrorKind::MaxLength {
+            limit: *limit,
+            actual: chars(instance),
+        }),
+        Kind::Pattern { pattern } => one(ErrorKind::Pattern {
+            pattern: pattern.clone(),
+        }),
+        Kind::BacktrackLimitExceeded { .. } | Kind::RegexEngineFailure { .. } => {
+            match keyword_value().and_then(Value::as_str) {
+                Some(pattern) => one(ErrorKind::PatternLimit {
+                    pattern: pattern.to_owned(),
+                }),
+                None => other(
+                    "pattern",
+                    "string could not be checked against a pattern within the backtracking limit"
+                        .to_owned(),
+                ),
+            }
+        }
+        Kind::Minimum { limit } => bound(limit, instance, error, |limit, actual| {
+            ErrorKind::Minimum { limit, actual }
+        }),
+        Kind::ExclusiveMinimum { limit } => bound(limit, instance, error, |limit, actual| {
+            ErrorKind::ExclusiveMinimum { limit, actual }
+        }),
+        Kind::Maximum { limit } => bound(limit, instance, error, |limit, actual| {
+            ErrorKind::Maximum { limit, actual }
+        }),
+        Kind::ExclusiveMaximum { limit } => bound(limit, instance, error, |limit, actual| {
+            ErrorKind::ExclusiveMaximum { limit, actual }
+        }),
+        Kind::MultipleOf { multiple_of } => {
+            let divisor = match keyword_value() {
+                Some(Value::Number(n)) if n.as_f64() == Some(*multiple_of) => n.clone(),
+                _ => float_number(*multiple_of),
+            };
+            match instance {
+                Value::Number(actual) => one(ErrorKind::MultipleOf {
+                    divisor,
+                    actual: actual.clone(),
+                }),
+                _ => other("multipleOf", lowercase_first(&error.to_string())),
+            }
+        }
+        Kind::MinItems { limit } => one(ErrorKind::MinItems {
+            limit: *limit,
+            actual: items(instance),
+        }),
+        Kind::MaxItems { limit } => one(ErrorKind::MaxItems {
+            limit: *limit,
+            actual: items(instance),
+        }),
+        Kind::UniqueItems => match instance.as_array().and_then(|a| find_duplicate(a)) {
+            Some((first, second)) => one(ErrorKind::UniqueItems { first, second }),
+            None => other("uniqueItems", "expected unique items".to_owned()),
+        },
+        Kind::MinProperties { limit } => one(ErrorKind::MinProperties {
+            limit: *limit,
+            actual: properties(instance),
+        }),
+        Kind::MaxProperties { limit } => one(ErrorKind::MaxProperties {
+            limit: *limit,
+            actual: properties(instance),
+        }),
+        Kind::Required { property } => one(ErrorKind::Required {
+            property: match property {
+                Value::String(name) => name.clone(),
+                other => other.to_string(),
+            },
+        }),
+        Kind::AdditionalProperties { unexpected } => unexpected
+            .iter()
+            .map(|property| {
+                ValidationError::new(
+                    pointer.clone(),
+                    ErrorKind::AdditionalProperty {
+                        property: property.clone(),
+                    },
+                )
+            })
+            .collect(),
+        Kind::UnevaluatedProperties { unexpected } => unexpected
+            .iter()
+            .map(|property| {
+                ValidationError::new(
+                    pointer.clone(),
+                    ErrorKind::Other {
+                        keyword: "unevaluatedProperties".to_owned(),
+                        message: format!("unevaluated property \"{property}\" is not allowed"),
+                    },
+                )
+            })
+            .collect(),
+        Kind::UnevaluatedItems { unexpected } => other(
+            "unevaluatedItems",
+            format!(
+                "{} unevaluated item{} not allowed",
+                unexpected.len(),
+                if unexpected.len() == 1 {
+                    " is"
+                } else {
+                    "s are"
+                }
+            ),
+        ),
+        Kind::AdditionalItems { limit } => other(
+            "additionalItems",
+            format!(
+                "expected at most {limit} {}, got {}",
+                plural(u64::try_from(*limit).unwrap_or(u64::MAX), "item", "items"),
+                items(instance)
+            ),
+        ),
+        Kind::AnyOf { .. } => other(
+            "anyOf",
+            "value does not match any of the schemas in anyOf".to_owned(),
+        ),
+        Kind::OneOfNotValid { .. } => other(
+            "oneOf",
+            "value does not match any of the schemas in oneOf".to_owned(),
+        ),
+        Kind::OneOfMultipleValid { .. } => other(
+            "oneOf",
+            "value matches more than one of the schemas in oneOf".to_owned(),
+        ),
+        Kind::Not { .. } => other("not", "value must not match the schema in not".to_owned()),
+        Kind::Contains => {
+            let path = error.schema_path().as_str();
+            let limit = keyword_value().and_then(Value::as_u64);
+            match limit {
+                Some(n) if path.ends_with("/minContains") => other(
+                    "minContains",
+                    format!(
+                        "expected at least {n} {} matching contains",
+                        plural(n, "item", "items")
+                    ),
+                ),
+                Some(n) if path.ends_with("/maxContains") => other(
+                    "maxContains",
+                    format!(
+                        "expected at most {n} {} matching contains",
+                        plural(n, "item", "items")
+                    ),
+                ),
+                _ => other("contains", "expected an item matching contains".to_owned()),
+            }
+        }
+        Kind::PropertyNames { error: inner } => {
+            let message = match convert(schema, root, inner).into_iter().next() {
+                Some(inner) => inner.message(),
+                None => inner.to_string(),
+            };
+            other(
+                "propertyNames",
+                format!("property name {} is not valid: {message}", inner.instance()),
+            )
+        }
+        Kind::Format { format } => other("format", format!("value is not a valid \"{format}\"")),
+        Kind::ContentEncoding { content_encoding } => other(
+            "contentEncoding",
+            format!("string is not valid \"{content_encoding}\""),
+        ),
+        Kind::ContentMediaType { content_media_type } => other(
+            "contentMediaType",
+            format!("string is not valid \"{content_media_type}\""),
+        ),
+        Kind::FromUtf8 { .. } => other(
+            "contentEncoding",
+            "decoded content is not valid UTF-8".to_owned(),
+        ),
+        Kind::Referencing(reference) => other(
+            "$ref",
+            format!("unresolvable reference: {}", reference_message(reference)),
+        ),
+        Kind::Custom { keyword, message } => other(keyword, message.clone()),
+    }
+}
+
+fn reference_message(error: &jsonschema::ReferencingError) -> String {
+    use jsonschema::ReferencingError as E;
+    match error {
+        E::Unretrievable { uri, .. } => {
+            format!("{uri} is outside the schema, and remote documents are never fetched")
+        }
+        E::UnknownSpecification { specification } => {
+            format!("unknown meta-schema {specification}, and remote documents are never fetched")
+        }
+        E::PointerToNowhere { pointer } => format!("pointer \"{pointer}\" does not exist"),
+        E::NoSuchAnchor { anchor } => format!("anchor \"{anchor}\" does not exist"),
+        E::InvalidAnchor { anchor } => format!("anchor \"{anchor}\" is invalid"),
+        E::CircularMetaschema { uri } => format!("meta-schema {uri} refers to itself"),
+        other => lowercase_first(&other.to_string()),
+    }
+}
+
+fn lowercase_first(message: &str) -> String {
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The keyword's value in the schema as given, when the error's schema location leads there.
+fn keyword_value<'s>(
+    schema: &'s Value,
+    error: &jsonschema::ValidationError<'_>,
+) -> Option<&'s Value> {
+    schema.pointer(error.schema_path().as_str())
+}
+
+/// jsonschema reports `"additionalProperties": false` beside no `properties` or
+/// `patternProperties` as a false schema; then every key of the object is an additional one.
+fn closed_object_keys<'r>(
+    schema: &Value,
+    root: &'r Value,
+    error: &jsonschema::ValidationError<'_>,
+) -> Option<impl Iterator<Item = &'r String>> {
+    let parent = error
+        .schema_path()
+        .as_str()
+        .strip_suffix("/additionalProperties")?;
+    let parent = schema.pointer(parent)?.as_object()?;
+    let closed = parent.get("additionalProperties") == Some(&Value::Bool(false))
+        && !parent.contains_key("properties")
+        && !parent.contains_key("patternProperties");
+    let object = root.pointer(error.instance_path().as_str())?.as_object()?;
+    closed.then(|| object.keys())
+}
+
+fn listed_types(value: &Value) -> Option<Vec<JsonType>> {
+    match value {
+        Value::String(name) => Some(vec![JsonType::from_name(name)?]),
+        Value::Array(names) => names
+            .iter()
+            .map(|name| name.as_str().and_then(JsonType::from_name))
+            .collect(),
+        _ => None,
+    }
+}
+
+fn bound(
+    limit: &Value,
+    instance: &Value,
+    error: &jsonschema::ValidationError<'_>,
+    kind: impl FnOnce(Number, Number) -> ErrorKind,
+) -> Vec<ValidationError> {
+    let kind = match (limit, instance) {
+        (Value::Number(limit), Value::Number(actual)) => kind(limit.clone(), actual.clone()),
+        _ => ErrorKind::Other {
+            keyword: error.kind().keyword().to_owned(),
+            message: lowercase_first(&error.to_string()),
+        },
+    };
+    vec![ValidationError::new(pointer_of(error), kind)]
+}
+
+/// A float as a JSON number, written as an integer when it is one.
+fn float_number(f: f64) -> Number {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    if f.fract() == 0.0 && f.abs() < EXACT {
+        // Exact: integral and below 2^53.
+        #[allow(clippy::cast_possible_truncation)]
+        return Number::from(f as i64);
+    }
+    Number::from_f64(f).unwrap_or_else(|| Number::from(0))
+}
+
+fn json_type(ty: jsonschema::JsonType) -> JsonType {
+    match ty {
+        jsonschema::JsonType::Null => JsonType::Null,
+        jsonschema::JsonType::Boolean => JsonType::Boolean,
+        jsonschema::JsonType::Integer => JsonType::Integer,
+        jsonschema::JsonType::Number => JsonType::Number,
+        jsonschema::JsonType::String => JsonType::String,
+        jsonschema::JsonType::Array => JsonType::Array,
+        jsonschema::JsonType::Object => JsonType::Object,
+    }
+}
+
+fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+fn chars(value: &Value) -> u64 {
+    value.as_str().map_or(0, |s| s.chars().count() as u64)
+}
+
+fn items(value: &Value) -> u64 {
+    value.as_array().map_or(0, |a| a.len() as u64)
+}
+
+fn properties(value: &Value) -> u64 {
+    value.as_object().map_or(0, |o| o.len() as u64)
+}

@@ -1,0 +1,254 @@
+//! Feature `full`: keywords beyond the subset, other drafts, backend choice, and references.
+#![cfg(feature = "full")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use presa_schema::{FullValidator, SchemaError, Validator, ValidatorOptions};
+use serde_json::{Value, json};
+
+const DRAFT7: &str = "http://json-schema.org/draft-07/schema#";
+const DRAFT4: &str = "http://json-schema.org/draft-04/schema#";
+
+fn check(schema: Value, instance: Value, expected: &str) {
+    let validator = presa_schema::compile(&schema).unwrap_or_else(|e| panic!("{schema}: {e}"));
+    let got = validator
+        .validate(&instance)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert_eq!(got, expected, "schema {schema}, instance {instance}");
+}
+
+fn schema_error(schema: Value) -> SchemaError {
+    let full = FullValidator::new(&schema).expect_err("compiled");
+    let auto = presa_schema::compile(&schema).expect_err("compiled");
+    assert_eq!(full, auto);
+    full
+}
+
+#[test]
+fn applicators_and_references() {
+    check(
+        json!({"anyOf": [{"type": "string"}, {"type": "number"}]}),
+        json!(null),
+        "at /: value does not match any of the schemas in anyOf",
+    );
+    check(
+        json!({"oneOf": [{"minimum": 0}, {"maximum": 10}]}),
+        json!(5),
+        "at /: value matches more than one of the schemas in oneOf",
+    );
+    check(
+        json!({"oneOf": [{"minimum": 10}, {"maximum": 0}]}),
+        json!(5),
+        "at /: value does not match any of the schemas in oneOf",
+    );
+    check(
+        json!({"not": {"type": "string"}}),
+        json!("x"),
+        "at /: value must not match the schema in not",
+    );
+    check(
+        json!({"allOf": [{"type": "string"}, {"minLength": 3}]}),
+        json!("ab"),
+        "at /: expected at least 3 characters, got 2",
+    );
+    check(
+        json!({"if": {"type": "string"}, "then": {"minLength": 2}}),
+        json!("a"),
+        "at /: expected at least 2 characters, got 1",
+    );
+    check(
+        json!({"$defs": {"p": {"type": "integer"}}, "items": {"$ref": "#/$defs/p"}}),
+        json!([1, "x"]),
+        "at /1: expected integer, got string",
+    );
+    // The bundled meta-schemas resolve offline.
+    check(
+        json!({"$ref": "https://json-schema.org/draft/2020-12/schema"}),
+        json!({"type": 5}),
+        "at /type: value does not match any of the schemas in anyOf",
+    );
+}
+
+#[test]
+fn object_and_array_keywords() {
+    check(
+        json!({"patternProperties": {"^x-": false}}),
+        json!({"x-a": 1}),
+        "at /x-a: value is not allowed",
+    );
+    check(
+        json!({"properties": {"a": true}, "unevaluatedProperties": false}),
+        json!({"a": 1, "b": 2}),
+        r#"at /: unevaluated property "b" is not allowed"#,
+    );
+    check(
+        json!({"prefixItems": [true], "unevaluatedItems": false}),
+        json!([1, 2, 3]),
+        "at /: 2 unevaluated items are not allowed",
+    );
+    check(
+        json!({"dependentRequired": {"a": ["b"]}}),
+        json!({"a": 1}),
+        r#"at /: missing required property "b""#,
+    );
+    check(
+        json!({"propertyNames": {"maxLength": 2}}),
+        json!({"abc": 1}),
+        r#"at /: property name "abc" is not valid: expected at most 2 characters, got 3"#,
+    );
+    check(
+        json!({"contains": {"type": "string"}}),
+        json!([1]),
+        "at /: expected an item matching contains",
+    );
+    check(
+        json!({"contains": {"type": "string"}, "minContains": 2}),
+        json!(["a", 1]),
+        "at /: expected at least 2 items matching contains",
+    );
+    check(
+        json!({"contains": {"type": "string"}, "maxContains": 1}),
+        json!(["a", "b"]),
+        "at /: expected at most 1 item matching contains",
+    );
+    check(
+        json!({"prefixItems": [{"type": "string"}]}),
+        json!([1]),
+        "at /0: expected string, got integer",
+    );
+}
+
+#[test]
+fn other_drafts_follow_schema() {
+    check(
+        json!({"$schema": DRAFT7, "items": [{"type": "string"}]}),
+        json!([1]),
+        "at /0: expected string, got integer",
+    );
+    check(
+        json!({"$schema": DRAFT7, "additionalItems": false, "items": [true]}),
+        json!([1, 2, 3]),
+        "at /: expected at most 1 item, got 3",
+    );
+    check(
+        json!({"$schema": DRAFT7, "dependencies": {"a": ["b"]}}),
+        json!({"a": 1}),
+        r#"at /: missing required property "b""#,
+    );
+    check(
+        json!({"$schema": DRAFT7, "type": "integer"}),
+        json!(1.0),
+        "",
+    );
+    // Draft-07 asserts `format`; 2020-12 only annotates.
+    check(
+        json!({"$schema": DRAFT7, "format": "email"}),
+        json!("nope"),
+        r#"at /: value is not a valid "email""#,
+    );
+    check(json!({"format": "email"}), json!("nope"), "");
+    check(
+        json!({"$schema": DRAFT4, "maximum": 10, "exclusiveMaximum": true}),
+        json!(10),
+        "at /: expected less than 10, got 10",
+    );
+    // Draft-04 does not count 1.0 as an integer.
+    check(
+        json!({"$schema": DRAFT4, "type": "integer"}),
+        json!(1.0),
+        "at /: expected integer, got number",
+    );
+}
+
+#[test]
+fn compile_picks_the_subset_when_it_suffices() {
+    let pick = |schema: Value| format!("{:?}", presa_schema::compile(&schema).unwrap());
+    assert!(
+        pick(json!({"type": "object", "properties": {"a": {"maxLength": 3}}}))
+            .starts_with("SubsetValidator")
+    );
+    assert!(
+        pick(json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "t"}))
+            .starts_with("SubsetValidator")
+    );
+    assert!(pick(json!({"properties": {"a": {"anyOf": [true]}}})).starts_with("FullValidator"));
+    assert!(pick(json!({"$schema": DRAFT7, "type": "string"})).starts_with("FullValidator"));
+    assert!(pick(json!({"x-extension": true})).starts_with("FullValidator"));
+}
+
+#[test]
+fn remote_references_are_never_fetched() {
+    assert_eq!(
+        schema_error(json!({"$ref": "http://localhost:1234/draft2020-12/integer.json"}))
+            .to_string(),
+        "unresolvable reference: http://localhost:1234/draft2020-12/integer.json is outside the schema, \
+         and remote documents are never fetched"
+    );
+    assert!(matches!(
+        schema_error(
+            json!({"properties": {"a": {"$ref": "https://169.254.169.254/latest/meta-data"}}})
+        ),
+        SchemaError::Reference { .. }
+    ));
+    assert!(matches!(
+        schema_error(json!({"$ref": "file:///etc/passwd"})),
+        SchemaError::Reference { .. }
+    ));
+    assert!(matches!(
+        schema_error(json!({"$id": "http://example.com/a", "$ref": "b.json"})),
+        SchemaError::Reference { .. }
+    ));
+    assert_eq!(
+        schema_error(json!({"$schema": "http://example.com/custom", "type": "string"})).to_string(),
+        "unresolvable reference: unknown meta-schema http://example.com/custom, and remote documents are never fetched"
+    );
+    // Local references still work, including to a relative URI inside the document.
+    let local = json!({
+        "$id": "http://example.com/root.json",
+        "$defs": {"b": {"$id": "b.json", "type": "integer"}},
+        "$ref": "b.json",
+    });
+    assert!(
+        presa_schema::compile(&local)
+            .unwrap()
+            .validate(&json!("x"))
+            .is_err()
+    );
+}
+
+#[test]
+fn local_reference_errors() {
+    assert_eq!(
+        schema_error(json!({"$ref": "#/$defs/missing"})).to_string(),
+        r#"unresolvable reference: pointer "/$defs/missing" does not exist"#
+    );
+    assert_eq!(
+        schema_error(json!({"$ref": "#nope"})).to_string(),
+        r#"unresolvable reference: anchor "nope" does not exist"#
+    );
+}
+
+#[test]
+fn bad_schemas_fail_against_the_meta_schema() {
+    let full = |schema: Value| {
+        ValidatorOptions::default()
+            .compile_full(&schema)
+            .unwrap_err()
+    };
+    assert_eq!(
+        full(json!({"minLength": -1})),
+        SchemaError::Invalid {
+            pointer: "/minLength".into(),
+            message: "expected at least 0, got -1".into()
+        }
+    );
+    assert_eq!(
+        full(json!({"pattern": "("})).to_string(),
+        r#"invalid schema at /pattern: value is not a valid "regex""#
+    );
+    assert_eq!(
+        full(json!({"properties": {"a": {"items": [1]}}})).to_string(),
+        "invalid schema at /properties/a/items: expected boolean or object, got array"
+    );
+}
