@@ -54,7 +54,11 @@ mod tests {
             (42, 200),
         ];
         for (code, status) in table {
-            assert_eq!(http_status(ErrorCode(code), Era::Stateless), status, "{code}");
+            assert_eq!(
+                http_status(ErrorCode(code), Era::Stateless),
+                status,
+                "{code}"
+            );
             assert_eq!(http_status(ErrorCode(code), Era::Initialize), 200, "{code}");
         }
     }

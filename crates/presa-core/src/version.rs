@@ -44,8 +44,13 @@ pub enum Era {
 
 impl ProtocolVersion {
     /// Every revision, oldest first.
-    pub const ALL: [Self; 5] =
-        [Self::V2024_11_05, Self::V2025_03_26, Self::V2025_06_18, Self::V2025_11_25, Self::V2026_07_28];
+    pub const ALL: [Self; 5] = [
+        Self::V2024_11_05,
+        Self::V2025_03_26,
+        Self::V2025_06_18,
+        Self::V2025_11_25,
+        Self::V2026_07_28,
+    ];
 
     /// The newest revision.
     pub const LATEST: Self = Self::V2026_07_28;
@@ -113,7 +118,10 @@ impl FromStr for ProtocolVersion {
     type Err = UnknownProtocolVersion;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| UnknownProtocolVersion(s.to_owned()))
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| UnknownProtocolVersion(s.to_owned()))
     }
 }
 
@@ -171,15 +179,23 @@ impl Default for SupportedVersions {
 impl SupportedVersions {
     /// Every revision presa speaks.
     pub fn all() -> Self {
-        Self { versions: ProtocolVersion::ALL.into_iter().rev().collect() }
+        Self {
+            versions: ProtocolVersion::ALL.into_iter().rev().collect(),
+        }
     }
 
     /// The given revisions (in any order, duplicates ignored).
-    pub fn new(versions: impl IntoIterator<Item = ProtocolVersion>) -> Result<Self, NoSupportedVersions> {
+    pub fn new(
+        versions: impl IntoIterator<Item = ProtocolVersion>,
+    ) -> Result<Self, NoSupportedVersions> {
         let mut versions: Vec<_> = versions.into_iter().collect();
         versions.sort_unstable_by(|a, b| b.cmp(a));
         versions.dedup();
-        if versions.is_empty() { Err(NoSupportedVersions) } else { Ok(Self { versions }) }
+        if versions.is_empty() {
+            Err(NoSupportedVersions)
+        } else {
+            Ok(Self { versions })
+        }
     }
 
     /// The revisions, newest first.
@@ -194,7 +210,10 @@ impl SupportedVersions {
 
     /// The newest supported revision.
     pub fn newest(&self) -> ProtocolVersion {
-        self.versions.first().copied().unwrap_or(ProtocolVersion::LATEST)
+        self.versions
+            .first()
+            .copied()
+            .unwrap_or(ProtocolVersion::LATEST)
     }
 
     /// The newest supported revision of `era`, if any.
@@ -219,7 +238,10 @@ impl SupportedVersions {
 
     /// The client's check of `initialize`'s answer: the server's choice must be a revision this
     /// side supports in the initialize era.
-    pub fn accept_initialize_answer(&self, chosen: &str) -> Result<ProtocolVersion, UnknownProtocolVersion> {
+    pub fn accept_initialize_answer(
+        &self,
+        chosen: &str,
+    ) -> Result<ProtocolVersion, UnknownProtocolVersion> {
         match chosen.parse::<ProtocolVersion>() {
             Ok(v) if v.era() == Era::Initialize && self.contains(v) => Ok(v),
             _ => Err(UnknownProtocolVersion(chosen.to_owned())),
@@ -228,7 +250,10 @@ impl SupportedVersions {
 
     /// The supported revisions as strings, newest first, as `server/discover` lists them.
     pub fn to_strings(&self) -> Vec<String> {
-        self.versions.iter().map(|v| v.as_str().to_owned()).collect()
+        self.versions
+            .iter()
+            .map(|v| v.as_str().to_owned())
+            .collect()
     }
 }
 
@@ -242,7 +267,10 @@ mod tests {
         for v in ProtocolVersion::ALL {
             assert_eq!(v.as_str().parse::<ProtocolVersion>().unwrap(), v);
             assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{v}\""));
-            assert_eq!(serde_json::from_str::<ProtocolVersion>(&format!("\"{v}\"")).unwrap(), v);
+            assert_eq!(
+                serde_json::from_str::<ProtocolVersion>(&format!("\"{v}\"")).unwrap(),
+                v
+            );
         }
         assert!(ProtocolVersion::ALL.windows(2).all(|w| w[0] < w[1]));
         assert!(serde_json::from_str::<ProtocolVersion>("\"v999.0.0\"").is_err());
@@ -251,33 +279,76 @@ mod tests {
     #[test]
     fn eras_and_revision_features() {
         let eras: Vec<_> = ProtocolVersion::ALL.iter().map(|v| v.era()).collect();
-        assert_eq!(eras, [Era::Initialize, Era::Initialize, Era::Initialize, Era::Initialize, Era::Stateless]);
-        let batching: Vec<_> = ProtocolVersion::ALL.iter().filter(|v| v.allows_batches()).collect();
+        assert_eq!(
+            eras,
+            [
+                Era::Initialize,
+                Era::Initialize,
+                Era::Initialize,
+                Era::Initialize,
+                Era::Stateless
+            ]
+        );
+        let batching: Vec<_> = ProtocolVersion::ALL
+            .iter()
+            .filter(|v| v.allows_batches())
+            .collect();
         assert_eq!(batching, [&ProtocolVersion::V2025_03_26]);
-        assert_eq!(ProtocolVersion::V2025_11_25.resource_not_found_code().code(), -32002);
-        assert_eq!(ProtocolVersion::V2026_07_28.resource_not_found_code().code(), -32602);
+        assert_eq!(
+            ProtocolVersion::V2025_11_25
+                .resource_not_found_code()
+                .code(),
+            -32002
+        );
+        assert_eq!(
+            ProtocolVersion::V2026_07_28
+                .resource_not_found_code()
+                .code(),
+            -32602
+        );
     }
 
     #[test]
     fn initialize_negotiation_echoes_or_counter_offers() {
         let all = SupportedVersions::all();
-        for v in ProtocolVersion::ALL.into_iter().filter(|v| v.era() == Era::Initialize) {
+        for v in ProtocolVersion::ALL
+            .into_iter()
+            .filter(|v| v.era() == Era::Initialize)
+        {
             assert_eq!(all.negotiate_initialize(v.as_str()), Some(v));
         }
-        assert_eq!(all.negotiate_initialize(""), Some(ProtocolVersion::V2025_11_25));
-        let old = SupportedVersions::new([ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26]).unwrap();
-        assert_eq!(old.negotiate_initialize("2025-11-25"), Some(ProtocolVersion::V2025_03_26));
-        assert_eq!(old.accept_initialize_answer("2025-03-26"), Ok(ProtocolVersion::V2025_03_26));
+        assert_eq!(
+            all.negotiate_initialize(""),
+            Some(ProtocolVersion::V2025_11_25)
+        );
+        let old =
+            SupportedVersions::new([ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26])
+                .unwrap();
+        assert_eq!(
+            old.negotiate_initialize("2025-11-25"),
+            Some(ProtocolVersion::V2025_03_26)
+        );
+        assert_eq!(
+            old.accept_initialize_answer("2025-03-26"),
+            Ok(ProtocolVersion::V2025_03_26)
+        );
         assert!(old.accept_initialize_answer("2025-06-18").is_err());
         assert!(SupportedVersions::new([]).is_err());
     }
 
     #[test]
     fn supported_versions_are_newest_first_without_duplicates() {
-        let v = SupportedVersions::new([ProtocolVersion::V2025_06_18, ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_06_18])
-            .unwrap();
+        let v = SupportedVersions::new([
+            ProtocolVersion::V2025_06_18,
+            ProtocolVersion::V2026_07_28,
+            ProtocolVersion::V2025_06_18,
+        ])
+        .unwrap();
         assert_eq!(v.to_strings(), ["2026-07-28", "2025-06-18"]);
         assert_eq!(v.newest(), ProtocolVersion::V2026_07_28);
-        assert_eq!(v.newest_of(Era::Initialize), Some(ProtocolVersion::V2025_06_18));
+        assert_eq!(
+            v.newest_of(Era::Initialize),
+            Some(ProtocolVersion::V2025_06_18)
+        );
     }
 }

@@ -7,7 +7,9 @@ use serde::de::IgnoredAny;
 use serde_json::error::Category;
 use serde_json::value::RawValue;
 
-use super::{ErrorCode, ErrorObject, Message, Notification, Request, RequestId, Response, ResponsePayload};
+use super::{
+    ErrorCode, ErrorObject, Message, Notification, Request, RequestId, Response, ResponsePayload,
+};
 
 /// What one transport frame (a stdio line, an HTTP body) held.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,11 +45,19 @@ pub struct DecodeError {
 
 impl DecodeError {
     fn not_json(detail: impl fmt::Display) -> Self {
-        Self { code: ErrorCode::PARSE_ERROR, id: None, detail: format!("Parse error: {detail}") }
+        Self {
+            code: ErrorCode::PARSE_ERROR,
+            id: None,
+            detail: format!("Parse error: {detail}"),
+        }
     }
 
     fn invalid(id: Option<RequestId>, detail: impl fmt::Display) -> Self {
-        Self { code: ErrorCode::INVALID_REQUEST, id, detail: format!("Invalid request: {detail}") }
+        Self {
+            code: ErrorCode::INVALID_REQUEST,
+            id,
+            detail: format!("Invalid request: {detail}"),
+        }
     }
 
     /// `-32700` when the input is not JSON, `-32600` when it is JSON but not a valid message.
@@ -106,20 +116,29 @@ pub fn decode_packet(input: &[u8], allow_batches: bool) -> Result<Packet, Decode
     match first_significant_byte(input) {
         Some(b'{') => decode_object(serde_json::from_slice(input)).map(Packet::Single),
         Some(b'[') => {
-            let members: Vec<&RawValue> = serde_json::from_slice(input).map_err(|e| match e.classify() {
-                Category::Data => DecodeError::invalid(None, e),
-                _ => DecodeError::not_json(e),
-            })?;
+            let members: Vec<&RawValue> =
+                serde_json::from_slice(input).map_err(|e| match e.classify() {
+                    Category::Data => DecodeError::invalid(None, e),
+                    _ => DecodeError::not_json(e),
+                })?;
             if !allow_batches {
-                return Err(DecodeError::invalid(None, "batches are not allowed in this protocol revision"));
+                return Err(DecodeError::invalid(
+                    None,
+                    "batches are not allowed in this protocol revision",
+                ));
             }
             if members.is_empty() {
                 return Err(DecodeError::invalid(None, "empty batch"));
             }
-            Ok(Packet::Batch(members.into_iter().map(decode_member).collect()))
+            Ok(Packet::Batch(
+                members.into_iter().map(decode_member).collect(),
+            ))
         }
         _ => match serde_json::from_slice::<IgnoredAny>(input) {
-            Ok(_) => Err(DecodeError::invalid(None, "a message must be a JSON object")),
+            Ok(_) => Err(DecodeError::invalid(
+                None,
+                "a message must be a JSON object",
+            )),
             Err(e) => Err(DecodeError::not_json(e)),
         },
     }
@@ -129,12 +148,18 @@ fn decode_member(raw: &RawValue) -> Result<Message, DecodeError> {
     if raw.get().starts_with('{') {
         decode_object(serde_json::from_str(raw.get()))
     } else {
-        Err(DecodeError::invalid(None, "a batch member must be a JSON object"))
+        Err(DecodeError::invalid(
+            None,
+            "a batch member must be a JSON object",
+        ))
     }
 }
 
 fn first_significant_byte(input: &[u8]) -> Option<u8> {
-    input.iter().copied().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    input
+        .iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 /// The members of a message object, each unparsed. Unknown members are ignored.
@@ -169,16 +194,27 @@ fn decode_object(parsed: Result<Envelope<'_>, serde_json::Error>) -> Result<Mess
         Some(raw) if raw.get() == "null" => None,
         Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
             Ok(id) => Some(id),
-            Err(_) => return Err(DecodeError::invalid(None, "id must be a string or an integer")),
+            Err(_) => {
+                return Err(DecodeError::invalid(
+                    None,
+                    "id must be a string or an integer",
+                ));
+            }
         },
     };
-    match envelope.jsonrpc.map(|raw| serde_json::from_str::<&str>(raw.get())) {
+    match envelope
+        .jsonrpc
+        .map(|raw| serde_json::from_str::<&str>(raw.get()))
+    {
         Some(Ok("2.0")) => {}
         _ => return Err(DecodeError::invalid(id, r#"jsonrpc must be "2.0""#)),
     }
     if let Some(method) = envelope.method {
         if envelope.result.is_some() || envelope.error.is_some() {
-            return Err(DecodeError::invalid(id, "a message cannot have both method and result or error"));
+            return Err(DecodeError::invalid(
+                id,
+                "a message cannot have both method and result or error",
+            ));
         }
         let Ok(method) = serde_json::from_str::<String>(method.get()) else {
             return Err(DecodeError::invalid(id, "method must be a string"));
@@ -186,12 +222,22 @@ fn decode_object(parsed: Result<Envelope<'_>, serde_json::Error>) -> Result<Mess
         let params = match envelope.params {
             None => None,
             Some(raw) if raw.get().starts_with(['{', '[']) => Some(raw.to_owned()),
-            Some(_) => return Err(DecodeError::invalid(id, "params must be an object or an array")),
+            Some(_) => {
+                return Err(DecodeError::invalid(
+                    id,
+                    "params must be an object or an array",
+                ));
+            }
         };
         return Ok(match (envelope.id, id) {
             (None, _) => Message::Notification(Notification { method, params }),
             (Some(_), Some(id)) => Message::Request(Request { id, method, params }),
-            (Some(_), None) => return Err(DecodeError::invalid(None, "id must be a string or an integer")),
+            (Some(_), None) => {
+                return Err(DecodeError::invalid(
+                    None,
+                    "id must be a string or an integer",
+                ));
+            }
         });
     }
     let payload = match (envelope.result, envelope.error) {
@@ -203,10 +249,25 @@ fn decode_object(parsed: Result<Envelope<'_>, serde_json::Error>) -> Result<Mess
         }
         (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
             Ok(error) => ResponsePayload::Error(error),
-            Err(e) => return Err(DecodeError::invalid(id, format_args!("malformed error object: {e}"))),
+            Err(e) => {
+                return Err(DecodeError::invalid(
+                    id,
+                    format_args!("malformed error object: {e}"),
+                ));
+            }
         },
-        (Some(_), Some(_)) => return Err(DecodeError::invalid(id, "a response cannot have both result and error")),
-        (None, None) => return Err(DecodeError::invalid(id, "a message needs a method, a result or an error")),
+        (Some(_), Some(_)) => {
+            return Err(DecodeError::invalid(
+                id,
+                "a response cannot have both result and error",
+            ));
+        }
+        (None, None) => {
+            return Err(DecodeError::invalid(
+                id,
+                "a message needs a method, a result or an error",
+            ));
+        }
     };
     Ok(Message::Response(Response { id, payload }))
 }
@@ -224,28 +285,64 @@ mod tests {
     #[test]
     fn requests_notifications_and_responses() {
         let m = decode_message(br#"{"jsonrpc":"2.0","id":"92","method":"ping"}"#).unwrap();
-        assert_eq!(m, Message::Request(Request { id: "92".into(), method: "ping".into(), params: None }));
-        let m = decode_message(br#" {"method":"notifications/initialized","jsonrpc":"2.0"} "#).unwrap();
+        assert_eq!(
+            m,
+            Message::Request(Request {
+                id: "92".into(),
+                method: "ping".into(),
+                params: None
+            })
+        );
+        let m =
+            decode_message(br#" {"method":"notifications/initialized","jsonrpc":"2.0"} "#).unwrap();
         assert!(matches!(m, Message::Notification(n) if n.method == "notifications/initialized"));
         let m = decode_message(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap();
-        assert!(matches!(m, Message::Response(Response { id: Some(RequestId::Number(3)), payload: ResponsePayload::Result(_) })));
-        let m = decode_message(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#).unwrap();
-        assert!(matches!(m, Message::Response(Response { id: None, payload: ResponsePayload::Error(e) }) if e.code == ErrorCode::PARSE_ERROR));
+        assert!(matches!(
+            m,
+            Message::Response(Response {
+                id: Some(RequestId::Number(3)),
+                payload: ResponsePayload::Result(_)
+            })
+        ));
+        let m = decode_message(
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#,
+        )
+        .unwrap();
+        assert!(
+            matches!(m, Message::Response(Response { id: None, payload: ResponsePayload::Error(e) }) if e.code == ErrorCode::PARSE_ERROR)
+        );
     }
 
     #[test]
     fn unknown_members_are_ignored_and_params_stay_verbatim() {
-        let m = decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"b":1,"a":[2]},"extra":true}"#).unwrap();
+        let m = decode_message(
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"b":1,"a":[2]},"extra":true}"#,
+        )
+        .unwrap();
         let Message::Request(r) = m else { panic!() };
         assert_eq!(r.params.unwrap().get(), r#"{"b":1,"a":[2]}"#);
     }
 
     #[test]
     fn not_json_is_a_parse_error() {
-        for input in ["", "   ", "{", "{\"jsonrpc\":\"2.0\",}", "nul", "[1,", "{} {}", "\u{1}"] {
+        for input in [
+            "",
+            "   ",
+            "{",
+            "{\"jsonrpc\":\"2.0\",}",
+            "nul",
+            "[1,",
+            "{} {}",
+            "\u{1}",
+        ] {
             assert_eq!(code(input), (-32700, None), "{input:?}");
         }
-        assert_eq!(decode_message(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}").unwrap_err().code(), ErrorCode::PARSE_ERROR);
+        assert_eq!(
+            decode_message(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}")
+                .unwrap_err()
+                .code(),
+            ErrorCode::PARSE_ERROR
+        );
     }
 
     #[test]
@@ -254,38 +351,95 @@ mod tests {
         assert_eq!(code("\"hi\""), (-32600, None));
         assert_eq!(code("null"), (-32600, None));
         assert_eq!(code("{}"), (-32600, None));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":5}"#), (-32600, Some(5.into())));
-        assert_eq!(code(r#"{"id":5,"method":"ping"}"#), (-32600, Some(5.into())));
-        assert_eq!(code(r#"{"jsonrpc":2.0,"id":"a","method":"ping"}"#), (-32600, Some("a".into())));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":5,"method":7}"#), (-32600, Some(5.into())));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":5,"method":"x","params":3}"#), (-32600, Some(5.into())));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#), (-32600, None));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#), (-32600, None));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#), (-32600, None));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#), (-32600, Some(1.into())));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}"#), (-32600, Some(1.into())));
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":5}"#),
+            (-32600, Some(5.into()))
+        );
+        assert_eq!(
+            code(r#"{"id":5,"method":"ping"}"#),
+            (-32600, Some(5.into()))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":2.0,"id":"a","method":"ping"}"#),
+            (-32600, Some("a".into()))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":5,"method":7}"#),
+            (-32600, Some(5.into()))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":5,"method":"x","params":3}"#),
+            (-32600, Some(5.into()))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#),
+            (-32600, None)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
+            (-32600, None)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#),
+            (-32600, None)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"x","result":{}}"#),
+            (-32600, Some(1.into()))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}"#),
+            (-32600, Some(1.into()))
+        );
         assert_eq!(code(r#"{"jsonrpc":"2.0","result":{}}"#), (-32600, None));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":2,"error":{"code":"x"}}"#), (-32600, Some(2.into())));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"x"}"#), (-32600, None));
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":2,"error":{"code":"x"}}"#),
+            (-32600, Some(2.into()))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"x"}"#),
+            (-32600, None)
+        );
     }
 
     #[test]
     fn batches_only_where_allowed() {
-        let batch = br#"[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"n"},5]"#;
-        assert_eq!(decode_message(batch).unwrap_err().code(), ErrorCode::INVALID_REQUEST);
-        assert_eq!(decode_packet(batch, false).unwrap_err().code(), ErrorCode::INVALID_REQUEST);
-        let Packet::Batch(members) = decode_packet(batch, true).unwrap() else { panic!() };
+        let batch =
+            br#"[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"n"},5]"#;
+        assert_eq!(
+            decode_message(batch).unwrap_err().code(),
+            ErrorCode::INVALID_REQUEST
+        );
+        assert_eq!(
+            decode_packet(batch, false).unwrap_err().code(),
+            ErrorCode::INVALID_REQUEST
+        );
+        let Packet::Batch(members) = decode_packet(batch, true).unwrap() else {
+            panic!()
+        };
         assert_eq!(members.len(), 3);
         assert!(matches!(&members[0], Ok(Message::Request(r)) if r.id == RequestId::Number(7)));
         assert!(matches!(&members[1], Ok(Message::Notification(_))));
-        assert_eq!(members[2].as_ref().unwrap_err().code(), ErrorCode::INVALID_REQUEST);
-        assert_eq!(decode_packet(b"[]", true).unwrap_err().code(), ErrorCode::INVALID_REQUEST);
-        assert_eq!(decode_packet(b"[{}", true).unwrap_err().code(), ErrorCode::PARSE_ERROR);
+        assert_eq!(
+            members[2].as_ref().unwrap_err().code(),
+            ErrorCode::INVALID_REQUEST
+        );
+        assert_eq!(
+            decode_packet(b"[]", true).unwrap_err().code(),
+            ErrorCode::INVALID_REQUEST
+        );
+        assert_eq!(
+            decode_packet(b"[{}", true).unwrap_err().code(),
+            ErrorCode::PARSE_ERROR
+        );
     }
 
     #[test]
     fn string_and_integer_ids_round_trip_distinctly() {
-        for input in [r#"{"jsonrpc":"2.0","id":92,"method":"m"}"#, r#"{"jsonrpc":"2.0","id":"92","method":"m"}"#] {
+        for input in [
+            r#"{"jsonrpc":"2.0","id":92,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":"92","method":"m"}"#,
+        ] {
             assert_eq!(decode_message(input.as_bytes()).unwrap().to_json(), input);
         }
     }

@@ -88,7 +88,11 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error without data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), data: None }
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
 
     /// This error with `data` attached.
@@ -110,7 +114,10 @@ impl ErrorObject {
 
     /// `-32601` naming the method.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
     }
 
     /// `-32602` with the given message.

@@ -76,31 +76,50 @@ impl Request {
         method: impl Into<String>,
         params: &impl Serialize,
     ) -> Result<Self, serde_json::Error> {
-        Ok(Self { id: id.into(), method: method.into(), params: Some(to_raw(params)?) })
+        Ok(Self {
+            id: id.into(),
+            method: method.into(),
+            params: Some(to_raw(params)?),
+        })
     }
 }
 
 impl Notification {
     /// A notification whose params are serialized from `params`.
-    pub fn new(method: impl Into<String>, params: &impl Serialize) -> Result<Self, serde_json::Error> {
-        Ok(Self { method: method.into(), params: Some(to_raw(params)?) })
+    pub fn new(
+        method: impl Into<String>,
+        params: &impl Serialize,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            method: method.into(),
+            params: Some(to_raw(params)?),
+        })
     }
 
     /// A notification without params.
     pub fn without_params(method: impl Into<String>) -> Self {
-        Self { method: method.into(), params: None }
+        Self {
+            method: method.into(),
+            params: None,
+        }
     }
 }
 
 impl Response {
     /// A successful response whose result is serialized from `result`.
     pub fn result(id: RequestId, result: &impl Serialize) -> Result<Self, serde_json::Error> {
-        Ok(Self { id: Some(id), payload: ResponsePayload::Result(to_raw(result)?) })
+        Ok(Self {
+            id: Some(id),
+            payload: ResponsePayload::Result(to_raw(result)?),
+        })
     }
 
     /// An error response. `id` is `None` only when the request's id could not be read.
     pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
-        Self { id, payload: ResponsePayload::Error(error) }
+        Self {
+            id,
+            payload: ResponsePayload::Error(error),
+        }
     }
 
     /// The error, if this is an error response.
@@ -151,7 +170,9 @@ impl Message {
 /// `serde_json::Value` cannot; keep the output valid JSON regardless.
 fn unreachable_serialization(out: &mut Vec<u8>) {
     out.clear();
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"unserializable message"}}"#);
+    out.extend_from_slice(
+        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"unserializable message"}}"#,
+    );
 }
 
 impl From<Request> for Message {
@@ -258,7 +279,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
         );
         let r = Response::result("a".into(), &json!({"tools": []})).unwrap();
-        assert_eq!(Message::from(r).to_json(), r#"{"jsonrpc":"2.0","id":"a","result":{"tools":[]}}"#);
+        assert_eq!(
+            Message::from(r).to_json(),
+            r#"{"jsonrpc":"2.0","id":"a","result":{"tools":[]}}"#
+        );
     }
 
     #[test]

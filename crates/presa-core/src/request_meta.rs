@@ -1,0 +1,269 @@
+//! The per-request context of 2026-07-28: version, capabilities and identity in `params._meta`.
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::{
+    ClientCapabilities, Era, ErrorCode, ErrorObject, Implementation, LoggingLevel,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROGRESS_TOKEN,
+    META_PROTOCOL_VERSION, Meta, ProgressToken, ProtocolVersion, SupportedVersions,
+};
+
+/// The context a 2026-07-28 request carries in `params._meta`, read and checked.
+///
+/// Reading ([`from_params`](Self::from_params)) and negotiating ([`negotiate`](Self::negotiate))
+/// are separate steps so that an HTTP server can compare the `MCP-Protocol-Version` header with
+/// the body in between, in the order the conformance runner probes: missing fields (`-32602`),
+/// then header/body agreement (`-32020`), then version support (`-32022`).
+///
+/// ```
+/// use presa_core::{RequestMeta, SupportedVersions};
+/// use serde_json::value::RawValue;
+///
+/// let params = RawValue::from_string(r#"{"_meta":{
+///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+///     "io.modelcontextprotocol/clientCapabilities":{}}}"#.to_owned()).unwrap();
+/// let meta = RequestMeta::from_params(Some(&params)).unwrap();
+/// assert_eq!(meta.protocol_version, "2026-07-28");
+/// assert!(meta.negotiate(&SupportedVersions::all()).is_ok());
+///
+/// let empty = RawValue::from_string("{}".to_owned()).unwrap();
+/// let error = RequestMeta::from_params(Some(&empty)).unwrap_err();
+/// assert_eq!(error.code.code(), -32602);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestMeta {
+    /// The version the request asked for, as sent.
+    pub protocol_version: String,
+    /// The capabilities the client declared for this request.
+    pub client_capabilities: ClientCapabilities,
+    /// The client's identity, when sent.
+    pub client_info: Option<Implementation>,
+    /// The log level the request opted in to; without it no log message may be sent for it.
+    pub log_level: Option<LoggingLevel>,
+    /// The progress token, when the request asked for progress.
+    pub progress_token: Option<ProgressToken>,
+}
+
+#[derive(Deserialize)]
+struct MetaOnly {
+    #[serde(rename = "_meta")]
+    meta: Option<Meta>,
+}
+
+/// The `_meta` object of raw params, if any. Params that are not an object have none.
+pub fn params_meta(params: Option<&RawValue>) -> Option<Meta> {
+    let raw = params?;
+    serde_json::from_str::<MetaOnly>(raw.get()).ok()?.meta
+}
+
+/// Whether a request is shaped for 2026-07-28: its `_meta` holds an `io.modelcontextprotocol/`
+/// key. A dual-era server routes such a request to the stateless path.
+pub fn is_stateless_shaped(meta: Option<&Meta>) -> bool {
+    meta.is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")))
+}
+
+fn missing(key: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Missing _meta field {key}"))
+}
+
+fn invalid(key: &str, error: impl std::fmt::Display) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Invalid _meta field {key}: {error}"))
+}
+
+fn field<T: serde::de::DeserializeOwned>(meta: &Meta, key: &str) -> Result<Option<T>, ErrorObject> {
+    match meta.get(key) {
+        None => Ok(None),
+        Some(value) => T::deserialize(value).map(Some).map_err(|e| invalid(key, e)),
+    }
+}
+
+impl RequestMeta {
+    /// Reads the context from a request's raw params; a missing `_meta`, protocol version or
+    /// client capabilities, or a malformed field, is `-32602`.
+    pub fn from_params(params: Option<&RawValue>) -> Result<Self, ErrorObject> {
+        let meta = match params {
+            None => None,
+            Some(raw) => {
+                serde_json::from_str::<MetaOnly>(raw.get())
+                    .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?
+                    .meta
+            }
+        };
+        match meta {
+            Some(meta) => Self::from_meta(&meta),
+            None => Err(ErrorObject::invalid_params(format!(
+                "Missing _meta (with {META_PROTOCOL_VERSION})"
+            ))),
+        }
+    }
+
+    /// Reads the context from a `_meta` object.
+    pub fn from_meta(meta: &Meta) -> Result<Self, ErrorObject> {
+        let protocol_version = field::<String>(meta, META_PROTOCOL_VERSION)?
+            .ok_or_else(|| missing(META_PROTOCOL_VERSION))?;
+        let client_capabilities = field::<ClientCapabilities>(meta, META_CLIENT_CAPABILITIES)?
+            .ok_or_else(|| missing(META_CLIENT_CAPABILITIES))?;
+        Ok(Self {
+            protocol_version,
+            client_capabilities,
+            client_info: field(meta, META_CLIENT_INFO)?,
+            log_level: field(meta, META_LOG_LEVEL)?,
+            progress_token: field(meta, META_PROGRESS_TOKEN)?,
+        })
+    }
+
+    /// The revision to serve the request under: the requested one when it is a supported
+    /// 2026-07-28-era revision, else `-32022` listing the supported versions.
+    pub fn negotiate(&self, versions: &SupportedVersions) -> Result<ProtocolVersion, ErrorObject> {
+        match self.protocol_version.parse::<ProtocolVersion>() {
+            Ok(v) if v.era() == Era::Stateless && versions.contains(v) => Ok(v),
+            _ => Err(unsupported_version_error(&self.protocol_version, versions)),
+        }
+    }
+
+    /// Writes this context into a `_meta` object (what a client puts on each request).
+    pub fn write_into(&self, meta: &mut Meta) {
+        meta.insert(
+            META_PROTOCOL_VERSION.into(),
+            Value::String(self.protocol_version.clone()),
+        );
+        meta.insert(
+            META_CLIENT_CAPABILITIES.into(),
+            to_value(&self.client_capabilities),
+        );
+        if let Some(info) = &self.client_info {
+            meta.insert(META_CLIENT_INFO.into(), to_value(info));
+        }
+        if let Some(level) = &self.log_level {
+            meta.insert(META_LOG_LEVEL.into(), to_value(level));
+        }
+        if let Some(token) = &self.progress_token {
+            meta.insert(META_PROGRESS_TOKEN.into(), to_value(token));
+        }
+    }
+}
+
+fn to_value(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// The `-32022` error for a version that is not supported: `data.supported` lists every
+/// supported revision (newest first, as `server/discover` does) and `data.requested` echoes the
+/// request.
+///
+/// ```
+/// use presa_core::{unsupported_version_error, SupportedVersions};
+///
+/// let error = unsupported_version_error("v999.0.0", &SupportedVersions::all());
+/// assert_eq!(error.code.code(), -32022);
+/// assert_eq!(error.data.unwrap()["requested"], "v999.0.0");
+/// ```
+pub fn unsupported_version_error(requested: &str, versions: &SupportedVersions) -> ErrorObject {
+    let supported = versions.to_strings();
+    ErrorObject::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        format!(
+            "Unsupported protocol version {requested:?}; supported: {}",
+            supported.join(", ")
+        ),
+    )
+    .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn read(params: Value) -> Result<RequestMeta, ErrorObject> {
+        let raw = serde_json::value::to_raw_value(&params).unwrap();
+        RequestMeta::from_params(Some(&raw))
+    }
+
+    fn meta(extra: Value) -> Value {
+        let mut m = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            m[k] = v.clone();
+        }
+        json!({ "_meta": m })
+    }
+
+    #[test]
+    fn missing_required_fields_are_invalid_params() {
+        for params in [
+            json!({}),
+            json!({"_meta": {}}),
+            json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+        ] {
+            let error = read(params.clone()).unwrap_err();
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{params}");
+            assert!(
+                error.message.starts_with("Missing _meta"),
+                "{}",
+                error.message
+            );
+        }
+        assert_eq!(
+            RequestMeta::from_params(None).unwrap_err().code,
+            ErrorCode::INVALID_PARAMS
+        );
+    }
+
+    #[test]
+    fn client_info_is_optional_but_other_fields_are_checked() {
+        let m = read(meta(json!({}))).unwrap();
+        assert_eq!(m.client_info, None);
+        assert_eq!(m.log_level, None);
+        let m = read(meta(
+            json!({"io.modelcontextprotocol/logLevel": "warning", "progressToken": 5}),
+        ))
+        .unwrap();
+        assert_eq!(m.log_level, Some(LoggingLevel::Warning));
+        assert!(m.progress_token.is_some());
+        for bad in [
+            json!({"io.modelcontextprotocol/logLevel": "loud"}),
+            json!({"io.modelcontextprotocol/protocolVersion": 20260728}),
+            json!({"io.modelcontextprotocol/clientCapabilities": []}),
+            json!({"progressToken": 1.5}),
+        ] {
+            let error = read(meta(bad.clone())).unwrap_err();
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{bad}");
+        }
+    }
+
+    #[test]
+    fn unsupported_versions_name_what_is_supported() {
+        let versions = SupportedVersions::all();
+        for requested in ["v999.0.0", "2025-11-25", ""] {
+            let m = read(meta(
+                json!({ "io.modelcontextprotocol/protocolVersion": requested }),
+            ))
+            .unwrap();
+            let error = m.negotiate(&versions).unwrap_err();
+            assert_eq!(error.code, ErrorCode::UNSUPPORTED_PROTOCOL_VERSION);
+            let data = error.data.unwrap();
+            assert_eq!(data["requested"], requested);
+            assert_eq!(data["supported"][0], "2026-07-28");
+        }
+    }
+
+    #[test]
+    fn the_context_round_trips_through_meta() {
+        let m = read(meta(
+            json!({"io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}}),
+        ))
+        .unwrap();
+        let mut written = Meta::new();
+        m.write_into(&mut written);
+        assert_eq!(RequestMeta::from_meta(&written).unwrap(), m);
+        assert!(is_stateless_shaped(Some(&written)));
+        assert!(!is_stateless_shaped(Some(&Meta::new())));
+    }
+}

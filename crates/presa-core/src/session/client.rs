@@ -1,0 +1,589 @@
+//! The client side of one connection, in both eras.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::endpoint::{CANCELLED, Endpoint, Finished, PROGRESS, RequestError, Transmit};
+use super::outbound::RequestOptions;
+use super::server::{ClientContext, IncomingRequest, parse_params};
+use crate::{
+    ClientCapabilities, Era, ErrorObject, Implementation, InitializeRequestParams,
+    InitializeResult, LoggingLevel, Message, Notification, ProgressNotificationParams,
+    ProtocolVersion, RawJson, Request, RequestId, RequestMeta, ResponsePayload, SupportedVersions,
+};
+
+/// What a [`ClientSession`] says about the client it speaks for.
+///
+/// ```
+/// use std::time::Duration;
+/// use presa_core::{ClientSessionConfig, Implementation};
+///
+/// let config = ClientSessionConfig::new(Implementation::new("my-app", "0.1.0"))
+///     .request_timeout(Some(Duration::from_secs(30)));
+/// assert_eq!(config.client_info().name, "my-app");
+/// ```
+#[derive(Clone, Debug)]
+pub struct ClientSessionConfig {
+    versions: SupportedVersions,
+    client_info: Implementation,
+    capabilities: ClientCapabilities,
+    request_timeout: Option<Duration>,
+}
+
+impl ClientSessionConfig {
+    /// A configuration for the client `client_info`: every revision, no capabilities, and a
+    /// 60-second request timeout.
+    pub fn new(client_info: Implementation) -> Self {
+        Self {
+            versions: SupportedVersions::all(),
+            client_info,
+            capabilities: ClientCapabilities::default(),
+            request_timeout: Some(Duration::from_secs(60)),
+        }
+    }
+
+    /// The revisions to speak.
+    pub fn versions(mut self, versions: SupportedVersions) -> Self {
+        self.versions = versions;
+        self
+    }
+
+    /// The capabilities to declare (at `initialize`, or on every 2026-07-28 request).
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// The default request timeout; `None` waits forever.
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// The client's identity.
+    pub fn client_info(&self) -> &Implementation {
+        &self.client_info
+    }
+
+    /// The revisions spoken.
+    pub fn supported_versions(&self) -> &SupportedVersions {
+        &self.versions
+    }
+}
+
+/// Something the client application must act on.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum ClientEvent {
+    /// The initialize handshake succeeded; requests queued meanwhile have been sent.
+    Initialized {
+        /// The negotiated revision.
+        protocol_version: ProtocolVersion,
+        /// The server's answer.
+        result: Box<InitializeResult>,
+    },
+    /// The initialize handshake failed; requests queued meanwhile failed with
+    /// [`RequestError::HandshakeFailed`].
+    HandshakeFailed(HandshakeError),
+    /// A request finished.
+    Response {
+        /// The request's id.
+        id: RequestId,
+        /// Its method.
+        method: String,
+        /// The result, unparsed, or why there is none.
+        outcome: Result<RawJson, RequestError>,
+    },
+    /// The server reported progress on a request.
+    Progress {
+        /// The request's id.
+        id: RequestId,
+        /// The report.
+        params: ProgressNotificationParams,
+    },
+    /// A server→client request (initialize era): sampling, elicitation or roots.
+    Request(Box<IncomingRequest>),
+    /// The server cancelled one of its requests to this client.
+    Cancelled {
+        /// The cancelled request.
+        id: RequestId,
+        /// Why, if the server said.
+        reason: Option<String>,
+    },
+    /// Any other notification (log messages, list changes, resource updates, …).
+    Notification(Notification),
+}
+
+/// Why the initialize handshake failed.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum HandshakeError {
+    /// The server answered `initialize` with an error.
+    Rejected(ErrorObject),
+    /// The server chose a revision this client does not speak.
+    UnsupportedVersion(String),
+    /// The server's answer was not an `InitializeResult`.
+    MalformedResult(String),
+    /// No answer before the timeout.
+    TimedOut,
+    /// The session closed first.
+    Closed,
+}
+
+impl std::fmt::Display for HandshakeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Rejected(e) => {
+                write!(f, "server rejected initialize: {} ({})", e.message, e.code)
+            }
+            Self::UnsupportedVersion(v) => {
+                write!(f, "server chose unsupported protocol version {v:?}")
+            }
+            Self::MalformedResult(e) => write!(f, "malformed initialize result: {e}"),
+            Self::TimedOut => f.write_str("initialize timed out"),
+            Self::Closed => f.write_str("session closed during initialize"),
+        }
+    }
+}
+
+impl std::error::Error for HandshakeError {}
+
+/// Why a request could not be sent.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientSendError {
+    /// Neither [`ClientSession::initialize`] nor [`ClientSession::use_stateless`] was called, or
+    /// the handshake failed.
+    NotConnected,
+    /// `initialize` cannot be cancelled.
+    CannotCancelInitialize,
+    /// The params could not be serialized.
+    Serialize(serde_json::Error),
+}
+
+impl std::fmt::Display for ClientSendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotConnected => f.write_str(
+                "session not connected: initialize or choose a stateless revision first",
+            ),
+            Self::CannotCancelInitialize => f.write_str("initialize cannot be cancelled"),
+            Self::Serialize(e) => write!(f, "params could not be serialized: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientSendError {}
+
+#[derive(Debug)]
+enum Mode {
+    Idle,
+    Initializing { id: RequestId, queued: Vec<Request> },
+    Initialized { version: ProtocolVersion },
+    Stateless { version: ProtocolVersion },
+    Failed,
+}
+
+/// The client side of one connection: a sans-IO state machine for both eras.
+///
+/// Choose the era first: [`initialize`](Self::initialize) runs the initialize-era handshake
+/// (requests sent meanwhile are queued and go out once it succeeds);
+/// [`use_stateless`](Self::use_stateless) speaks 2026-07-28, where every request carries the
+/// protocol version, the client capabilities and the client info in its `_meta`.
+///
+/// The session performs no I/O and never reads the clock:
+///
+/// - **Inputs:** [`handle_message`](Self::handle_message), [`handle_timeout`](Self::handle_timeout).
+/// - **Commands:** [`initialize`](Self::initialize), [`use_stateless`](Self::use_stateless),
+///   [`send_request`](Self::send_request), [`notify`](Self::notify), [`cancel`](Self::cancel),
+///   [`respond`](Self::respond) (to server→client requests).
+/// - **Outputs:** drain [`poll_transmit`](Self::poll_transmit), then
+///   [`poll_event`](Self::poll_event), then ask [`poll_timeout`](Self::poll_timeout).
+///
+/// Answers `ping` by itself, drops responses to requests it no longer waits on, and on a timeout
+/// fails the request and tells the server to cancel it.
+///
+/// ```
+/// use std::time::Instant;
+/// use presa_core::*;
+///
+/// let mut client = ClientSession::new(ClientSessionConfig::new(Implementation::new("app", "1")));
+/// client.use_stateless(ProtocolVersion::V2026_07_28);
+/// let id = client.send_request(Instant::now(), "tools/list", None, &RequestOptions::default()).unwrap();
+/// let sent = client.poll_transmit().unwrap().message.to_json();
+/// assert!(sent.contains(r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#));
+/// assert_eq!(id, RequestId::from(0));
+/// ```
+#[derive(Debug)]
+pub struct ClientSession {
+    config: ClientSessionConfig,
+    endpoint: Endpoint,
+    mode: Mode,
+    events: VecDeque<ClientEvent>,
+}
+
+impl ClientSession {
+    /// A session that has sent nothing yet.
+    pub fn new(config: ClientSessionConfig) -> Self {
+        let timeout = config.request_timeout;
+        Self {
+            config,
+            endpoint: Endpoint::new(timeout),
+            mode: Mode::Idle,
+            events: VecDeque::new(),
+        }
+    }
+
+    // ----- getters -----
+
+    /// The configuration.
+    pub fn config(&self) -> &ClientSessionConfig {
+        &self.config
+    }
+
+    /// The revision in use, once known.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        match self.mode {
+            Mode::Initialized { version } | Mode::Stateless { version } => Some(version),
+            _ => None,
+        }
+    }
+
+    /// Whether requests go out now (handshake done, or stateless).
+    pub fn is_ready(&self) -> bool {
+        matches!(self.mode, Mode::Initialized { .. } | Mode::Stateless { .. })
+    }
+
+    /// Requests still waiting for a response.
+    pub fn requests_pending(&self) -> usize {
+        self.endpoint.outbound.len()
+    }
+
+    // ----- commands -----
+
+    /// Starts the initialize-era handshake, proposing the newest initialize-era revision this
+    /// client speaks. Returns the id of the `initialize` request.
+    pub fn initialize(&mut self, now: Instant) -> Result<RequestId, ClientSendError> {
+        let version = self
+            .config
+            .versions
+            .newest_of(Era::Initialize)
+            .ok_or(ClientSendError::NotConnected)?;
+        let params = InitializeRequestParams {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: self.config.capabilities.clone(),
+            client_info: self.config.client_info.clone(),
+            meta: None,
+        };
+        let params = object(&params).map_err(ClientSendError::Serialize)?;
+        let request = self
+            .endpoint
+            .request(
+                now,
+                "initialize",
+                Some(params),
+                &RequestOptions::default(),
+                |_| {},
+            )
+            .map_err(ClientSendError::Serialize)?;
+        let id = request.id.clone();
+        self.endpoint.push(request, None);
+        let queued = match std::mem::replace(&mut self.mode, Mode::Idle) {
+            Mode::Initializing { queued, .. } => queued,
+            _ => Vec::new(),
+        };
+        self.mode = Mode::Initializing {
+            id: id.clone(),
+            queued,
+        };
+        Ok(id)
+    }
+
+    /// Speaks a 2026-07-28-era revision from now on: no handshake; each request carries its
+    /// context in `_meta`.
+    pub fn use_stateless(&mut self, version: ProtocolVersion) {
+        self.mode = Mode::Stateless { version };
+    }
+
+    /// Sends a request (queued while the handshake runs). `params` may carry `_meta` entries of
+    /// its own; the session adds the progress token and, on 2026-07-28, the request context.
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        options: &RequestOptions,
+    ) -> Result<RequestId, ClientSendError> {
+        self.send_request_with_log_level(now, method, params, options, None)
+    }
+
+    /// Like [`send_request`](Self::send_request), opting the request in to log messages of
+    /// `log_level` and above (2026-07-28 `_meta` `io.modelcontextprotocol/logLevel`).
+    pub fn send_request_with_log_level(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        options: &RequestOptions,
+        log_level: Option<LoggingLevel>,
+    ) -> Result<RequestId, ClientSendError> {
+        let context = match &self.mode {
+            Mode::Stateless { version } => Some(RequestMeta {
+                protocol_version: version.as_str().to_owned(),
+                client_capabilities: self.config.capabilities.clone(),
+                client_info: Some(self.config.client_info.clone()),
+                log_level,
+                progress_token: None,
+            }),
+            Mode::Initializing { .. } | Mode::Initialized { .. } => None,
+            Mode::Idle | Mode::Failed => return Err(ClientSendError::NotConnected),
+        };
+        let request = self
+            .endpoint
+            .request(now, method, params, options, |meta| {
+                if let Some(context) = &context {
+                    context.write_into(meta);
+                }
+            })
+            .map_err(ClientSendError::Serialize)?;
+        let id = request.id.clone();
+        match &mut self.mode {
+            Mode::Initializing { queued, .. } => queued.push(request),
+            _ => self.endpoint.push(request, None),
+        }
+        Ok(id)
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, notification: Notification) {
+        self.endpoint.push(notification, None);
+    }
+
+    /// Stops waiting for a request and tells the server to cancel it. Returns `Ok(false)` when the
+    /// request was not pending (already answered: the race is harmless).
+    pub fn cancel(
+        &mut self,
+        id: &RequestId,
+        reason: Option<&str>,
+    ) -> Result<bool, ClientSendError> {
+        if matches!(&self.mode, Mode::Initializing { id: init, .. } if init == id) {
+            return Err(ClientSendError::CannotCancelInitialize);
+        }
+        if let Mode::Initializing { queued, .. } = &mut self.mode
+            && let Some(at) = queued.iter().position(|r| &r.id == id)
+        {
+            // never sent: nothing to tell the server
+            queued.remove(at);
+            return Ok(self.endpoint.outbound.remove(id).is_some());
+        }
+        Ok(self.endpoint.cancel(id, reason).is_some())
+    }
+
+    /// Answers a server→client request. Returns `false`, sending nothing, when it is no longer
+    /// in flight.
+    pub fn respond(&mut self, id: &RequestId, result: Result<RawJson, ErrorObject>) -> bool {
+        let payload = match result {
+            Ok(raw) => ResponsePayload::Result(raw),
+            Err(error) => ResponsePayload::Error(error),
+        };
+        self.endpoint.respond(id, payload)
+    }
+
+    /// Ends the session: every pending request fails with [`RequestError::Closed`].
+    pub fn close(&mut self) {
+        if let Mode::Initializing { .. } = self.mode {
+            self.fail_handshake(HandshakeError::Closed);
+        }
+        for (id, pending) in self.endpoint.outbound.drain() {
+            self.events.push_back(ClientEvent::Response {
+                id,
+                method: pending.method,
+                outcome: Err(RequestError::Closed),
+            });
+        }
+        self.endpoint.inbound.clear();
+    }
+
+    // ----- inputs -----
+
+    /// Takes in one message from the server.
+    pub fn handle_message(&mut self, now: Instant, message: Message) {
+        match message {
+            Message::Response(response) => {
+                if let Some(finished) = self.endpoint.handle_response(response) {
+                    self.finish(finished);
+                }
+            }
+            Message::Notification(n) => match n.method.as_str() {
+                PROGRESS => {
+                    if let Some((id, params)) =
+                        self.endpoint.handle_progress(now, n.params.as_ref())
+                    {
+                        self.events.push_back(ClientEvent::Progress { id, params });
+                    }
+                }
+                CANCELLED => {
+                    if let Some((id, reason)) = self.endpoint.handle_cancelled(n.params.as_ref()) {
+                        self.events.push_back(ClientEvent::Cancelled { id, reason });
+                    }
+                }
+                _ => self.events.push_back(ClientEvent::Notification(n)),
+            },
+            Message::Request(request) => self.handle_request(request),
+        }
+    }
+
+    /// Fails every request whose deadline has passed and tells the server to cancel it.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        for (id, pending) in self.endpoint.outbound.expire(now) {
+            if matches!(&self.mode, Mode::Initializing { id: init, .. } if *init == id) {
+                self.fail_handshake(HandshakeError::TimedOut);
+                continue;
+            }
+            if let Mode::Initializing { queued, .. } = &mut self.mode {
+                queued.retain(|r| r.id != id);
+            } else {
+                self.endpoint.send_cancel(&id, Some("timed out"));
+            }
+            self.events.push_back(ClientEvent::Response {
+                id,
+                method: pending.method,
+                outcome: Err(RequestError::TimedOut),
+            });
+        }
+    }
+
+    fn handle_request(&mut self, request: Request) {
+        let version = match self.mode {
+            Mode::Initialized { version } => version,
+            _ if request.method == "ping" => return self.endpoint.answer(request.id, &Map::new()),
+            Mode::Stateless { .. } => {
+                return self
+                    .endpoint
+                    .reject(request.id, ErrorObject::method_not_found(&request.method));
+            }
+            _ => {
+                let error = ErrorObject::invalid_request("Client not initialized");
+                return self.endpoint.reject(request.id, error);
+            }
+        };
+        if request.method == "ping" {
+            return self.endpoint.answer(request.id, &Map::new());
+        }
+        let token = crate::params_meta(request.params.as_deref())
+            .and_then(|m| m.get("progressToken").cloned())
+            .and_then(|t| serde_json::from_value(t).ok());
+        if !self
+            .endpoint
+            .inbound
+            .insert(request.id.clone(), token, None, Era::Initialize)
+        {
+            let error = ErrorObject::invalid_request(format!(
+                "Request id {} is already in flight",
+                request.id
+            ));
+            return self.endpoint.reject(request.id, error);
+        }
+        let client = ClientContext {
+            protocol_version: version,
+            capabilities: self.config.capabilities.clone(),
+            client_info: Some(self.config.client_info.clone()),
+        };
+        self.events
+            .push_back(ClientEvent::Request(Box::new(IncomingRequest {
+                id: request.id,
+                method: request.method,
+                params: request.params,
+                client,
+            })));
+    }
+
+    fn finish(&mut self, finished: Finished) {
+        let is_initialize =
+            matches!(&self.mode, Mode::Initializing { id, .. } if *id == finished.id);
+        if !is_initialize {
+            self.events.push_back(ClientEvent::Response {
+                id: finished.id,
+                method: finished.method,
+                outcome: finished.outcome,
+            });
+            return;
+        }
+        let result = match finished.outcome {
+            Ok(raw) => parse_params::<InitializeResult>(Some(&raw))
+                .map_err(|e| HandshakeError::MalformedResult(e.message)),
+            Err(RequestError::Peer(error)) => Err(HandshakeError::Rejected(error)),
+            Err(RequestError::TimedOut) => Err(HandshakeError::TimedOut),
+            Err(_) => Err(HandshakeError::Closed),
+        };
+        let accepted = result.and_then(|result| {
+            self.config
+                .versions
+                .accept_initialize_answer(&result.protocol_version)
+                .map(|version| (version, result))
+                .map_err(|e| HandshakeError::UnsupportedVersion(e.0))
+        });
+        match accepted {
+            Ok((version, result)) => {
+                let queued = match std::mem::replace(&mut self.mode, Mode::Initialized { version })
+                {
+                    Mode::Initializing { queued, .. } => queued,
+                    _ => Vec::new(),
+                };
+                self.endpoint.push(
+                    Notification::without_params("notifications/initialized"),
+                    None,
+                );
+                for request in queued {
+                    self.endpoint.push(request, None);
+                }
+                self.events.push_back(ClientEvent::Initialized {
+                    protocol_version: version,
+                    result: Box::new(result),
+                });
+            }
+            Err(error) => self.fail_handshake(error),
+        }
+    }
+
+    fn fail_handshake(&mut self, error: HandshakeError) {
+        if let Mode::Initializing { queued, .. } = std::mem::replace(&mut self.mode, Mode::Failed) {
+            for request in queued {
+                if let Some(pending) = self.endpoint.outbound.remove(&request.id) {
+                    self.events.push_back(ClientEvent::Response {
+                        id: request.id,
+                        method: pending.method,
+                        outcome: Err(RequestError::HandshakeFailed),
+                    });
+                }
+            }
+        }
+        self.events.push_back(ClientEvent::HandshakeFailed(error));
+    }
+
+    // ----- outputs -----
+
+    /// The next message to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.endpoint.poll_transmit()
+    }
+
+    /// The next event for the application.
+    pub fn poll_event(&mut self) -> Option<ClientEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) should next be called.
+    pub fn poll_timeout(&mut self) -> Option<Instant> {
+        self.endpoint.outbound.next_deadline()
+    }
+}
+
+fn object(value: &impl serde::Serialize) -> Result<Map<String, Value>, serde_json::Error> {
+    match serde_json::to_value(value)? {
+        Value::Object(map) => Ok(map),
+        _ => Ok(Map::new()),
+    }
+}

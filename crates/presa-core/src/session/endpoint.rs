@@ -1,0 +1,280 @@
+//! What the client and the server session share: the two request tables, the transmit queue,
+//! cancellation and progress in both directions.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::inbound::{Inbound, ProgressRefused};
+use super::outbound::{Outbound, Pending, RequestOptions};
+use crate::{
+    CancelledNotificationParams, ErrorObject, Message, Notification, ProgressNotificationParams,
+    ProgressToken, RawJson, Request, RequestId, Response, ResponsePayload, to_raw,
+};
+
+/// A message to send, with the request it belongs to.
+///
+/// On stdio every message goes down one pipe; a Streamable HTTP transport uses
+/// [`related_request`](Self::related_request) to put progress, log messages and server→client
+/// requests on the response stream of the request they serve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transmit {
+    /// The message.
+    pub message: Message,
+    /// The peer's request this message is part of (a response, or a notification or request
+    /// issued while serving it).
+    pub related_request: Option<RequestId>,
+}
+
+/// Why a request this side sent got no result from the peer.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The peer answered with an error.
+    Peer(ErrorObject),
+    /// No response arrived before the request's deadline; the peer was told to cancel.
+    TimedOut,
+    /// The session closed before a response arrived.
+    Closed,
+    /// The initialize handshake failed, so the request was never sent.
+    HandshakeFailed,
+}
+
+impl std::fmt::Display for RequestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Peer(error) => write!(
+                f,
+                "peer answered with error {}: {}",
+                error.code, error.message
+            ),
+            Self::TimedOut => f.write_str("request timed out"),
+            Self::Closed => f.write_str("session closed before the response arrived"),
+            Self::HandshakeFailed => f.write_str("the initialize handshake failed"),
+        }
+    }
+}
+
+impl std::error::Error for RequestError {}
+
+/// Why a progress notification was not sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProgressError {
+    /// The request is not in flight: answered, cancelled, or never received.
+    UnknownRequest,
+    /// The request did not ask for progress (no `progressToken`).
+    NotRequested,
+    /// `progress` must grow with every notification (and be finite).
+    NotIncreasing,
+}
+
+impl std::fmt::Display for ProgressError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::UnknownRequest => "the request is not in flight",
+            Self::NotRequested => "the request did not ask for progress",
+            Self::NotIncreasing => "progress must increase with every notification",
+        })
+    }
+}
+
+impl std::error::Error for ProgressError {}
+
+impl From<ProgressRefused> for ProgressError {
+    fn from(refused: ProgressRefused) -> Self {
+        match refused {
+            ProgressRefused::UnknownRequest => Self::UnknownRequest,
+            ProgressRefused::NoToken => Self::NotRequested,
+            ProgressRefused::NotIncreasing => Self::NotIncreasing,
+        }
+    }
+}
+
+/// A finished outgoing request, as the sessions report it.
+pub(crate) struct Finished {
+    pub(crate) id: RequestId,
+    pub(crate) method: String,
+    pub(crate) outcome: Result<RawJson, RequestError>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Endpoint {
+    pub(crate) outbound: Outbound,
+    pub(crate) inbound: Inbound,
+    transmit: VecDeque<Transmit>,
+    pub(crate) default_timeout: Option<Duration>,
+}
+
+pub(crate) const CANCELLED: &str = "notifications/cancelled";
+pub(crate) const PROGRESS: &str = "notifications/progress";
+
+impl Endpoint {
+    pub(crate) fn new(default_timeout: Option<Duration>) -> Self {
+        Self {
+            outbound: Outbound::default(),
+            inbound: Inbound::default(),
+            transmit: VecDeque::new(),
+            default_timeout,
+        }
+    }
+
+    pub(crate) fn push(&mut self, message: impl Into<Message>, related_request: Option<RequestId>) {
+        self.transmit.push_back(Transmit {
+            message: message.into(),
+            related_request,
+        });
+    }
+
+    pub(crate) fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmit.pop_front()
+    }
+
+    /// Registers a request and builds its message; `edit_meta` adds `_meta` entries beyond the
+    /// progress token.
+    pub(crate) fn request(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        options: &RequestOptions,
+        edit_meta: impl FnOnce(&mut Map<String, Value>),
+    ) -> Result<Request, serde_json::Error> {
+        let id = self.outbound.allocate_id();
+        let token = self
+            .outbound
+            .insert(now, id.clone(), method, options, self.default_timeout);
+        let mut params = params;
+        let mut meta_edits: Vec<(String, Value)> = Vec::new();
+        if let Some(token) = token {
+            meta_edits.push(("progressToken".into(), serde_json::to_value(token)?));
+        }
+        let mut scratch = Map::new();
+        edit_meta(&mut scratch);
+        meta_edits.extend(scratch);
+        if !meta_edits.is_empty() {
+            let params = params.get_or_insert_with(Map::new);
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !meta.is_object() {
+                *meta = Value::Object(Map::new());
+            }
+            if let Value::Object(meta) = meta {
+                meta.extend(meta_edits);
+            }
+        }
+        let params = match params {
+            Some(params) => Some(to_raw(&params)?),
+            None => None,
+        };
+        Ok(Request {
+            id,
+            method: method.to_owned(),
+            params,
+        })
+    }
+
+    /// Drops a request from the table and tells the peer to stop.
+    pub(crate) fn cancel(&mut self, id: &RequestId, reason: Option<&str>) -> Option<Pending> {
+        let pending = self.outbound.remove(id)?;
+        self.send_cancel(id, reason);
+        Some(pending)
+    }
+
+    pub(crate) fn send_cancel(&mut self, id: &RequestId, reason: Option<&str>) {
+        let params = CancelledNotificationParams::new(id.clone(), reason.map(str::to_owned));
+        if let Ok(n) = Notification::new(CANCELLED, &params) {
+            self.push(n, None);
+        }
+    }
+
+    /// The peer answered one of our requests; `None` for an id we no longer wait on (answered,
+    /// timed out or cancelled: a late response is dropped).
+    pub(crate) fn handle_response(&mut self, response: Response) -> Option<Finished> {
+        let id = response.id?;
+        let pending = self.outbound.remove(&id)?;
+        let outcome = match response.payload {
+            ResponsePayload::Result(raw) => Ok(raw),
+            ResponsePayload::Error(error) => Err(RequestError::Peer(error)),
+        };
+        Some(Finished {
+            id,
+            method: pending.method,
+            outcome,
+        })
+    }
+
+    /// The peer reported progress on one of our requests.
+    pub(crate) fn handle_progress(
+        &mut self,
+        now: Instant,
+        params: Option<&RawJson>,
+    ) -> Option<(RequestId, ProgressNotificationParams)> {
+        let params: ProgressNotificationParams = serde_json::from_str(params?.get()).ok()?;
+        let id = self.outbound.progress(now, &params.progress_token)?.clone();
+        Some((id, params))
+    }
+
+    /// The peer cancelled one of its requests; `None` when it was not in flight here.
+    pub(crate) fn handle_cancelled(
+        &mut self,
+        params: Option<&RawJson>,
+    ) -> Option<(RequestId, Option<String>)> {
+        let params: CancelledNotificationParams = serde_json::from_str(params?.get()).ok()?;
+        let id = params.request_id?;
+        self.inbound.remove(&id)?;
+        Some((id, params.reason))
+    }
+
+    /// Answers one of the peer's requests; `false` when it is no longer in flight (cancelled or
+    /// already answered), in which case nothing is sent.
+    pub(crate) fn respond(&mut self, id: &RequestId, payload: ResponsePayload) -> bool {
+        if self.inbound.remove(id).is_none() {
+            return false;
+        }
+        self.push(
+            Response {
+                id: Some(id.clone()),
+                payload,
+            },
+            Some(id.clone()),
+        );
+        true
+    }
+
+    /// Answers a request that never entered the in-flight table (rejected before dispatch).
+    pub(crate) fn reject(&mut self, id: RequestId, error: ErrorObject) {
+        let related = Some(id.clone());
+        self.push(Response::error(Some(id), error), related);
+    }
+
+    /// Answers a request that never entered the in-flight table with a result.
+    pub(crate) fn answer(&mut self, id: RequestId, result: &impl serde::Serialize) {
+        match Response::result(id.clone(), result) {
+            Ok(response) => self.push(response, Some(id)),
+            Err(e) => self.reject(
+                id,
+                ErrorObject::internal_error(format!("unserializable result: {e}")),
+            ),
+        }
+    }
+
+    /// Sends `notifications/progress` for a request in flight that asked for it.
+    pub(crate) fn progress(
+        &mut self,
+        id: &RequestId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<(), ProgressError> {
+        let token: ProgressToken = self.inbound.progress(id, progress)?;
+        let mut params = ProgressNotificationParams::new(token, progress, total);
+        params.message = message;
+        if let Ok(n) = Notification::new(PROGRESS, &params) {
+            self.push(n, Some(id.clone()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,12 @@
+//! The session state machines of both sides, sans-IO.
+
+mod client;
+mod endpoint;
+mod inbound;
+mod outbound;
+mod server;
+
+pub use client::*;
+pub use endpoint::{ProgressError, RequestError, Transmit};
+pub use outbound::RequestOptions;
+pub use server::*;

@@ -1,0 +1,271 @@
+//! Requests this side sent and waits on: ids, the pending table, progress tokens and deadlines.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::time::{Duration, Instant};
+
+use crate::{ProgressToken, RequestId};
+
+/// Per-request options for a request this side sends.
+///
+/// ```
+/// use std::time::Duration;
+/// use presa_core::RequestOptions;
+///
+/// let options = RequestOptions::default()
+///     .timeout(Some(Duration::from_secs(5)))
+///     .progress(true)
+///     .reset_timeout_on_progress(true);
+/// assert_eq!(options.get_timeout(), Some(Duration::from_secs(5)));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestOptions {
+    timeout: Option<Duration>,
+    max_total_timeout: Option<Duration>,
+    progress: bool,
+    reset_timeout_on_progress: bool,
+}
+
+impl Default for RequestOptions {
+    /// No timeout of its own (the session's default applies), no progress token.
+    fn default() -> Self {
+        Self {
+            timeout: None,
+            max_total_timeout: None,
+            progress: false,
+            reset_timeout_on_progress: false,
+        }
+    }
+}
+
+impl RequestOptions {
+    /// How long to wait for the response; `None` uses the session's default request timeout.
+    pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The hard limit when progress resets the timeout (default: ten times the timeout).
+    pub fn max_total_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.max_total_timeout = limit;
+        self
+    }
+
+    /// Whether to ask the peer for progress notifications (adds `_meta.progressToken`).
+    pub fn progress(mut self, progress: bool) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Whether each progress notification restarts the timeout (up to the total limit).
+    pub fn reset_timeout_on_progress(mut self, reset: bool) -> Self {
+        self.reset_timeout_on_progress = reset;
+        self
+    }
+
+    /// The timeout set on these options, if any.
+    pub fn get_timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// Whether a progress token will be attached.
+    pub fn wants_progress(&self) -> bool {
+        self.progress
+    }
+}
+
+/// One request waiting for its response.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) method: String,
+    pub(crate) progress_token: Option<ProgressToken>,
+    timeout: Option<Duration>,
+    deadline: Option<Instant>,
+    hard_deadline: Option<Instant>,
+    reset_on_progress: bool,
+}
+
+/// The table of requests in flight from this side, with id allocation and deadlines.
+#[derive(Debug, Default)]
+pub(crate) struct Outbound {
+    next_id: i64,
+    pending: HashMap<RequestId, Pending>,
+    by_token: HashMap<ProgressToken, RequestId>,
+    /// Deadlines, earliest first; entries whose request finished or whose deadline moved are
+    /// skipped when they surface.
+    deadlines: BinaryHeap<Reverse<(Instant, RequestId)>>,
+}
+
+impl Outbound {
+    /// A fresh id, never equal to one this table handed out before.
+    pub(crate) fn allocate_id(&mut self) -> RequestId {
+        let id = RequestId::Number(self.next_id);
+        self.next_id += 1;
+        id
+    }
+
+    /// Records a sent request; returns the progress token to attach, if one was asked for.
+    pub(crate) fn insert(
+        &mut self,
+        now: Instant,
+        id: RequestId,
+        method: &str,
+        options: &RequestOptions,
+        default_timeout: Option<Duration>,
+    ) -> Option<ProgressToken> {
+        let timeout = options.timeout.or(default_timeout);
+        let deadline = timeout.map(|t| now + t);
+        let hard_deadline = match (options.reset_timeout_on_progress, timeout) {
+            (true, Some(t)) => Some(now + options.max_total_timeout.unwrap_or(t * 10)),
+            _ => deadline,
+        };
+        let progress_token = options.progress.then(|| ProgressToken::from(id.clone()));
+        if let Some(token) = &progress_token {
+            self.by_token.insert(token.clone(), id.clone());
+        }
+        if let Some(deadline) = deadline {
+            self.deadlines.push(Reverse((deadline, id.clone())));
+        }
+        self.pending.insert(
+            id,
+            Pending {
+                method: method.to_owned(),
+                progress_token: progress_token.clone(),
+                timeout,
+                deadline,
+                hard_deadline,
+                reset_on_progress: options.reset_timeout_on_progress,
+            },
+        );
+        progress_token
+    }
+
+    /// The number of requests waiting.
+    pub(crate) fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Removes a request (answered or cancelled).
+    pub(crate) fn remove(&mut self, id: &RequestId) -> Option<Pending> {
+        let pending = self.pending.remove(id)?;
+        if let Some(token) = &pending.progress_token {
+            self.by_token.remove(token);
+        }
+        Some(pending)
+    }
+
+    /// The request a progress token belongs to; restarts its timeout when it asked for that.
+    pub(crate) fn progress(&mut self, now: Instant, token: &ProgressToken) -> Option<&RequestId> {
+        let id = self.by_token.get(token)?;
+        let pending = self.pending.get_mut(id)?;
+        if let (true, Some(timeout)) = (pending.reset_on_progress, pending.timeout) {
+            let mut deadline = now + timeout;
+            if let Some(hard) = pending.hard_deadline {
+                deadline = deadline.min(hard);
+            }
+            pending.deadline = Some(deadline);
+            self.deadlines.push(Reverse((deadline, id.clone())));
+        }
+        Some(id)
+    }
+
+    /// The earliest deadline of a waiting request.
+    pub(crate) fn next_deadline(&mut self) -> Option<Instant> {
+        while let Some(Reverse((deadline, id))) = self.deadlines.peek() {
+            match self.pending.get(id) {
+                Some(p) if p.deadline == Some(*deadline) => return Some(*deadline),
+                _ => {
+                    self.deadlines.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// Removes and returns every request whose deadline is at or before `now`.
+    pub(crate) fn expire(&mut self, now: Instant) -> Vec<(RequestId, Pending)> {
+        let mut expired = Vec::new();
+        while let Some(deadline) = self.next_deadline() {
+            if deadline > now {
+                break;
+            }
+            if let Some(Reverse((_, id))) = self.deadlines.pop()
+                && let Some(pending) = self.remove(&id)
+            {
+                expired.push((id, pending));
+            }
+        }
+        expired
+    }
+
+    /// Removes every waiting request (the session closed).
+    pub(crate) fn drain(&mut self) -> Vec<(RequestId, Pending)> {
+        self.by_token.clear();
+        self.deadlines.clear();
+        self.pending.drain().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn ids_are_fresh_and_deadlines_expire_in_order() {
+        let t0 = Instant::now();
+        let mut out = Outbound::default();
+        let a = out.allocate_id();
+        let b = out.allocate_id();
+        assert_ne!(a, b);
+        out.insert(
+            t0,
+            a.clone(),
+            "a",
+            &RequestOptions::default().timeout(Some(Duration::from_secs(2))),
+            None,
+        );
+        out.insert(
+            t0,
+            b.clone(),
+            "b",
+            &RequestOptions::default(),
+            Some(Duration::from_secs(1)),
+        );
+        assert_eq!(out.next_deadline(), Some(t0 + Duration::from_secs(1)));
+        let expired = out.expire(t0 + Duration::from_millis(1500));
+        assert_eq!(expired.len(), 1);
+        assert_eq!(expired[0].0, b);
+        assert_eq!(out.next_deadline(), Some(t0 + Duration::from_secs(2)));
+        assert!(out.remove(&a).is_some());
+        assert_eq!(out.next_deadline(), None);
+    }
+
+    #[test]
+    fn progress_restarts_the_timeout_up_to_the_hard_limit() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs(1);
+        let mut out = Outbound::default();
+        let id = out.allocate_id();
+        let options = RequestOptions::default()
+            .timeout(Some(s))
+            .progress(true)
+            .reset_timeout_on_progress(true)
+            .max_total_timeout(Some(3 * s));
+        let token = out.insert(t0, id.clone(), "m", &options, None).unwrap();
+        assert_eq!(out.progress(t0 + s / 2, &token), Some(&id));
+        assert_eq!(out.next_deadline(), Some(t0 + s / 2 + s));
+        out.progress(t0 + 2 * s + s / 2, &token);
+        assert_eq!(
+            out.next_deadline(),
+            Some(t0 + 3 * s),
+            "capped by the hard limit"
+        );
+        assert!(out.expire(t0 + 3 * s).len() == 1);
+        assert_eq!(
+            out.progress(t0 + 3 * s, &token),
+            None,
+            "token forgotten once the request ends"
+        );
+    }
+}

@@ -1,0 +1,644 @@
+//! The server side of one peer's session, in both eras.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::endpoint::{
+    CANCELLED, Endpoint, Finished, PROGRESS, ProgressError, RequestError, Transmit,
+};
+use super::outbound::RequestOptions;
+use crate::{
+    CacheScope, ClientCapabilities, DiscoverResult, Era, ErrorObject, Implementation,
+    InitializeRequestParams, InitializeResult, LoggingLevel, LoggingMessageNotificationParams,
+    Message, Notification, ProgressNotificationParams, ProtocolVersion, RawJson, Request,
+    RequestId, RequestMeta, ResponsePayload, ServerCapabilities, SetLevelRequestParams,
+    SupportedVersions, is_stateless_shaped, params_meta, unsupported_version_error,
+};
+
+/// What a [`ServerSession`] needs to know about the server it speaks for.
+///
+/// ```
+/// use presa_core::{Implementation, ServerCapabilities, ServerSessionConfig};
+///
+/// let config = ServerSessionConfig::new(Implementation::new("weather", "1.0.0"))
+///     .capabilities(ServerCapabilities::default())
+///     .instructions(Some("Call forecast with a city name.".into()));
+/// assert_eq!(config.server_info().name, "weather");
+/// ```
+#[derive(Clone, Debug)]
+pub struct ServerSessionConfig {
+    versions: SupportedVersions,
+    server_info: Implementation,
+    capabilities: ServerCapabilities,
+    instructions: Option<String>,
+    request_timeout: Option<Duration>,
+    discover_ttl_ms: u64,
+    discover_cache_scope: CacheScope,
+}
+
+impl ServerSessionConfig {
+    /// A configuration for the server `server_info`, speaking every revision, with no capabilities,
+    /// a 60-second timeout on its own requests, and `server/discover` results that are not cached
+    /// (`ttlMs: 0`, `cacheScope: "private"`).
+    pub fn new(server_info: Implementation) -> Self {
+        Self {
+            versions: SupportedVersions::all(),
+            server_info,
+            capabilities: ServerCapabilities::default(),
+            instructions: None,
+            request_timeout: Some(Duration::from_secs(60)),
+            discover_ttl_ms: 0,
+            discover_cache_scope: CacheScope::Private,
+        }
+    }
+
+    /// The revisions to speak.
+    pub fn versions(mut self, versions: SupportedVersions) -> Self {
+        self.versions = versions;
+        self
+    }
+
+    /// The capabilities to announce.
+    pub fn capabilities(mut self, capabilities: ServerCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Usage hints for the model, sent in `initialize` and `server/discover` results.
+    pub fn instructions(mut self, instructions: Option<String>) -> Self {
+        self.instructions = instructions;
+        self
+    }
+
+    /// The default timeout of requests the server sends (initialize era); `None` waits forever.
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// The caching hints on `server/discover` results.
+    pub fn discover_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.discover_ttl_ms = ttl_ms;
+        self.discover_cache_scope = scope;
+        self
+    }
+
+    /// The server's identity.
+    pub fn server_info(&self) -> &Implementation {
+        &self.server_info
+    }
+
+    /// The revisions spoken.
+    pub fn supported_versions(&self) -> &SupportedVersions {
+        &self.versions
+    }
+
+    /// The `server/discover` result this configuration describes.
+    pub fn discover_result(&self) -> DiscoverResult {
+        let mut meta = Map::new();
+        meta.insert(
+            crate::META_SERVER_INFO.into(),
+            serde_json::to_value(&self.server_info).unwrap_or_default(),
+        );
+        DiscoverResult {
+            supported_versions: self.versions.to_strings(),
+            capabilities: self.capabilities.clone(),
+            instructions: self.instructions.clone(),
+            ttl_ms: Some(self.discover_ttl_ms),
+            cache_scope: Some(self.discover_cache_scope),
+            result_type: Some(crate::ResultType::Complete),
+            meta: Some(meta),
+        }
+    }
+}
+
+/// Who the client is, as far as one request is concerned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientContext {
+    /// The revision the request is served under.
+    pub protocol_version: ProtocolVersion,
+    /// The client's capabilities: declared on this request (2026-07-28) or at `initialize`.
+    pub capabilities: ClientCapabilities,
+    /// The client's identity, when it gave one.
+    pub client_info: Option<Implementation>,
+}
+
+/// A request from the peer, checked by the session and ready for the application.
+#[derive(Clone, Debug)]
+pub struct IncomingRequest {
+    /// Its id; answer with [`ServerSession::respond`] (or the client's equivalent).
+    pub id: RequestId,
+    /// The method.
+    pub method: String,
+    /// The params, unparsed.
+    pub params: Option<RawJson>,
+    /// The peer, as this request sees it.
+    pub client: ClientContext,
+}
+
+/// Something the server application must act on.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum ServerEvent {
+    /// An initialize-era client finished the handshake (`notifications/initialized`).
+    Initialized(ClientContext),
+    /// A request to serve.
+    Request(IncomingRequest),
+    /// The client cancelled a request in flight: stop working on it; no response will be sent.
+    Cancelled {
+        /// The cancelled request.
+        id: RequestId,
+        /// Why, if the client said.
+        reason: Option<String>,
+    },
+    /// A request this server sent (initialize era) finished.
+    Response {
+        /// The request's id.
+        id: RequestId,
+        /// Its method.
+        method: String,
+        /// The result, unparsed, or why there is none.
+        outcome: Result<RawJson, RequestError>,
+    },
+    /// The client reported progress on a request this server sent.
+    Progress {
+        /// The request's id.
+        id: RequestId,
+        /// The report.
+        params: ProgressNotificationParams,
+    },
+    /// Any other notification from the client (e.g. `notifications/roots/list_changed`).
+    Notification(Notification),
+}
+
+/// Why the server could not send a request to the client.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServerSendError {
+    /// No initialize-era client has completed the handshake; 2026-07-28 servers send no
+    /// requests (they return input-required results instead).
+    NotInitialized,
+    /// The params could not be serialized.
+    Serialize(serde_json::Error),
+}
+
+impl std::fmt::Display for ServerSendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotInitialized => {
+                f.write_str("no initialized initialize-era client to send a request to")
+            }
+            Self::Serialize(e) => write!(f, "params could not be serialized: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerSendError {}
+
+#[derive(Debug)]
+struct LegacyPeer {
+    client: ClientContext,
+    initialized: bool,
+    log_level: Option<LoggingLevel>,
+}
+
+/// The server side of one peer's session: a sans-IO state machine for both eras.
+///
+/// One `ServerSession` serves one connection (a stdio process, an in-process pair, an
+/// initialize-era HTTP session). Requests shaped for 2026-07-28 (their `_meta` carries
+/// `io.modelcontextprotocol/` keys) are checked and served on their own; an `initialize` request
+/// opens an initialize-era session scoped to this connection. Both may arrive on one connection.
+///
+/// The session performs no I/O and never reads the clock. Drive it like this:
+///
+/// - **Inputs:** [`handle_message`](Self::handle_message) for every message that arrives, and
+///   [`handle_timeout`](Self::handle_timeout) when the instant from
+///   [`poll_timeout`](Self::poll_timeout) has passed.
+/// - **Commands:** [`respond`](Self::respond) to requests, [`progress`](Self::progress),
+///   [`log`](Self::log), [`notify`](Self::notify); in the initialize era,
+///   [`send_request`](Self::send_request) and [`cancel`](Self::cancel).
+/// - **Outputs:** after every input or command, drain [`poll_transmit`](Self::poll_transmit)
+///   (messages to send, in order), then [`poll_event`](Self::poll_event) (work for the
+///   application), then ask [`poll_timeout`](Self::poll_timeout) for the next deadline.
+///
+/// The session answers by itself what is protocol rather than application: `initialize`,
+/// `ping`, `logging/setLevel`, `server/discover`, malformed `_meta` (`-32602`), unsupported
+/// versions (`-32022`), the removed stateful methods on 2026-07-28 (`-32601`), and duplicate
+/// request ids (`-32600`).
+///
+/// ```
+/// use std::time::Instant;
+/// use presa_core::*;
+///
+/// let mut server = ServerSession::new(ServerSessionConfig::new(Implementation::new("demo", "1")));
+/// let now = Instant::now();
+/// let request = decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
+///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+///     "io.modelcontextprotocol/clientCapabilities":{}}}}"#).unwrap();
+/// server.handle_message(now, request);
+/// let Some(ServerEvent::Request(incoming)) = server.poll_event() else { panic!() };
+/// assert_eq!(incoming.client.protocol_version, ProtocolVersion::V2026_07_28);
+/// server.respond(&incoming.id, Ok(to_raw(&serde_json::json!({"tools": []})).unwrap()));
+/// let sent = server.poll_transmit().unwrap();
+/// assert_eq!(sent.message.id(), Some(&RequestId::from(1)));
+/// ```
+#[derive(Debug)]
+pub struct ServerSession {
+    config: ServerSessionConfig,
+    endpoint: Endpoint,
+    legacy: Option<LegacyPeer>,
+    events: VecDeque<ServerEvent>,
+}
+
+impl ServerSession {
+    /// A session that has seen nothing yet.
+    pub fn new(config: ServerSessionConfig) -> Self {
+        let timeout = config.request_timeout;
+        Self {
+            config,
+            endpoint: Endpoint::new(timeout),
+            legacy: None,
+            events: VecDeque::new(),
+        }
+    }
+
+    // ----- getters -----
+
+    /// The configuration.
+    pub fn config(&self) -> &ServerSessionConfig {
+        &self.config
+    }
+
+    /// Replaces the announced capabilities (e.g. after definitions changed).
+    pub fn set_capabilities(&mut self, capabilities: ServerCapabilities) {
+        self.config.capabilities = capabilities;
+    }
+
+    /// The initialize-era client, once `initialize` was answered.
+    pub fn initialize_era_client(&self) -> Option<&ClientContext> {
+        self.legacy.as_ref().map(|p| &p.client)
+    }
+
+    /// Requests from the client still being served.
+    pub fn requests_in_flight(&self) -> usize {
+        self.endpoint.inbound.len()
+    }
+
+    /// Requests this server sent that still wait for a response.
+    pub fn requests_pending(&self) -> usize {
+        self.endpoint.outbound.len()
+    }
+
+    // ----- inputs -----
+
+    /// Takes in one message from the client.
+    pub fn handle_message(&mut self, now: Instant, message: Message) {
+        match message {
+            Message::Request(request) => self.handle_request(request),
+            Message::Notification(notification) => self.handle_notification(now, notification),
+            Message::Response(response) => {
+                if let Some(Finished {
+                    id,
+                    method,
+                    outcome,
+                }) = self.endpoint.handle_response(response)
+                {
+                    self.events.push_back(ServerEvent::Response {
+                        id,
+                        method,
+                        outcome,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Fails every request of this server whose deadline has passed, telling the client to cancel.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        for (id, pending) in self.endpoint.outbound.expire(now) {
+            self.endpoint.send_cancel(&id, Some("timed out"));
+            self.events.push_back(ServerEvent::Response {
+                id,
+                method: pending.method,
+                outcome: Err(RequestError::TimedOut),
+            });
+        }
+    }
+
+    fn handle_request(&mut self, request: Request) {
+        let meta = params_meta(request.params.as_deref());
+        if is_stateless_shaped(meta.as_ref()) {
+            return self.handle_stateless_request(request, meta.unwrap_or_default());
+        }
+        match (request.method.as_str(), &mut self.legacy) {
+            ("initialize", _) => self.handle_initialize(request),
+            ("ping", _) => self.endpoint.answer(request.id, &Map::new()),
+            ("logging/setLevel", Some(peer)) => {
+                if self.config.capabilities.logging.is_none() {
+                    return self
+                        .endpoint
+                        .reject(request.id, ErrorObject::method_not_found(&request.method));
+                }
+                match parse_params::<SetLevelRequestParams>(request.params.as_deref()) {
+                    Ok(params) => {
+                        peer.log_level = Some(params.level);
+                        self.endpoint.answer(request.id, &Map::new());
+                    }
+                    Err(error) => self.endpoint.reject(request.id, error),
+                }
+            }
+            (_, Some(peer)) => {
+                let client = peer.client.clone();
+                let token = meta
+                    .as_ref()
+                    .and_then(|m| m.get("progressToken"))
+                    .and_then(|t| serde_json::from_value(t.clone()).ok());
+                self.dispatch(request, client, token, None, Era::Initialize);
+            }
+            (_, None) => {
+                let error = if self.config.versions.supports_era(Era::Stateless) {
+                    ErrorObject::invalid_params(format!(
+                        "Missing _meta field {}; initialize-era clients must send initialize first",
+                        crate::META_PROTOCOL_VERSION
+                    ))
+                } else {
+                    ErrorObject::invalid_request("Server not initialized: send initialize first")
+                };
+                self.endpoint.reject(request.id, error);
+            }
+        }
+    }
+
+    fn handle_stateless_request(&mut self, request: Request, meta: Map<String, Value>) {
+        let checked = RequestMeta::from_meta(&meta)
+            .and_then(|m| m.negotiate(&self.config.versions).map(|v| (v, m)));
+        let (version, meta) = match checked {
+            Ok(ok) => ok,
+            Err(error) => return self.endpoint.reject(request.id, error),
+        };
+        match request.method.as_str() {
+            "server/discover" => {
+                let result = self.config.discover_result();
+                self.endpoint.answer(request.id, &result);
+            }
+            "initialize"
+            | "ping"
+            | "logging/setLevel"
+            | "resources/subscribe"
+            | "resources/unsubscribe" => {
+                self.endpoint
+                    .reject(request.id, ErrorObject::method_not_found(&request.method));
+            }
+            _ => {
+                let client = ClientContext {
+                    protocol_version: version,
+                    capabilities: meta.client_capabilities,
+                    client_info: meta.client_info,
+                };
+                self.dispatch(
+                    request,
+                    client,
+                    meta.progress_token,
+                    meta.log_level,
+                    Era::Stateless,
+                );
+            }
+        }
+    }
+
+    fn dispatch(
+        &mut self,
+        request: Request,
+        client: ClientContext,
+        progress_token: Option<crate::ProgressToken>,
+        log_level: Option<LoggingLevel>,
+        era: Era,
+    ) {
+        if !self
+            .endpoint
+            .inbound
+            .insert(request.id.clone(), progress_token, log_level, era)
+        {
+            let error = ErrorObject::invalid_request(format!(
+                "Request id {} is already in flight",
+                request.id
+            ));
+            return self.endpoint.reject(request.id, error);
+        }
+        self.events.push_back(ServerEvent::Request(IncomingRequest {
+            id: request.id,
+            method: request.method,
+            params: request.params,
+            client,
+        }));
+    }
+
+    fn handle_initialize(&mut self, request: Request) {
+        if self.legacy.is_some() {
+            let error = ErrorObject::invalid_request("Session already initialized");
+            return self.endpoint.reject(request.id, error);
+        }
+        let params = match parse_params::<InitializeRequestParams>(request.params.as_deref()) {
+            Ok(params) => params,
+            Err(error) => return self.endpoint.reject(request.id, error),
+        };
+        let Some(version) = self
+            .config
+            .versions
+            .negotiate_initialize(&params.protocol_version)
+        else {
+            let error = unsupported_version_error(&params.protocol_version, &self.config.versions);
+            return self.endpoint.reject(request.id, error);
+        };
+        let result = InitializeResult {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: self.config.capabilities.clone(),
+            server_info: self.config.server_info.clone(),
+            instructions: self.config.instructions.clone(),
+            meta: None,
+        };
+        self.legacy = Some(LegacyPeer {
+            client: ClientContext {
+                protocol_version: version,
+                capabilities: params.capabilities,
+                client_info: Some(params.client_info),
+            },
+            initialized: false,
+            log_level: None,
+        });
+        self.endpoint.answer(request.id, &result);
+    }
+
+    fn handle_notification(&mut self, now: Instant, notification: Notification) {
+        match notification.method.as_str() {
+            "notifications/initialized" => {
+                if let Some(peer) = self.legacy.as_mut().filter(|p| !p.initialized) {
+                    peer.initialized = true;
+                    self.events
+                        .push_back(ServerEvent::Initialized(peer.client.clone()));
+                }
+            }
+            CANCELLED => {
+                if let Some((id, reason)) =
+                    self.endpoint.handle_cancelled(notification.params.as_ref())
+                {
+                    self.events.push_back(ServerEvent::Cancelled { id, reason });
+                }
+            }
+            PROGRESS => {
+                if let Some((id, params)) = self
+                    .endpoint
+                    .handle_progress(now, notification.params.as_ref())
+                {
+                    self.events.push_back(ServerEvent::Progress { id, params });
+                }
+            }
+            _ => self
+                .events
+                .push_back(ServerEvent::Notification(notification)),
+        }
+    }
+
+    // ----- commands -----
+
+    /// Answers a request in flight. Returns `false`, sending nothing, when the request is no
+    /// longer in flight (the client cancelled it, or it was answered already).
+    pub fn respond(&mut self, id: &RequestId, result: Result<RawJson, ErrorObject>) -> bool {
+        let payload = match result {
+            Ok(raw) => ResponsePayload::Result(raw),
+            Err(error) => ResponsePayload::Error(error),
+        };
+        self.endpoint.respond(id, payload)
+    }
+
+    /// Sends `notifications/progress` for a request in flight that carried a progress token.
+    pub fn progress(
+        &mut self,
+        id: &RequestId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<(), ProgressError> {
+        self.endpoint.progress(id, progress, total, message)
+    }
+
+    /// Sends `notifications/message` if the client asked for messages of this level: for a
+    /// 2026-07-28 request, its `_meta` log level (nothing without one); in the initialize era,
+    /// the level set with `logging/setLevel` (everything until one is set), provided the server
+    /// announced the `logging` capability. Returns whether the message was sent.
+    pub fn log(
+        &mut self,
+        request: Option<&RequestId>,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: Value,
+    ) -> bool {
+        let session_level = match &self.legacy {
+            Some(peer) if self.config.capabilities.logging.is_some() => Ok(peer.log_level),
+            _ => Err(()),
+        };
+        let threshold = match request.map(|id| self.endpoint.inbound.get(id)) {
+            // a request that is no longer in flight gets no more messages
+            Some(None) => return false,
+            Some(Some(f)) if f.era == Era::Stateless => match f.log_level {
+                Some(level) => Some(level),
+                None => return false,
+            },
+            _ => match session_level {
+                Ok(level) => level,
+                Err(()) => return false,
+            },
+        };
+        if threshold.is_some_and(|min| level < min) {
+            return false;
+        }
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+            meta: None,
+        };
+        match Notification::new("notifications/message", &params) {
+            Ok(n) => {
+                self.endpoint.push(n, request.cloned());
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Sends a notification to the client (e.g. a list-changed notice).
+    pub fn notify(&mut self, notification: Notification, related_request: Option<RequestId>) {
+        self.endpoint.push(notification, related_request);
+    }
+
+    /// Sends a request to an initialized initialize-era client (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`, `ping`). `related_request` names the client request
+    /// being served, so an HTTP transport can put it on that request's stream.
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        options: &RequestOptions,
+        related_request: Option<RequestId>,
+    ) -> Result<RequestId, ServerSendError> {
+        if self.legacy.is_none() {
+            return Err(ServerSendError::NotInitialized);
+        }
+        let request = self
+            .endpoint
+            .request(now, method, params, options, |_| {})
+            .map_err(ServerSendError::Serialize)?;
+        let id = request.id.clone();
+        self.endpoint.push(request, related_request);
+        Ok(id)
+    }
+
+    /// Stops waiting for a request this server sent and tells the client to cancel it; `false`
+    /// when it was not pending.
+    pub fn cancel(&mut self, id: &RequestId, reason: Option<&str>) -> bool {
+        self.endpoint.cancel(id, reason).is_some()
+    }
+
+    /// Ends the session: every pending request of this server fails with
+    /// [`RequestError::Closed`], and requests in flight are forgotten.
+    pub fn close(&mut self) {
+        for (id, pending) in self.endpoint.outbound.drain() {
+            self.events.push_back(ServerEvent::Response {
+                id,
+                method: pending.method,
+                outcome: Err(RequestError::Closed),
+            });
+        }
+        self.endpoint.inbound.clear();
+    }
+
+    // ----- outputs -----
+
+    /// The next message to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.endpoint.poll_transmit()
+    }
+
+    /// The next event for the application.
+    pub fn poll_event(&mut self) -> Option<ServerEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) should next be called.
+    pub fn poll_timeout(&mut self) -> Option<Instant> {
+        self.endpoint.outbound.next_deadline()
+    }
+}
+
+/// Reads a method's params; absent params read as `{}`. Failure is `-32602`.
+pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(
+    params: Option<&serde_json::value::RawValue>,
+) -> Result<T, ErrorObject> {
+    let text = params.map_or("{}", |p| p.get());
+    serde_json::from_str(text)
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+}

@@ -1,0 +1,292 @@
+//! Client and server capabilities.
+//!
+//! Capability objects are open: a peer may send members this version of presa does not know
+//! (future revisions, drafts, `roots.listChanged` in 2026-07-28). Every capability struct keeps
+//! them in a flattened `other` map, so they survive a round trip and a proxy forwards them
+//! intact.
+
+use serde::{Deserialize, Serialize};
+
+use crate::JsonObject;
+
+/// What a client supports. Sent in `initialize` (initialize era) or in every request's `_meta`
+/// (2026-07-28, key `io.modelcontextprotocol/clientCapabilities`).
+///
+/// ```
+/// use presa_core::ClientCapabilities;
+///
+/// let caps: ClientCapabilities =
+///     serde_json::from_str(r#"{"roots":{"listChanged":true},"future":{"x":1}}"#).unwrap();
+/// assert!(caps.roots.is_some());
+/// assert!(caps.other.contains_key("future"));
+/// assert_eq!(serde_json::to_string(&caps).unwrap(), r#"{"roots":{"listChanged":true},"future":{"x":1}}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientCapabilities {
+    /// Non-standard experimental capabilities, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+    /// Extensions the client supports, by id (e.g. `io.modelcontextprotocol/tasks`), each with
+    /// its settings object. Since 2026-07-28.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+    /// The client can list roots (deprecated in 2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<RootsCapability>,
+    /// The client can sample from a model (deprecated in 2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingCapability>,
+    /// The client can elicit user input. Since 2025-06-18; `{}` means form mode only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// Task-augmented requests the client accepts. 2025-11-25 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<ClientTasksCapability>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+impl ClientCapabilities {
+    /// Whether `extensions` lists `id`.
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+
+    /// Whether form-mode elicitation is declared (`elicitation: {}` counts as form).
+    pub fn supports_elicitation_form(&self) -> bool {
+        self.elicitation
+            .as_ref()
+            .is_some_and(|e| e.form.is_some() || e.url.is_none())
+    }
+
+    /// Whether URL-mode elicitation is declared.
+    pub fn supports_elicitation_url(&self) -> bool {
+        self.elicitation.as_ref().is_some_and(|e| e.url.is_some())
+    }
+}
+
+/// The client's `roots` capability.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootsCapability {
+    /// The client sends `notifications/roots/list_changed`. Initialize era only (removed in
+    /// 2026-07-28, where `roots` is an empty object).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+/// The client's `sampling` capability.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SamplingCapability {
+    /// Accepts the deprecated `includeContext` values. Since 2025-11-25.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<JsonObject>,
+    /// Accepts `tools` and `toolChoice`. Since 2025-11-25.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<JsonObject>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+/// The client's `elicitation` capability. An empty object means form mode only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElicitationCapability {
+    /// Supports form mode. Since 2025-11-25.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<JsonObject>,
+    /// Supports URL mode. Since 2025-11-25.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<JsonObject>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+/// The client's `tasks` capability. 2025-11-25 only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientTasksCapability {
+    /// Supports `tasks/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<JsonObject>,
+    /// Supports `tasks/cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<JsonObject>,
+    /// Which requests may be task-augmented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ClientTaskRequests>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+/// Client requests that may be task-augmented. 2025-11-25 only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientTaskRequests {
+    /// `sampling/createMessage` (`{"createMessage": {}}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<JsonObject>,
+    /// `elicitation/create` (`{"create": {}}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<JsonObject>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+/// What a server supports. Returned by `initialize` (initialize era) or `server/discover`
+/// (2026-07-28).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerCapabilities {
+    /// Non-standard experimental capabilities, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<JsonObject>,
+    /// Extensions the server supports, by id, each with its settings object. Since 2026-07-28.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+    /// The server emits log messages (deprecated in 2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<JsonObject>,
+    /// The server answers `completion/complete`. Since 2025-03-26.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<JsonObject>,
+    /// The server offers prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<ListChangedCapability>,
+    /// The server offers resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// The server offers tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ListChangedCapability>,
+    /// Task-augmented requests the server accepts. 2025-11-25 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<ServerTasksCapability>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+impl ServerCapabilities {
+    /// Whether `extensions` lists `id`.
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+}
+
+/// The `prompts` and `tools` capabilities.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListChangedCapability {
+    /// The server sends `list_changed` notifications.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+impl ListChangedCapability {
+    /// The capability with `listChanged` set.
+    pub fn list_changed(list_changed: bool) -> Self {
+        Self {
+            list_changed: Some(list_changed),
+            other: JsonObject::new(),
+        }
+    }
+}
+
+/// The `resources` capability.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// The server honours subscriptions (`resources/subscribe`, or `resourceSubscriptions` on
+    /// `subscriptions/listen` in 2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
+    /// The server sends `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+/// The server's `tasks` capability. 2025-11-25 only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerTasksCapability {
+    /// Supports `tasks/list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<JsonObject>,
+    /// Supports `tasks/cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<JsonObject>,
+    /// Which requests may be task-augmented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ServerTaskRequests>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+/// Server requests that may be task-augmented. 2025-11-25 only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerTaskRequests {
+    /// `tools/call` (`{"call": {}}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<JsonObject>,
+    /// Members this version of presa does not know.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn unknown_members_survive_at_every_level() {
+        let client = json!({
+            "roots": {"listChanged": true, "x-roots": 1},
+            "sampling": {"tools": {}, "x-sampling": {"deep": [1]}},
+            "elicitation": {"form": {"a": 1}, "x-elicit": true},
+            "tasks": {"list": {}, "requests": {"sampling": {"createMessage": {}}, "x-req": {}}, "x-tasks": 2},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "x-top": "kept"
+        });
+        let caps: ClientCapabilities = serde_json::from_value(client.clone()).unwrap();
+        assert_eq!(caps.other["x-top"], "kept");
+        assert!(caps.has_extension("io.modelcontextprotocol/tasks"));
+        assert_eq!(serde_json::to_value(&caps).unwrap(), client);
+
+        let server = json!({
+            "tools": {"listChanged": true, "x-tools": 1},
+            "resources": {"subscribe": true, "x-res": null},
+            "tasks": {"requests": {"tools": {"call": {}}, "x": 1}},
+            "completions": {},
+            "x-top": [1, 2]
+        });
+        let caps: ServerCapabilities = serde_json::from_value(server.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&caps).unwrap(), server);
+    }
+
+    #[test]
+    fn elicitation_modes() {
+        let form_only: ClientCapabilities =
+            serde_json::from_value(json!({"elicitation": {}})).unwrap();
+        assert!(form_only.supports_elicitation_form());
+        assert!(!form_only.supports_elicitation_url());
+        let url_only: ClientCapabilities =
+            serde_json::from_value(json!({"elicitation": {"url": {}}})).unwrap();
+        assert!(!url_only.supports_elicitation_form());
+        assert!(url_only.supports_elicitation_url());
+        assert!(!ClientCapabilities::default().supports_elicitation_form());
+    }
+}

@@ -1,0 +1,151 @@
+//! `subscriptions/listen` (2026-07-28): a long-lived request whose response is a stream of the
+//! change notifications the client opted in to.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{JsonObject, META_SUBSCRIPTION_ID, Meta, MetaExt, RequestId, ResultType};
+
+/// Which notifications a listen stream carries. In the acknowledgement: the subset the server
+/// honours. Omitted or `false` means not subscribed. Open: extensions add filter members (the
+/// tasks extension adds `taskIds`), kept in `other`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionFilter {
+    /// `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_list_changed: Option<bool>,
+    /// `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts_list_changed: Option<bool>,
+    /// `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources_list_changed: Option<bool>,
+    /// `notifications/resources/updated` for these URIs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_subscriptions: Option<Vec<String>>,
+    /// Filter members added by extensions.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+impl SubscriptionFilter {
+    /// Whether the filter asks for nothing.
+    pub fn is_empty(&self) -> bool {
+        self.tools_list_changed != Some(true)
+            && self.prompts_list_changed != Some(true)
+            && self.resources_list_changed != Some(true)
+            && self
+                .resource_subscriptions
+                .as_ref()
+                .is_none_or(Vec::is_empty)
+            && self.other.is_empty()
+    }
+}
+
+/// Params of `subscriptions/listen`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SubscriptionsListenRequestParams {
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// What to deliver.
+    pub notifications: SubscriptionFilter,
+}
+
+/// Result of `subscriptions/listen`: sent by the server when it ends the stream gracefully.
+/// Its `_meta` carries `io.modelcontextprotocol/subscriptionId` (required by the schema).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionsListenResult {
+    /// The result type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Result metadata, with the subscription id.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl SubscriptionsListenResult {
+    /// The closing result of the listen request `id`.
+    pub fn closed(id: &RequestId) -> Self {
+        Self {
+            result_type: Some(ResultType::Complete),
+            meta: Some(subscription_meta(id)),
+        }
+    }
+
+    /// The subscription id in `_meta`.
+    pub fn subscription_id(&self) -> Option<RequestId> {
+        self.meta.as_ref().and_then(MetaExt::subscription_id)
+    }
+}
+
+/// Params of `notifications/subscriptions/acknowledged`, the first message of every listen
+/// stream.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SubscriptionsAcknowledgedNotificationParams {
+    /// Notification metadata, with the subscription id.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// The subset of the requested notifications the server will deliver (possibly empty).
+    pub notifications: SubscriptionFilter,
+}
+
+impl SubscriptionsAcknowledgedNotificationParams {
+    /// The acknowledgement of the listen request `id`, honouring `notifications`.
+    pub fn new(id: &RequestId, notifications: SubscriptionFilter) -> Self {
+        Self {
+            meta: Some(subscription_meta(id)),
+            notifications,
+        }
+    }
+}
+
+/// A `_meta` object holding `io.modelcontextprotocol/subscriptionId`, with the id's JSON type
+/// kept (`"sub-a"` stays a string, `7` a number).
+pub fn subscription_meta(id: &RequestId) -> Meta {
+    let value = match id {
+        RequestId::Number(n) => (*n).into(),
+        RequestId::String(s) => s.clone().into(),
+    };
+    let mut meta = Meta::new();
+    meta.insert(META_SUBSCRIPTION_ID.to_owned(), value);
+    meta
+}
+
+impl_has_meta!(
+    SubscriptionsListenRequestParams,
+    SubscriptionsListenResult,
+    SubscriptionsAcknowledgedNotificationParams
+);
+impl_has_result_type!(SubscriptionsListenResult);
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn subscription_id_keeps_its_type() {
+        let ack = SubscriptionsAcknowledgedNotificationParams::new(
+            &RequestId::from(7),
+            SubscriptionFilter::default(),
+        );
+        assert_eq!(
+            serde_json::to_value(&ack).unwrap(),
+            json!({"_meta": {"io.modelcontextprotocol/subscriptionId": 7}, "notifications": {}})
+        );
+        let closed = SubscriptionsListenResult::closed(&RequestId::from("sub-a"));
+        assert_eq!(closed.subscription_id(), Some(RequestId::from("sub-a")));
+    }
+
+    #[test]
+    fn extension_filters_survive() {
+        let filter = json!({"toolsListChanged": true, "taskIds": ["t-1"]});
+        let parsed: SubscriptionFilter = serde_json::from_value(filter.clone()).unwrap();
+        assert!(!parsed.is_empty());
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), filter);
+    }
+}

@@ -1,0 +1,806 @@
+//! RFC 6570 URI templates, the subset resource templates use: see [`UriTemplate`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// A parsed RFC 6570 URI template, in the subset resource templates use: `{var}` and `{+var}`.
+///
+/// A server registers resource templates such as `people://{id}` or `file:///{+path}`; a
+/// `resources/read` whose URI is no fixed resource is matched against the templates, in
+/// registration order, and the first match's variables go to that template's handler (no
+/// match: `-32602` "Resource not found" with the URI in `data`). The variable names are what
+/// `completion/complete` completes for a `ref/resource`.
+///
+/// | Expression | Matches | Expands |
+/// |---|---|---|
+/// | `{var}` | one or more characters other than `/`, `?` and `#`; percent-decoded | percent-encodes everything but unreserved characters (`A–Z a–z 0–9 - . _ ~`) |
+/// | `{+var}` | one or more characters, `/` included; returned as written (not decoded) | also keeps reserved characters (`:/?#[]@!$&'()*+,;=`) and `%XX` triplets |
+///
+/// Other operators (`#`, `.`, `/`, `;`, `?`, `&`), variable lists (`{a,b}`) and modifiers
+/// (`{var:3}`, `{var*}`) are refused when parsing.
+///
+/// Matching is anchored at both ends. A variable matches at least one character: `people://`
+/// does not match `people://{id}` (although expanding an empty `id` gives it). When several
+/// splits of a URI fit, each variable takes the shortest value that lets the rest match, left
+/// to right: `{a}-{b}` on `x-y-z` gives `a = x`, `b = y-z`. Matching takes time linear in the
+/// URI's length times the template's number of parts, whatever the URI.
+///
+/// `{+var}` values are not decoded because reserved expansion cannot tell `%2F` from `/`;
+/// decode them with [`percent_decode`] if the handler wants to.
+///
+/// ```
+/// use presa_core::UriTemplate;
+///
+/// let template = UriTemplate::parse("test://template/{id}/data").unwrap();
+/// assert_eq!(template.variables().collect::<Vec<_>>(), ["id"]);
+///
+/// let vars = template.match_uri("test://template/123/data").unwrap();
+/// assert_eq!(vars["id"], "123");
+/// assert_eq!(template.match_uri("test://template/1/2/data"), None);
+///
+/// assert_eq!(template.expand([("id", "a b")]), "test://template/a%20b/data");
+///
+/// let files = UriTemplate::parse("file:///{+path}").unwrap();
+/// assert_eq!(files.match_uri("file:///src/main.rs").unwrap()["path"], "src/main.rs");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UriTemplate {
+    source: String,
+    parts: Vec<Part>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Part {
+    Literal(String),
+    Variable { name: String, reserved: bool },
+}
+
+impl UriTemplate {
+    /// Parses a template.
+    pub fn parse(template: &str) -> Result<Self, UriTemplateError> {
+        let mut parts: Vec<Part> = Vec::new();
+        let mut literal = String::new();
+        let mut rest = template;
+        let mut offset = 0;
+        while let Some(c) = rest.chars().next() {
+            match c {
+                '{' => {
+                    let close = rest
+                        .find('}')
+                        .ok_or(UriTemplateError::UnclosedBrace { position: offset })?;
+                    let body = rest.get(1..close).unwrap_or_default();
+                    if body.contains('{') {
+                        // `{a{b}`: the first brace is not closed before the next opens.
+                        return Err(UriTemplateError::UnclosedBrace { position: offset });
+                    }
+                    if !literal.is_empty() {
+                        parts.push(Part::Literal(std::mem::take(&mut literal)));
+                    }
+                    let variable = parse_expression(body, offset)?;
+                    if let Part::Variable { name, .. } = &variable {
+                        let duplicate = parts.iter().any(
+                            |p| matches!(p, Part::Variable { name: other, .. } if other == name),
+                        );
+                        if duplicate {
+                            return Err(UriTemplateError::DuplicateVariable { name: name.clone() });
+                        }
+                    }
+                    parts.push(variable);
+                    rest = rest.get(close + 1..).unwrap_or_default();
+                    offset += close + 1;
+                }
+                '}' => return Err(UriTemplateError::UnexpectedClosingBrace { position: offset }),
+                c => {
+                    literal.push(c);
+                    rest = rest.get(c.len_utf8()..).unwrap_or_default();
+                    offset += c.len_utf8();
+                }
+            }
+        }
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        Ok(Self {
+            source: template.to_owned(),
+            parts,
+        })
+    }
+
+    /// The template as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// The variable names, in order of appearance (each appears once).
+    pub fn variables(&self) -> impl Iterator<Item = &str> + '_ {
+        self.parts.iter().filter_map(|part| match part {
+            Part::Variable { name, .. } => Some(name.as_str()),
+            Part::Literal(_) => None,
+        })
+    }
+
+    /// Whether `uri` matches the template.
+    pub fn is_match(&self, uri: &str) -> bool {
+        self.match_uri(uri).is_some()
+    }
+
+    /// Matches `uri` against the template; the variables' values by name, or `None`.
+    ///
+    /// `{var}` values are percent-decoded; a `{var}` holding an invalid `%` escape, or one
+    /// that decodes to bytes that are not UTF-8, makes the URI not match.
+    pub fn match_uri(&self, uri: &str) -> Option<BTreeMap<String, String>> {
+        // Cheap rejections first: servers try many templates per read.
+        if let Some(Part::Literal(first)) = self.parts.first()
+            && !uri.starts_with(first.as_str())
+        {
+            return None;
+        }
+        if let Some(Part::Literal(last)) = self.parts.last()
+            && !uri.ends_with(last.as_str())
+        {
+            return None;
+        }
+        let table = self.match_table(uri);
+        if !table.first()?.get(0) {
+            return None;
+        }
+        let bytes = uri.as_bytes();
+        let mut vars = BTreeMap::new();
+        let mut pos = 0;
+        for (i, part) in self.parts.iter().enumerate() {
+            match part {
+                Part::Literal(lit) => pos += lit.len(),
+                Part::Variable { name, reserved } => {
+                    let next = table.get(i + 1)?;
+                    // The table says some end fits; take the smallest.
+                    let mut found = None;
+                    for end in pos + 1..=bytes.len() {
+                        if !*reserved && bytes.get(end - 1).is_some_and(|&b| is_segment_stop(b)) {
+                            break;
+                        }
+                        if uri.is_char_boundary(end) && next.get(end) {
+                            found = Some(end);
+                            break;
+                        }
+                    }
+                    let end = found?;
+                    let raw = uri.get(pos..end)?;
+                    let value = if *reserved {
+                        raw.to_owned()
+                    } else {
+                        percent_decode(raw)?
+                    };
+                    vars.insert(name.clone(), value);
+                    pos = end;
+                }
+            }
+        }
+        Some(vars)
+    }
+
+    /// For each part `i`, the set of positions `p` such that parts `i..` match `uri[p..]`.
+    /// Computed right to left, each part in one pass over the URI.
+    fn match_table(&self, uri: &str) -> Vec<BitSet> {
+        let bytes = uri.as_bytes();
+        let n = bytes.len();
+        let mut table = vec![BitSet::new(n + 1); self.parts.len() + 1];
+        if let Some(last) = table.last_mut() {
+            last.set(n);
+        }
+        for (i, part) in self.parts.iter().enumerate().rev() {
+            let (current, after) = table.split_at_mut(i + 1);
+            let (Some(current), Some(next)) = (current.last_mut(), after.first()) else {
+                continue;
+            };
+            match part {
+                Part::Literal(lit) => {
+                    let lit = lit.as_bytes();
+                    for pos in 0..=n.saturating_sub(lit.len()) {
+                        if next.get(pos + lit.len()) && bytes.get(pos..pos + lit.len()) == Some(lit)
+                        {
+                            current.set(pos);
+                        }
+                    }
+                }
+                Part::Variable { reserved, .. } => {
+                    // Smallest end > pos the rest matches from, and first `/?#` at or after pos.
+                    let mut next_end: Option<usize> = None;
+                    let mut stop = n;
+                    for pos in (0..=n).rev() {
+                        if !reserved && bytes.get(pos).is_some_and(|&b| is_segment_stop(b)) {
+                            stop = pos;
+                        }
+                        let limit = if *reserved { n } else { stop };
+                        let boundary = uri.is_char_boundary(pos);
+                        if boundary && next_end.is_some_and(|end| end <= limit) {
+                            current.set(pos);
+                        }
+                        if boundary && next.get(pos) {
+                            next_end = Some(pos);
+                        }
+                    }
+                }
+            }
+        }
+        table
+    }
+
+    /// Expands the template with the given variables (any iterator of name–value pairs, e.g. a
+    /// `&HashMap<String, String>` or an array of tuples). A variable without a value expands to
+    /// nothing, as RFC 6570 says of undefined variables.
+    pub fn expand<I, K, V>(&self, vars: I) -> String
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let vars: Vec<(K, V)> = vars.into_iter().collect();
+        let lookup = |name: &str| {
+            vars.iter()
+                .find(|(k, _)| k.as_ref() == name)
+                .map(|(_, v)| v.as_ref())
+        };
+        let mut out = String::with_capacity(self.source.len());
+        for part in &self.parts {
+            match part {
+                Part::Literal(lit) => out.push_str(lit),
+                Part::Variable { name, reserved } => {
+                    if let Some(value) = lookup(name) {
+                        encode_into(&mut out, value, *reserved);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for UriTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.source)
+    }
+}
+
+impl FromStr for UriTemplate {
+    type Err = UriTemplateError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+/// Parses the inside of `{…}` that starts at byte `open`.
+fn parse_expression(body: &str, open: usize) -> Result<Part, UriTemplateError> {
+    let (reserved, name) = match body.chars().next() {
+        Some('+') => (true, body.get(1..).unwrap_or_default()),
+        Some(op @ ('#' | '.' | '/' | ';' | '?' | '&' | '=' | ',' | '!' | '@' | '|')) => {
+            return Err(UriTemplateError::UnsupportedOperator {
+                operator: op,
+                position: open,
+            });
+        }
+        _ => (false, body),
+    };
+    if name.is_empty() {
+        return Err(UriTemplateError::EmptyVariable { position: open });
+    }
+    if name.contains(',') {
+        return Err(UriTemplateError::VariableList { position: open });
+    }
+    if name.ends_with('*') || name.contains(':') {
+        return Err(UriTemplateError::UnsupportedModifier { position: open });
+    }
+    let valid = name.split('.').all(|piece| {
+        !piece.is_empty()
+            && piece
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    });
+    if !valid {
+        return Err(UriTemplateError::InvalidVariableName {
+            name: name.to_owned(),
+            position: open,
+        });
+    }
+    Ok(Part::Variable {
+        name: name.to_owned(),
+        reserved,
+    })
+}
+
+/// What a `{var}` value cannot contain: it is one path segment, before any query or fragment.
+fn is_segment_stop(b: u8) -> bool {
+    matches!(b, b'/' | b'?' | b'#')
+}
+
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+fn is_reserved(b: u8) -> bool {
+    matches!(
+        b,
+        b':' | b'/'
+            | b'?'
+            | b'#'
+            | b'['
+            | b']'
+            | b'@'
+            | b'!'
+            | b'$'
+            | b'&'
+            | b'\''
+            | b'('
+            | b')'
+            | b'*'
+            | b'+'
+            | b','
+            | b';'
+            | b'='
+    )
+}
+
+fn encode_into(out: &mut String, value: &str, reserved: bool) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let bytes = value.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let keep = is_unreserved(b)
+            || (reserved
+                && (is_reserved(b)
+                    || (b == b'%'
+                        && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                        && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit))));
+        if keep {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+    }
+}
+
+/// Decodes `%XX` escapes; `None` for a malformed escape or a result that is not UTF-8.
+///
+/// ```
+/// use presa_core::percent_decode;
+///
+/// assert_eq!(percent_decode("a%20b%2Fc").as_deref(), Some("a b/c"));
+/// assert_eq!(percent_decode("caf%C3%A9").as_deref(), Some("café"));
+/// assert_eq!(percent_decode("100%"), None);
+/// assert_eq!(percent_decode("%FF"), None);
+/// ```
+pub fn percent_decode(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return Some(text.to_owned());
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let hex = std::str::from_utf8(hex).ok()?;
+            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A fixed-size set of positions.
+#[derive(Clone)]
+struct BitSet(Vec<u64>);
+
+impl BitSet {
+    fn new(len: usize) -> Self {
+        Self(vec![0; len.div_ceil(64)])
+    }
+
+    fn set(&mut self, i: usize) {
+        if let Some(word) = self.0.get_mut(i / 64) {
+            *word |= 1 << (i % 64);
+        }
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.0
+            .get(i / 64)
+            .is_some_and(|word| word & (1 << (i % 64)) != 0)
+    }
+}
+
+/// Why a URI template was refused. Positions are byte offsets of the offending brace.
+///
+/// A template is written by the server's author, so this is a build-time error with no
+/// JSON-RPC counterpart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UriTemplateError {
+    /// A `{` without its `}`, or a `{` inside an expression.
+    UnclosedBrace {
+        /// Where the `{` is.
+        position: usize,
+    },
+    /// A `}` outside an expression.
+    UnexpectedClosingBrace {
+        /// Where the `}` is.
+        position: usize,
+    },
+    /// `{}` or `{+}`.
+    EmptyVariable {
+        /// Where the expression starts.
+        position: usize,
+    },
+    /// A name with characters other than ASCII letters, digits, `_` and inner single dots.
+    InvalidVariableName {
+        /// The name as written.
+        name: String,
+        /// Where the expression starts.
+        position: usize,
+    },
+    /// An operator other than `+` (`#`, `.`, `/`, `;`, `?`, `&`, or a reserved one).
+    UnsupportedOperator {
+        /// The operator.
+        operator: char,
+        /// Where the expression starts.
+        position: usize,
+    },
+    /// Several variables in one expression, `{a,b}`.
+    VariableList {
+        /// Where the expression starts.
+        position: usize,
+    },
+    /// A prefix (`{var:3}`) or explode (`{var*}`) modifier.
+    UnsupportedModifier {
+        /// Where the expression starts.
+        position: usize,
+    },
+    /// The same variable twice, which matching could not honour.
+    DuplicateVariable {
+        /// The name.
+        name: String,
+    },
+}
+
+impl fmt::Display for UriTemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnclosedBrace { position } => write!(f, "unclosed '{{' at byte {position}"),
+            Self::UnexpectedClosingBrace { position } => {
+                write!(f, "unexpected '}}' at byte {position}")
+            }
+            Self::EmptyVariable { position } => write!(f, "empty expression at byte {position}"),
+            Self::InvalidVariableName { name, position } => {
+                write!(f, "invalid variable name {name:?} at byte {position}")
+            }
+            Self::UnsupportedOperator { operator, position } => write!(
+                f,
+                "unsupported operator '{operator}' at byte {position} (only {{var}} and {{+var}})"
+            ),
+            Self::VariableList { position } => {
+                write!(
+                    f,
+                    "unsupported variable list at byte {position} (one variable per expression)"
+                )
+            }
+            Self::UnsupportedModifier { position } => {
+                write!(
+                    f,
+                    "unsupported prefix or explode modifier at byte {position}"
+                )
+            }
+            Self::DuplicateVariable { name } => write!(f, "variable {name:?} appears twice"),
+        }
+    }
+}
+
+impl std::error::Error for UriTemplateError {}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::collections::HashMap;
+
+    use super::*;
+
+    #[track_caller]
+    fn check(template: &str, uri: &str, expect: Option<&[(&str, &str)]>) {
+        let template = UriTemplate::parse(template).unwrap();
+        let got = template.match_uri(uri);
+        let expect = expect.map(|pairs| {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect::<BTreeMap<_, _>>()
+        });
+        assert_eq!(got, expect, "{template} ~ {uri}");
+        assert_eq!(template.is_match(uri), got.is_some());
+    }
+
+    #[test]
+    fn simple_variables() {
+        check("people://{id}", "people://ada", Some(&[("id", "ada")]));
+        check("people://{id}", "people://", None);
+        check("people://{id}", "people://ada/x", None);
+        check("people://{id}", "people://ada?x=1", None);
+        check("people://{id}", "people://ada#top", None);
+        check("people://{id}", "persons://ada", None);
+        check(
+            "test://template/{id}/data",
+            "test://template/123/data",
+            Some(&[("id", "123")]),
+        );
+        check(
+            "test://template/{id}/data",
+            "test://template/123/data/",
+            None,
+        );
+        check("test://template/{id}/data", "test://template//data", None);
+        check(
+            "db://{schema}/{table}",
+            "db://public/orders",
+            Some(&[("schema", "public"), ("table", "orders")]),
+        );
+        check("db://{schema}/{table}", "db://public/orders/x", None);
+        check("db://{schema}/{table}", "db://public", None);
+    }
+
+    #[test]
+    fn reserved_variables() {
+        check(
+            "file:///{+path}",
+            "file:///a/b/c.txt",
+            Some(&[("path", "a/b/c.txt")]),
+        );
+        check("file:///{+path}", "file:///a/b/", Some(&[("path", "a/b/")]));
+        check("file:///{+path}", "file:///", None);
+        // Reserved values are not decoded.
+        check(
+            "file:///{+path}",
+            "file:///a%20b/c",
+            Some(&[("path", "a%20b/c")]),
+        );
+        check(
+            "file:///{+path}",
+            "file:///a?b#c",
+            Some(&[("path", "a?b#c")]),
+        );
+        check(
+            "repo://{owner}/{+rest}",
+            "repo://me/src/lib.rs",
+            Some(&[("owner", "me"), ("rest", "src/lib.rs")]),
+        );
+    }
+
+    #[test]
+    fn adjacent_literal_text() {
+        check(
+            "doc://{name}.json",
+            "doc://report.json",
+            Some(&[("name", "report")]),
+        );
+        // The literal suffix is anchored at the end: a shorter value would leave text over.
+        check(
+            "doc://{name}.json",
+            "doc://a.json.json",
+            Some(&[("name", "a.json")]),
+        );
+        check("doc://{name}.json", "doc://.json", None);
+        check(
+            "file:///{+path}.txt",
+            "file:///a/b.txt.txt",
+            Some(&[("path", "a/b.txt")]),
+        );
+        check(
+            "v{major}.{minor}",
+            "v1.2.3",
+            Some(&[("major", "1"), ("minor", "2.3")]),
+        );
+        // Shortest first, left to right.
+        check(
+            "x://{a}-{b}",
+            "x://x-y-z",
+            Some(&[("a", "x"), ("b", "y-z")]),
+        );
+        // Backtracking across a reserved variable.
+        check(
+            "x://{+a}/x/{b}",
+            "x://p/x/q/x/r",
+            Some(&[("a", "p/x/q"), ("b", "r")]),
+        );
+        // Adjacent variables: the first takes one character.
+        check("x://{a}{b}", "x://xyz", Some(&[("a", "x"), ("b", "yz")]));
+        check("x://{a}{b}", "x://é€", Some(&[("a", "é"), ("b", "€")]));
+        check("x://{a}{b}", "x://é", None);
+    }
+
+    #[test]
+    fn trailing_slashes() {
+        check("file:///{dir}/", "file:///a/", Some(&[("dir", "a")]));
+        check("file:///{dir}/", "file:///a", None);
+        check("file:///{dir}", "file:///a/", None);
+        check("file:///{+dir}/", "file:///a/b/", Some(&[("dir", "a/b")]));
+    }
+
+    #[test]
+    fn percent_encoded_input() {
+        check("people://{id}", "people://a%20b", Some(&[("id", "a b")]));
+        check(
+            "people://{id}",
+            "people://caf%C3%A9",
+            Some(&[("id", "café")]),
+        );
+        // An encoded slash is data inside one segment.
+        check("people://{id}", "people://a%2Fb", Some(&[("id", "a/b")]));
+        check("people://{id}", "people://100%", None);
+        check("people://{id}", "people://%zz", None);
+        check("people://{id}", "people://%FF", None);
+        // Raw non-ASCII is accepted as is.
+        check("people://{id}", "people://zoë", Some(&[("id", "zoë")]));
+    }
+
+    #[test]
+    fn literal_only_and_empty() {
+        check("file:///readme.txt", "file:///readme.txt", Some(&[]));
+        check("file:///readme.txt", "file:///readme.txt/", None);
+        check("", "", Some(&[]));
+        check("", "x", None);
+        check(
+            "{+all}",
+            "anything/at all",
+            Some(&[("all", "anything/at all")]),
+        );
+    }
+
+    #[test]
+    fn long_hostile_uris_are_linear() {
+        let template = UriTemplate::parse("x://{+a}x{+b}x{+c}x{+d}y").unwrap();
+        let uri = format!("x://{}", "x".repeat(200_000));
+        assert_eq!(template.match_uri(&uri), None);
+        let uri = format!("{uri}y");
+        let vars = template.match_uri(&uri).unwrap();
+        assert_eq!(vars["a"], "x");
+        assert_eq!(vars["d"].len(), 200_000 - 6);
+    }
+
+    #[test]
+    fn expand() {
+        let template = UriTemplate::parse("db://{schema}/{+path}").unwrap();
+        assert_eq!(
+            template.expand([("schema", "public"), ("path", "a/b")]),
+            "db://public/a/b"
+        );
+        assert_eq!(
+            template.expand([("schema", "a b/c"), ("path", "x y/z")]),
+            "db://a%20b%2Fc/x%20y/z"
+        );
+        assert_eq!(
+            template.expand([("schema", "é"), ("path", "é")]),
+            "db://%C3%A9/%C3%A9"
+        );
+        // Reserved expansion keeps valid escapes and reserved characters, encodes a stray %.
+        assert_eq!(
+            template.expand([("schema", "%20"), ("path", "%20?q=1&r#f")]),
+            "db://%2520/%20?q=1&r#f"
+        );
+        assert_eq!(
+            template.expand([("schema", "x"), ("path", "100%")]),
+            "db://x/100%25"
+        );
+        // Missing variables expand to nothing.
+        assert_eq!(template.expand([("schema", "x")]), "db://x/");
+        let map: HashMap<String, String> = [("schema".to_owned(), "s".to_owned())].into();
+        assert_eq!(template.expand(&map), "db://s/");
+        let empty: [(&str, &str); 0] = [];
+        assert_eq!(template.expand(empty), "db:///");
+        // Unreserved characters go out as they are.
+        assert_eq!(template.expand([("schema", "A-z_0.9~")]), "db://A-z_0.9~/");
+    }
+
+    #[test]
+    fn expand_then_match_round_trips() {
+        let template = UriTemplate::parse("people://{id}/notes/{+rest}").unwrap();
+        for (id, rest) in [
+            ("ada", "a/b"),
+            ("a b/c?d#e%", "x/y%20z"),
+            ("zoë", "ü/ö"),
+            ("-._~", "::@"),
+        ] {
+            let uri = template.expand([("id", id), ("rest", rest)]);
+            let vars = template.match_uri(&uri).unwrap();
+            assert_eq!(vars["id"], id, "{uri}");
+            assert_eq!(template.expand(&vars), uri);
+        }
+    }
+
+    #[test]
+    fn variables_are_listed() {
+        let template = UriTemplate::parse("repo://{owner}/{name}/{+path}").unwrap();
+        assert_eq!(
+            template.variables().collect::<Vec<_>>(),
+            ["owner", "name", "path"]
+        );
+        assert_eq!(template.as_str(), "repo://{owner}/{name}/{+path}");
+        assert_eq!(template.to_string(), "repo://{owner}/{name}/{+path}");
+        assert_eq!(
+            "a{b.c_1}"
+                .parse::<UriTemplate>()
+                .unwrap()
+                .variables()
+                .collect::<Vec<_>>(),
+            ["b.c_1"]
+        );
+    }
+
+    #[test]
+    fn parse_errors() {
+        let err = |t: &str| UriTemplate::parse(t).unwrap_err();
+        assert_eq!(
+            err("people://{id"),
+            UriTemplateError::UnclosedBrace { position: 9 }
+        );
+        assert_eq!(
+            err("people://{a{b}"),
+            UriTemplateError::UnclosedBrace { position: 9 }
+        );
+        assert_eq!(
+            err("people://id}"),
+            UriTemplateError::UnexpectedClosingBrace { position: 11 }
+        );
+        assert_eq!(err("x{}"), UriTemplateError::EmptyVariable { position: 1 });
+        assert_eq!(err("x{+}"), UriTemplateError::EmptyVariable { position: 1 });
+        for op in ['#', '.', '/', ';', '?', '&', '=', ',', '!', '@', '|'] {
+            assert_eq!(
+                err(&format!("x{{{op}a}}")),
+                UriTemplateError::UnsupportedOperator {
+                    operator: op,
+                    position: 1
+                }
+            );
+        }
+        assert_eq!(
+            err("x{a,b}"),
+            UriTemplateError::VariableList { position: 1 }
+        );
+        assert_eq!(
+            err("x{a:3}"),
+            UriTemplateError::UnsupportedModifier { position: 1 }
+        );
+        assert_eq!(
+            err("x{a*}"),
+            UriTemplateError::UnsupportedModifier { position: 1 }
+        );
+        for name in ["a b", "a-b", "é", "a.", "a..b", "a.b.", "a%20"] {
+            assert_eq!(
+                err(&format!("x{{{name}}}")),
+                UriTemplateError::InvalidVariableName {
+                    name: name.to_owned(),
+                    position: 1
+                }
+            );
+        }
+        assert_eq!(
+            err("x{a}/{+a}"),
+            UriTemplateError::DuplicateVariable {
+                name: "a".to_owned()
+            }
+        );
+        assert_eq!(
+            err("é{a b}").to_string(),
+            "invalid variable name \"a b\" at byte 2"
+        );
+        assert_eq!(
+            err("x{#a}").to_string(),
+            "unsupported operator '#' at byte 1 (only {var} and {+var})"
+        );
+    }
+}

@@ -1,0 +1,847 @@
+//! A client and a server session driven against each other on a virtual clock: no runtime, no
+//! I/O, every message through the wire encoding.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use presa_core::*;
+use serde_json::{Map, Value, json};
+
+const SECOND: Duration = Duration::from_secs(1);
+
+struct Pair {
+    now: Instant,
+    client: ClientSession,
+    server: ServerSession,
+    client_events: Vec<ClientEvent>,
+    server_events: Vec<ServerEvent>,
+    /// Every message the server sent, as JSON.
+    server_sent: Vec<Value>,
+    /// Every message the client sent, as JSON.
+    client_sent: Vec<Value>,
+}
+
+fn wire(message: &Message) -> Message {
+    decode_message(message.to_json().as_bytes()).unwrap()
+}
+
+impl Pair {
+    fn new(client: ClientSessionConfig, server: ServerSessionConfig) -> Self {
+        Self {
+            now: Instant::now(),
+            client: ClientSession::new(client),
+            server: ServerSession::new(server),
+            client_events: Vec::new(),
+            server_events: Vec::new(),
+            server_sent: Vec::new(),
+            client_sent: Vec::new(),
+        }
+    }
+
+    fn default() -> Self {
+        Self::new(client_config(), server_config())
+    }
+
+    /// Moves messages both ways until both sides are quiet, collecting events.
+    fn drive(&mut self) {
+        loop {
+            let mut moved = false;
+            while let Some(t) = self.client.poll_transmit() {
+                moved = true;
+                self.client_sent
+                    .push(serde_json::from_str(&t.message.to_json()).unwrap());
+                self.server.handle_message(self.now, wire(&t.message));
+            }
+            while let Some(t) = self.server.poll_transmit() {
+                moved = true;
+                self.server_sent
+                    .push(serde_json::from_str(&t.message.to_json()).unwrap());
+                self.client.handle_message(self.now, wire(&t.message));
+            }
+            while let Some(e) = self.client.poll_event() {
+                self.client_events.push(e);
+            }
+            while let Some(e) = self.server.poll_event() {
+                self.server_events.push(e);
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+
+    /// Moves the virtual clock, firing the timeouts that fall due.
+    fn advance(&mut self, by: Duration) {
+        self.now += by;
+        if self.client.poll_timeout().is_some_and(|t| t <= self.now) {
+            self.client.handle_timeout(self.now);
+        }
+        if self.server.poll_timeout().is_some_and(|t| t <= self.now) {
+            self.server.handle_timeout(self.now);
+        }
+        self.drive();
+    }
+
+    /// Sends raw JSON to the server and returns what it answered.
+    fn raw_to_server(&mut self, json: Value) -> Vec<Value> {
+        let before = self.server_sent.len();
+        let message = decode_message(json.to_string().as_bytes()).unwrap();
+        self.server.handle_message(self.now, message);
+        while let Some(t) = self.server.poll_transmit() {
+            self.server_sent
+                .push(serde_json::from_str(&t.message.to_json()).unwrap());
+        }
+        while let Some(e) = self.server.poll_event() {
+            self.server_events.push(e);
+        }
+        self.server_sent[before..].to_vec()
+    }
+
+    fn initialize(&mut self) {
+        self.client.initialize(self.now).unwrap();
+        self.drive();
+        assert!(self.client.is_ready(), "{:?}", self.client_events);
+    }
+
+    fn take_server_request(&mut self) -> IncomingRequest {
+        let at = self
+            .server_events
+            .iter()
+            .position(|e| matches!(e, ServerEvent::Request(_)))
+            .expect("a request");
+        match self.server_events.remove(at) {
+            ServerEvent::Request(r) => r,
+            _ => unreachable!(),
+        }
+    }
+
+    fn take_client_response(&mut self, id: &RequestId) -> Result<Value, RequestError> {
+        let at = self
+            .client_events
+            .iter()
+            .position(|e| matches!(e, ClientEvent::Response { id: i, .. } if i == id))
+            .expect("a response");
+        match self.client_events.remove(at) {
+            ClientEvent::Response { outcome, .. } => {
+                outcome.map(|raw| serde_json::from_str(raw.get()).unwrap())
+            }
+            _ => unreachable!(),
+        }
+    }
+}
+
+fn client_config() -> ClientSessionConfig {
+    ClientSessionConfig::new(Implementation::new("test-client", "1.0.0"))
+}
+
+fn server_config() -> ServerSessionConfig {
+    let capabilities: ServerCapabilities =
+        serde_json::from_value(json!({"tools": {}, "logging": {}})).unwrap();
+    ServerSessionConfig::new(Implementation::new("test-server", "2.0.0")).capabilities(capabilities)
+}
+
+fn params(value: Value) -> Option<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+// ----- the initialize era -----
+
+#[test]
+fn the_handshake_negotiates_and_both_sides_learn_of_it() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    assert_eq!(
+        pair.client.protocol_version(),
+        Some(ProtocolVersion::V2025_11_25)
+    );
+    let ClientEvent::Initialized {
+        protocol_version,
+        result,
+    } = &pair.client_events[0]
+    else {
+        panic!()
+    };
+    assert_eq!(*protocol_version, ProtocolVersion::V2025_11_25);
+    assert_eq!(result.server_info.name, "test-server");
+    let ServerEvent::Initialized(client) = &pair.server_events[0] else {
+        panic!("{:?}", pair.server_events)
+    };
+    assert_eq!(client.client_info.as_ref().unwrap().name, "test-client");
+    // initialize, then notifications/initialized, nothing else
+    let methods: Vec<_> = pair
+        .client_sent
+        .iter()
+        .map(|m| m["method"].clone())
+        .collect();
+    assert_eq!(
+        methods,
+        [json!("initialize"), json!("notifications/initialized")]
+    );
+    // an initialize-era result carries no 2026-only member
+    let result = &pair.server_sent[0]["result"];
+    assert!(
+        result.get("resultType").is_none() && result.get("ttlMs").is_none(),
+        "{result}"
+    );
+}
+
+#[test]
+fn the_server_counter_offers_an_older_revision() {
+    let old = SupportedVersions::new([ProtocolVersion::V2025_03_26, ProtocolVersion::V2024_11_05])
+        .unwrap();
+    let mut pair = Pair::new(client_config(), server_config().versions(old));
+    pair.initialize();
+    assert_eq!(
+        pair.client.protocol_version(),
+        Some(ProtocolVersion::V2025_03_26)
+    );
+}
+
+#[test]
+fn a_counter_offer_the_client_cannot_speak_fails_the_handshake_and_queued_requests() {
+    let old = SupportedVersions::new([ProtocolVersion::V2024_11_05]).unwrap();
+    let new = SupportedVersions::new([ProtocolVersion::V2025_11_25]).unwrap();
+    let mut pair = Pair::new(client_config().versions(new), server_config().versions(old));
+    pair.client.initialize(pair.now).unwrap();
+    let queued = pair
+        .client
+        .send_request(pair.now, "tools/list", None, &RequestOptions::default())
+        .unwrap();
+    pair.drive();
+    assert!(!pair.client.is_ready());
+    assert!(pair.client_events.iter().any(|e| matches!(e,
+        ClientEvent::HandshakeFailed(HandshakeError::UnsupportedVersion(v)) if v == "2024-11-05")));
+    assert_eq!(
+        pair.take_client_response(&queued),
+        Err(RequestError::HandshakeFailed)
+    );
+    // the queued request never reached the server
+    assert!(pair.client_sent.iter().all(|m| m["method"] != "tools/list"));
+}
+
+#[test]
+fn requests_sent_during_the_handshake_go_out_after_it() {
+    let mut pair = Pair::default();
+    pair.client.initialize(pair.now).unwrap();
+    let id = pair
+        .client
+        .send_request(pair.now, "tools/list", None, &RequestOptions::default())
+        .unwrap();
+    pair.drive();
+    let methods: Vec<_> = pair
+        .client_sent
+        .iter()
+        .map(|m| m["method"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        methods,
+        ["initialize", "notifications/initialized", "tools/list"]
+    );
+    let request = pair.take_server_request();
+    assert_eq!(request.id, id);
+    assert_eq!(
+        request.client.protocol_version,
+        ProtocolVersion::V2025_11_25
+    );
+    pair.server
+        .respond(&request.id, Ok(to_raw(&json!({"tools": []})).unwrap()));
+    pair.drive();
+    assert_eq!(pair.take_client_response(&id), Ok(json!({"tools": []})));
+}
+
+#[test]
+fn before_initialize_only_ping_is_served() {
+    let mut pair = Pair::default();
+    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+    assert_eq!(out, [json!({"jsonrpc": "2.0", "id": 1, "result": {}})]);
+    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    assert_eq!(out[0]["error"]["code"], -32602);
+    assert!(
+        out[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize")
+    );
+    assert!(pair.server_events.is_empty());
+}
+
+#[test]
+fn a_second_initialize_is_refused() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}));
+    assert_eq!(out[0]["error"]["code"], -32600);
+}
+
+#[test]
+fn a_modern_only_server_answers_initialize_with_its_versions() {
+    let modern = SupportedVersions::new([ProtocolVersion::V2026_07_28]).unwrap();
+    let mut pair = Pair::new(client_config(), server_config().versions(modern));
+    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}));
+    assert_eq!(out[0]["error"]["code"], -32022);
+    assert_eq!(
+        out[0]["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})
+    );
+}
+
+#[test]
+fn ping_is_answered_both_ways_with_an_empty_result() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let id = pair
+        .client
+        .send_request(pair.now, "ping", None, &RequestOptions::default())
+        .unwrap();
+    pair.drive();
+    assert_eq!(pair.take_client_response(&id), Ok(json!({})));
+    let id = pair
+        .server
+        .send_request(pair.now, "ping", None, &RequestOptions::default(), None)
+        .unwrap();
+    pair.drive();
+    assert!(pair.server_events.iter().any(|e| matches!(e,
+        ServerEvent::Response { id: i, outcome: Ok(raw), .. } if *i == id && raw.get() == "{}")));
+}
+
+#[test]
+fn server_to_client_requests_are_routed_back_to_the_server() {
+    let mut pair = Pair::default();
+    assert!(matches!(
+        pair.server.send_request(
+            pair.now,
+            "roots/list",
+            None,
+            &RequestOptions::default(),
+            None
+        ),
+        Err(ServerSendError::NotInitialized)
+    ));
+    pair.initialize();
+    let id = pair
+        .server
+        .send_request(
+            pair.now,
+            "roots/list",
+            None,
+            &RequestOptions::default(),
+            None,
+        )
+        .unwrap();
+    pair.drive();
+    let ClientEvent::Request(request) = pair.client_events.pop().unwrap() else {
+        panic!()
+    };
+    assert_eq!(request.method, "roots/list");
+    assert!(
+        pair.client
+            .respond(&request.id, Ok(to_raw(&json!({"roots": []})).unwrap()))
+    );
+    assert!(
+        !pair
+            .client
+            .respond(&request.id, Ok(to_raw(&json!({})).unwrap())),
+        "answered only once"
+    );
+    pair.drive();
+    assert!(pair.server_events.iter().any(|e| matches!(e,
+        ServerEvent::Response { id: i, method, outcome: Ok(_) } if *i == id && method == "roots/list")));
+}
+
+#[test]
+fn a_server_request_times_out_and_is_cancelled_at_the_client() {
+    let mut pair = Pair::new(
+        client_config(),
+        server_config().request_timeout(Some(2 * SECOND)),
+    );
+    pair.initialize();
+    let id = pair
+        .server
+        .send_request(
+            pair.now,
+            "sampling/createMessage",
+            params(json!({})),
+            &RequestOptions::default(),
+            None,
+        )
+        .unwrap();
+    pair.drive();
+    assert!(matches!(
+        pair.client_events.last(),
+        Some(ClientEvent::Request(_))
+    ));
+    assert_eq!(pair.server.poll_timeout(), Some(pair.now + 2 * SECOND));
+    pair.advance(SECOND);
+    assert!(
+        !pair
+            .server_events
+            .iter()
+            .any(|e| matches!(e, ServerEvent::Response { .. }))
+    );
+    pair.advance(SECOND);
+    assert!(pair.server_events.iter().any(|e| matches!(e,
+        ServerEvent::Response { id: i, outcome: Err(RequestError::TimedOut), .. } if *i == id)));
+    assert!(
+        matches!(pair.client_events.last(), Some(ClientEvent::Cancelled { id: i, .. }) if *i == id)
+    );
+    assert_eq!(pair.server.poll_timeout(), None);
+}
+
+#[test]
+fn set_level_filters_log_messages_in_the_initialize_era() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    // before setLevel everything is sent
+    assert!(pair.server.log(None, LoggingLevel::Debug, None, json!("d")));
+    let id = pair
+        .client
+        .send_request(
+            pair.now,
+            "logging/setLevel",
+            params(json!({"level": "warning"})),
+            &RequestOptions::default(),
+        )
+        .unwrap();
+    pair.drive();
+    assert_eq!(pair.take_client_response(&id), Ok(json!({})));
+    assert!(!pair.server.log(None, LoggingLevel::Info, None, json!("i")));
+    assert!(
+        pair.server
+            .log(None, LoggingLevel::Error, Some("db"), json!({"e": 1}))
+    );
+    pair.drive();
+    let logs: Vec<_> = pair
+        .server_sent
+        .iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .collect();
+    assert_eq!(logs.len(), 2);
+    assert_eq!(
+        logs[1]["params"],
+        json!({"level": "error", "logger": "db", "data": {"e": 1}})
+    );
+}
+
+#[test]
+fn without_the_logging_capability_nothing_is_logged_and_set_level_is_unknown() {
+    let server = ServerSessionConfig::new(Implementation::new("s", "1"));
+    let mut pair = Pair::new(client_config(), server);
+    pair.initialize();
+    assert!(
+        !pair
+            .server
+            .log(None, LoggingLevel::Emergency, None, json!("x"))
+    );
+    let id = pair
+        .client
+        .send_request(
+            pair.now,
+            "logging/setLevel",
+            params(json!({"level": "debug"})),
+            &RequestOptions::default(),
+        )
+        .unwrap();
+    pair.drive();
+    assert!(
+        matches!(pair.take_client_response(&id), Err(RequestError::Peer(e)) if e.code == ErrorCode::METHOD_NOT_FOUND)
+    );
+}
+
+// ----- cancellation, progress, timeouts (both eras behave alike) -----
+
+#[test]
+fn a_cancelled_request_gets_no_response_and_a_late_one_is_dropped() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let id = pair
+        .client
+        .send_request(
+            pair.now,
+            "tools/call",
+            params(json!({"name": "slow"})),
+            &RequestOptions::default(),
+        )
+        .unwrap();
+    pair.drive();
+    let request = pair.take_server_request();
+    assert!(pair.client.cancel(&id, Some("user pressed Esc")).unwrap());
+    pair.drive();
+    assert!(pair.server_events.iter().any(|e| matches!(e,
+        ServerEvent::Cancelled { id: i, reason: Some(r) } if *i == id && r == "user pressed Esc")));
+    assert_eq!(pair.server.requests_in_flight(), 0);
+    assert!(
+        !pair
+            .server
+            .respond(&request.id, Ok(to_raw(&json!({})).unwrap())),
+        "no response after cancel"
+    );
+    // the race: a response crossing the cancel is dropped by the client
+    pair.client.handle_message(
+        pair.now,
+        wire(&Response::result(id.clone(), &json!({})).unwrap().into()),
+    );
+    pair.drive();
+    assert!(
+        !pair
+            .client_events
+            .iter()
+            .any(|e| matches!(e, ClientEvent::Response { .. }))
+    );
+    // cancelling again is harmless
+    assert!(!pair.client.cancel(&id, None).unwrap());
+}
+
+#[test]
+fn initialize_cannot_be_cancelled() {
+    let mut pair = Pair::default();
+    let id = pair.client.initialize(pair.now).unwrap();
+    assert!(matches!(
+        pair.client.cancel(&id, None),
+        Err(ClientSendError::CannotCancelInitialize)
+    ));
+}
+
+#[test]
+fn progress_flows_only_for_requests_that_asked_and_only_upwards() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let with = pair
+        .client
+        .send_request(
+            pair.now,
+            "tools/call",
+            None,
+            &RequestOptions::default().progress(true),
+        )
+        .unwrap();
+    let without = pair
+        .client
+        .send_request(pair.now, "tools/call", None, &RequestOptions::default())
+        .unwrap();
+    pair.drive();
+    assert_eq!(
+        pair.client_sent.last().unwrap()["params"],
+        Value::Null,
+        "no params invented without a token"
+    );
+    let first = pair.take_server_request();
+    let second = pair.take_server_request();
+    assert_eq!(first.id, with);
+    assert_eq!(second.id, without);
+    assert_eq!(
+        pair.server
+            .progress(&first.id, 1.0, Some(4.0), Some("one of four".into())),
+        Ok(())
+    );
+    assert_eq!(
+        pair.server.progress(&first.id, 1.0, None, None),
+        Err(ProgressError::NotIncreasing)
+    );
+    assert_eq!(
+        pair.server.progress(&second.id, 1.0, None, None),
+        Err(ProgressError::NotRequested)
+    );
+    pair.drive();
+    let progress: Vec<_> = pair
+        .client_events
+        .iter()
+        .filter_map(|e| match e {
+            ClientEvent::Progress { id, params } => Some((
+                id.clone(),
+                params.progress,
+                params.total,
+                params.message.clone(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        [(with.clone(), 1.0, Some(4.0), Some("one of four".to_owned()))]
+    );
+    pair.server
+        .respond(&first.id, Ok(to_raw(&json!({})).unwrap()));
+    assert_eq!(
+        pair.server.progress(&first.id, 2.0, None, None),
+        Err(ProgressError::UnknownRequest)
+    );
+}
+
+#[test]
+fn a_request_times_out_on_the_virtual_clock_and_the_server_is_told() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let options = RequestOptions::default().timeout(Some(5 * SECOND));
+    let id = pair
+        .client
+        .send_request(pair.now, "tools/call", None, &options)
+        .unwrap();
+    pair.drive();
+    assert_eq!(pair.client.poll_timeout(), Some(pair.now + 5 * SECOND));
+    pair.advance(4 * SECOND);
+    assert_eq!(pair.client.requests_pending(), 1);
+    pair.advance(SECOND);
+    assert_eq!(pair.take_client_response(&id), Err(RequestError::TimedOut));
+    assert!(
+        pair.server_events
+            .iter()
+            .any(|e| matches!(e, ServerEvent::Cancelled { id: i, .. } if *i == id))
+    );
+    assert_eq!(pair.client.poll_timeout(), None);
+}
+
+#[test]
+fn progress_can_extend_a_timeout_up_to_its_hard_limit() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let options = RequestOptions::default()
+        .timeout(Some(2 * SECOND))
+        .progress(true)
+        .reset_timeout_on_progress(true)
+        .max_total_timeout(Some(5 * SECOND));
+    let id = pair
+        .client
+        .send_request(pair.now, "tools/call", None, &options)
+        .unwrap();
+    pair.drive();
+    let request = pair.take_server_request();
+    for step in 1..=4 {
+        pair.advance(SECOND + SECOND / 2);
+        if step < 4 {
+            pair.server
+                .progress(&request.id, f64::from(step), None, None)
+                .unwrap();
+            pair.drive();
+            assert_eq!(pair.client.requests_pending(), 1, "step {step}");
+        }
+    }
+    // 6 s passed: past the 5 s hard limit although progress kept coming
+    assert_eq!(pair.take_client_response(&id), Err(RequestError::TimedOut));
+}
+
+#[test]
+fn a_duplicate_id_in_flight_is_an_invalid_request() {
+    let mut pair = Pair::default();
+    let request = json!({"jsonrpc": "2.0", "id": "same", "method": "tools/list", "params": {"_meta": modern_meta()}});
+    assert!(pair.raw_to_server(request.clone()).is_empty());
+    let out = pair.raw_to_server(request);
+    assert_eq!(out[0]["error"]["code"], -32600);
+    assert_eq!(out[0]["id"], "same");
+}
+
+#[test]
+fn closing_fails_what_is_pending() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let id = pair
+        .client
+        .send_request(pair.now, "tools/list", None, &RequestOptions::default())
+        .unwrap();
+    pair.client.close();
+    while let Some(e) = pair.client.poll_event() {
+        pair.client_events.push(e);
+    }
+    assert_eq!(pair.take_client_response(&id), Err(RequestError::Closed));
+    assert_eq!(pair.client.poll_timeout(), None);
+}
+
+// ----- 2026-07-28 -----
+
+#[test]
+fn stateless_requests_carry_their_context_and_need_no_handshake() {
+    let capabilities: ClientCapabilities =
+        serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap();
+    let mut pair = Pair::new(
+        client_config().capabilities(capabilities.clone()),
+        server_config(),
+    );
+    pair.client.use_stateless(ProtocolVersion::V2026_07_28);
+    let id = pair
+        .client
+        .send_request_with_log_level(
+            pair.now,
+            "tools/call",
+            params(json!({"name": "add", "_meta": {"traceparent": "00-ab-cd-01"}})),
+            &RequestOptions::default().progress(true),
+            Some(LoggingLevel::Info),
+        )
+        .unwrap();
+    pair.drive();
+    let meta = &pair.client_sent[0]["params"]["_meta"];
+    assert_eq!(
+        meta["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert_eq!(
+        meta["io.modelcontextprotocol/clientCapabilities"],
+        json!({"elicitation": {"form": {}}})
+    );
+    assert_eq!(
+        meta["io.modelcontextprotocol/clientInfo"]["name"],
+        "test-client"
+    );
+    assert_eq!(meta["io.modelcontextprotocol/logLevel"], "info");
+    assert_eq!(
+        meta["traceparent"], "00-ab-cd-01",
+        "the caller's own _meta is kept"
+    );
+    assert_eq!(meta["progressToken"], json!(id.clone()));
+    let request = pair.take_server_request();
+    assert_eq!(
+        request.client.protocol_version,
+        ProtocolVersion::V2026_07_28
+    );
+    assert_eq!(request.client.capabilities, capabilities);
+    // logging honours the request's own level
+    assert!(
+        !pair
+            .server
+            .log(Some(&request.id), LoggingLevel::Debug, None, json!("quiet"))
+    );
+    assert!(pair.server.log(
+        Some(&request.id),
+        LoggingLevel::Warning,
+        None,
+        json!("loud")
+    ));
+    pair.server.respond(
+        &request.id,
+        Ok(to_raw(&json!({"resultType": "complete", "content": []})).unwrap()),
+    );
+    pair.drive();
+    assert!(pair.take_client_response(&id).is_ok());
+    let methods: Vec<_> = pair
+        .server_sent
+        .iter()
+        .map(|m| m.get("method").cloned())
+        .collect();
+    assert_eq!(methods, [Some(json!("notifications/message")), None]);
+}
+
+#[test]
+fn a_stateless_request_without_a_log_level_gets_no_log_messages() {
+    let mut pair = Pair::default();
+    pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "_meta": modern_meta()}}));
+    let request = pair.take_server_request();
+    assert!(
+        !pair
+            .server
+            .log(Some(&request.id), LoggingLevel::Emergency, None, json!("x"))
+    );
+}
+
+#[test]
+fn stateless_requests_are_checked_in_the_runner_order() {
+    let mut pair = Pair::default();
+    let cases = [
+        (
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            -32602,
+        ),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+            -32602,
+        ),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "v999.0.0", "io.modelcontextprotocol/clientCapabilities": {}}}),
+            -32022,
+        ),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25", "io.modelcontextprotocol/clientCapabilities": {}}}),
+            -32022,
+        ),
+    ];
+    for (i, (params, code)) in cases.into_iter().enumerate() {
+        let out = pair.raw_to_server(
+            json!({"jsonrpc": "2.0", "id": i, "method": "server/discover", "params": params}),
+        );
+        assert_eq!(out[0]["error"]["code"], code, "{params}");
+        assert_eq!(out[0]["id"], i);
+    }
+    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 301, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "v999.0.0", "io.modelcontextprotocol/clientCapabilities": {}}}}));
+    assert_eq!(out[0]["error"]["data"]["requested"], "v999.0.0");
+    assert_eq!(out[0]["error"]["data"]["supported"][0], "2026-07-28");
+    assert!(pair.server_events.is_empty());
+}
+
+#[test]
+fn discover_is_answered_with_versions_capabilities_identity_and_cache_hints() {
+    let mut pair = Pair::new(
+        client_config(),
+        server_config().discover_cache(60_000, CacheScope::Public),
+    );
+    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": "d1", "method": "server/discover", "params": {"_meta": modern_meta()}}));
+    let result = &out[0]["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(
+        result["supportedVersions"],
+        json!([
+            "2026-07-28",
+            "2025-11-25",
+            "2025-06-18",
+            "2025-03-26",
+            "2024-11-05"
+        ])
+    );
+    assert_eq!(result["capabilities"], json!({"tools": {}, "logging": {}}));
+    assert_eq!(result["ttlMs"], 60_000);
+    assert_eq!(result["cacheScope"], "public");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name": "test-server", "version": "2.0.0"})
+    );
+}
+
+#[test]
+fn removed_stateful_methods_are_unknown_on_2026() {
+    let mut pair = Pair::default();
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ] {
+        let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 500, "method": method, "params": {"_meta": modern_meta()}}));
+        assert_eq!(out[0]["error"]["code"], -32601, "{method}");
+    }
+}
+
+#[test]
+fn both_eras_share_one_connection() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    pair.raw_to_server(json!({"jsonrpc": "2.0", "id": "m", "method": "tools/list", "params": {"_meta": modern_meta()}}));
+    let modern = pair.take_server_request();
+    assert_eq!(modern.client.protocol_version, ProtocolVersion::V2026_07_28);
+    pair.raw_to_server(json!({"jsonrpc": "2.0", "id": "l", "method": "tools/list"}));
+    let legacy = pair.take_server_request();
+    assert_eq!(legacy.client.protocol_version, ProtocolVersion::V2025_11_25);
+}
+
+#[test]
+fn a_stateless_client_rejects_server_requests() {
+    let mut pair = Pair::default();
+    pair.client.use_stateless(ProtocolVersion::V2026_07_28);
+    let request = decode_message(
+        br#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{}}"#,
+    )
+    .unwrap();
+    pair.client.handle_message(pair.now, request);
+    let answer = pair.client.poll_transmit().unwrap().message.to_json();
+    assert!(answer.contains("-32601"), "{answer}");
+}
