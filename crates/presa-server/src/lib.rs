@@ -1,11 +1,38 @@
-//! MCP servers for presa: definitions (tools, resources, prompts) as plain data plus closures,
-//! dispatched the same way under every protocol revision.
+//! MCP servers for presa: definitions (tools, resources, resource templates, prompts) as plain
+//! data plus closures, dispatched the same way under every protocol revision.
+//!
+//! A tool is its wire description ([`presa_core::Tool`]: a name, a JSON Schema, a description)
+//! and a handler of `(input, context)`. What the handler returns becomes the result
+//! ([`IntoToolResult`]); arguments are validated against the input schema before it runs, and
+//! structured results against the output schema after. Resources, templates and prompts work the
+//! same way. The [`Context`] gives handlers the request's client, progress, logging and
+//! cancellation, the same in both protocol eras.
+//!
+//! [`Server::handle`] is the transport-agnostic core; [`serve_connection`] runs one peer's
+//! session (stdio, in-process) over a pair of channels. presa-stdio and presa-http provide the
+//! transports.
 //!
 //! **Architecture invariant:** presa-server depends on presa-core and presa-schema and never on
-//! presa-client, and it opens no sockets or pipes itself; the transports (presa-stdio,
-//! presa-http) adapt bytes to the messages this crate handles.
-//!
-//! The definitions and the dispatcher arrive with the server issue; this crate currently carries
-//! only the protocol model it builds on, re-exported from presa-core.
+//! presa-client, and it opens no sockets or pipes itself.
 
-pub use presa_core as core;
+mod catch;
+mod connection;
+mod context;
+mod definitions;
+mod dispatch;
+mod error;
+mod prompt;
+mod resource;
+mod server;
+mod tool;
+
+pub mod content;
+
+pub use connection::*;
+pub use context::*;
+pub use definitions::{ListKind, SchemaCompiler, is_valid_tool_name};
+pub use error::*;
+pub use prompt::*;
+pub use resource::*;
+pub use server::*;
+pub use tool::*;

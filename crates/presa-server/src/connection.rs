@@ -1,0 +1,246 @@
+//! The connection layer: one peer's session over a pair of channels, each request on its own
+//! task.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use presa_core::{
+    ErrorObject, LoggingLevel, Message, Notification, Packet, RawJson, RequestId, Response, ServerEvent, ServerSession,
+    Transmit, decode_packet,
+};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+use tokio::time::Instant;
+
+use crate::context::{BoxFuture, Cancellation, Context, Peer};
+use crate::definitions::ListKind;
+use crate::server::Server;
+
+/// What a transport hands the connection layer.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Incoming {
+    /// Undecoded bytes of one frame (a stdio line); decoding errors are answered with `-32700`
+    /// or `-32600`.
+    Frame(Vec<u8>),
+    /// A message the transport already decoded.
+    Message(Message),
+}
+
+/// The server's end of a transport: frames in, messages out.
+///
+/// When `incoming` ends, the connection finishes the requests in flight, sends their
+/// responses, and returns. If `outgoing` closes, requests in flight are abandoned.
+#[derive(Debug)]
+pub struct ServerChannel {
+    /// What the client sent.
+    pub incoming: mpsc::Receiver<Incoming>,
+    /// What to send to the client, in order.
+    pub outgoing: mpsc::Sender<Transmit>,
+}
+
+/// Tunables of one connection.
+///
+/// ```
+/// let options = presa_server::ConnectionOptions::default().max_in_flight(16);
+/// assert_eq!(options.get_max_in_flight(), 16);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ConnectionOptions {
+    max_in_flight: usize,
+}
+
+impl Default for ConnectionOptions {
+    /// At most 128 requests served at once.
+    fn default() -> Self {
+        Self { max_in_flight: 128 }
+    }
+}
+
+impl ConnectionOptions {
+    /// How many requests are served at once; past that the connection stops reading input, so a
+    /// flooding peer is slowed down instead of buffered (at least 1).
+    pub fn max_in_flight(mut self, max: usize) -> Self {
+        self.max_in_flight = max.max(1);
+        self
+    }
+
+    /// The limit on requests served at once.
+    pub fn get_max_in_flight(&self) -> usize {
+        self.max_in_flight
+    }
+}
+
+/// What handler tasks ask of the task that owns the session.
+enum Command {
+    Respond { id: RequestId, result: Result<RawJson, ErrorObject> },
+    Progress { id: RequestId, progress: f64, total: Option<f64>, message: Option<String> },
+    Log { id: RequestId, level: LoggingLevel, logger: Option<String>, data: Value },
+}
+
+#[derive(Debug)]
+struct ConnectionPeer {
+    commands: mpsc::Sender<Command>,
+}
+
+impl Peer for ConnectionPeer {
+    fn progress(&self, request: &RequestId, progress: f64, total: Option<f64>, message: Option<String>) -> BoxFuture<'static, ()> {
+        let commands = self.commands.clone();
+        let command = Command::Progress { id: request.clone(), progress, total, message };
+        Box::pin(async move {
+            let _ = commands.send(command).await;
+        })
+    }
+
+    fn log(&self, request: &RequestId, level: LoggingLevel, logger: Option<String>, data: Value) -> BoxFuture<'static, ()> {
+        let commands = self.commands.clone();
+        let command = Command::Log { id: request.clone(), level, logger, data };
+        Box::pin(async move {
+            let _ = commands.send(command).await;
+        })
+    }
+}
+
+fn now() -> std::time::Instant {
+    Instant::now().into_std()
+}
+
+/// Serves `server` to one peer over `channel` until the peer's input ends and every request in
+/// flight has been answered.
+///
+/// Each request runs on its own task; `notifications/cancelled` aborts it (no response is sent);
+/// progress and log messages reach the peer only when the request asked for them. With the
+/// server's `list_changed` option, an initialize-era peer is told when lists change.
+pub async fn serve_connection(server: Server, channel: ServerChannel, options: ConnectionOptions) {
+    let ServerChannel { mut incoming, outgoing } = channel;
+    let mut session = ServerSession::new(server.session_config());
+    let (commands_tx, mut commands) = mpsc::channel::<Command>(256);
+    let peer: Arc<dyn Peer> = Arc::new(ConnectionPeer { commands: commands_tx.clone() });
+    let mut in_flight: HashMap<RequestId, (AbortHandle, Cancellation)> = HashMap::new();
+    let mut list_changes = server.list_changes();
+    let mut input_open = true;
+
+    loop {
+        // outputs: messages, then events, then the next deadline
+        while let Some(transmit) = session.poll_transmit() {
+            if outgoing.send(transmit).await.is_err() {
+                abort_all(&mut in_flight);
+                return;
+            }
+        }
+        while let Some(event) = session.poll_event() {
+            match event {
+                ServerEvent::Request(request) => {
+                    let cancellation = Cancellation::new();
+                    let meta = presa_core::params_meta(request.params.as_deref());
+                    let cx = Context::new(request.id.clone(), request.client, meta, Arc::clone(&peer), cancellation.clone());
+                    let (server, commands, id) = (server.clone(), commands_tx.clone(), request.id.clone());
+                    let task = tokio::spawn(async move {
+                        let result = server.handle(&request.method, request.params.as_deref(), cx).await;
+                        let _ = commands.send(Command::Respond { id, result }).await;
+                    });
+                    in_flight.insert(request.id, (task.abort_handle(), cancellation));
+                }
+                ServerEvent::Cancelled { id, .. } => {
+                    if let Some((task, cancellation)) = in_flight.remove(&id) {
+                        cancellation.cancel();
+                        task.abort();
+                    }
+                }
+                // Initialized, responses to server requests, progress and other notifications:
+                // nothing to do here yet.
+                _ => {}
+            }
+        }
+        if !input_open && in_flight.is_empty() {
+            return;
+        }
+        let deadline = session.poll_timeout().map(Instant::from_std);
+        let reading = input_open && in_flight.len() < options.max_in_flight;
+        tokio::select! {
+            biased;
+            Some(command) = commands.recv() => match command {
+                Command::Respond { id, result } => {
+                    if in_flight.remove(&id).is_some() {
+                        session.respond(&id, result);
+                    }
+                }
+                Command::Progress { id, progress, total, message } => {
+                    let _ = session.progress(&id, progress, total, message);
+                }
+                Command::Log { id, level, logger, data } => {
+                    session.log(Some(&id), level, logger.as_deref(), data);
+                }
+            },
+            input = incoming.recv(), if reading => match input {
+                Some(Incoming::Message(message)) => session.handle_message(now(), message),
+                Some(Incoming::Frame(bytes)) => {
+                    for rejection in take_frame(&mut session, &bytes) {
+                        if outgoing.send(Transmit { message: rejection.into(), related_request: None }).await.is_err() {
+                            abort_all(&mut in_flight);
+                            return;
+                        }
+                    }
+                }
+                None => input_open = false,
+            },
+            change = list_changes.recv() => {
+                if let Ok(kind) = change {
+                    announce(&server, &mut session, kind);
+                }
+            },
+            () = sleep_until(deadline), if deadline.is_some() => session.handle_timeout(now()),
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Decodes a frame into the session; the error responses for what was not a message.
+fn take_frame(session: &mut ServerSession, bytes: &[u8]) -> Vec<Response> {
+    let batches = session.initialize_era_client().is_some_and(|c| c.protocol_version.allows_batches());
+    match decode_packet(bytes, batches) {
+        Ok(Packet::Single(message)) => {
+            session.handle_message(now(), message);
+            Vec::new()
+        }
+        Ok(Packet::Batch(members)) => {
+            let mut rejections = Vec::new();
+            for member in members {
+                match member {
+                    Ok(message) => session.handle_message(now(), message),
+                    Err(error) => rejections.push(error.to_response()),
+                }
+            }
+            rejections
+        }
+        Err(error) => vec![error.to_response()],
+    }
+}
+
+/// Tells an initialized initialize-era peer that a list changed, when the server says so.
+fn announce(server: &Server, session: &mut ServerSession, kind: ListKind) {
+    session.set_capabilities(server.capabilities());
+    if !server.notifies_list_changes() || session.initialize_era_client().is_none() {
+        return;
+    }
+    let method = match kind {
+        ListKind::Tools => "notifications/tools/list_changed",
+        ListKind::Resources => "notifications/resources/list_changed",
+        ListKind::Prompts => "notifications/prompts/list_changed",
+    };
+    session.notify(Notification::without_params(method), None);
+}
+
+fn abort_all(in_flight: &mut HashMap<RequestId, (AbortHandle, Cancellation)>) {
+    for (_, (task, cancellation)) in in_flight.drain() {
+        cancellation.cancel();
+        task.abort();
+    }
+}

@@ -1,0 +1,296 @@
+//! The immutable snapshot of a server's definitions, and how one is checked and changed.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use presa_core::{
+    JsonObject, ListChangedCapability, ParamHeaders, Prompt, Resource, ResourceTemplate, ResourcesCapability,
+    ServerCapabilities, Tool, UriTemplate,
+};
+use presa_schema::{SchemaError, Validator};
+use serde_json::Value;
+
+use crate::error::BuildError;
+use crate::prompt::{Completer, PromptHandler};
+use crate::resource::{ResourceHandler, ResourceTemplateHandler, Variables};
+use crate::tool::ToolHandler;
+
+/// Compiles a JSON Schema into a validator (the server's `schema_compiler` option).
+pub type SchemaCompiler = Arc<dyn Fn(&Value) -> Result<Box<dyn Validator>, SchemaError> + Send + Sync>;
+
+pub(crate) struct ToolEntry {
+    pub(crate) tool: Tool,
+    pub(crate) input: Option<Box<dyn Validator>>,
+    pub(crate) output: Option<Box<dyn Validator>>,
+    pub(crate) headers: ParamHeaders,
+    pub(crate) handler: Arc<dyn ToolHandler>,
+}
+
+pub(crate) struct ResourceEntry {
+    pub(crate) resource: Resource,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+}
+
+pub(crate) struct TemplateEntry {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) parsed: UriTemplate,
+    pub(crate) handler: Arc<dyn ResourceTemplateHandler>,
+}
+
+pub(crate) struct PromptEntry {
+    pub(crate) prompt: Prompt,
+    pub(crate) handler: Arc<dyn PromptHandler>,
+}
+
+/// What a completion belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum CompletionTarget {
+    Prompt(String),
+    Template(String),
+}
+
+/// Which list a change touched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list` and `resources/templates/list`.
+    Resources,
+    /// `prompts/list`.
+    Prompts,
+}
+
+/// One immutable set of definitions. Each request reads one snapshot; a change builds the next.
+#[derive(Clone, Default)]
+pub(crate) struct Definitions {
+    pub(crate) generation: u64,
+    pub(crate) tools: Vec<Arc<ToolEntry>>,
+    tool_index: HashMap<String, usize>,
+    pub(crate) resources: Vec<Arc<ResourceEntry>>,
+    resource_index: HashMap<String, usize>,
+    pub(crate) templates: Vec<Arc<TemplateEntry>>,
+    pub(crate) prompts: Vec<Arc<PromptEntry>>,
+    prompt_index: HashMap<String, usize>,
+    pub(crate) completions: HashMap<(CompletionTarget, String), Arc<dyn Completer>>,
+}
+
+impl fmt::Debug for Definitions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Definitions")
+            .field("generation", &self.generation)
+            .field("tools", &self.tools.iter().map(|t| &t.tool.name).collect::<Vec<_>>())
+            .field("resources", &self.resources.iter().map(|r| &r.resource.uri).collect::<Vec<_>>())
+            .field("templates", &self.templates.iter().map(|t| &t.template.uri_template).collect::<Vec<_>>())
+            .field("prompts", &self.prompts.iter().map(|p| &p.prompt.name).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Whether `name` follows the tool naming rules: 1–128 of `A-Z a-z 0-9 _ - .`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+impl Definitions {
+    pub(crate) fn tool(&self, name: &str) -> Option<&Arc<ToolEntry>> {
+        self.tool_index.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    pub(crate) fn resource(&self, uri: &str) -> Option<&Arc<ResourceEntry>> {
+        self.resource_index.get(uri).and_then(|&i| self.resources.get(i))
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<&Arc<PromptEntry>> {
+        self.prompt_index.get(name).and_then(|&i| self.prompts.get(i))
+    }
+
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&Arc<TemplateEntry>> {
+        self.templates.iter().find(|t| t.template.uri_template == uri_template)
+    }
+
+    /// The first template (in registration order) that matches `uri`, with its variables.
+    pub(crate) fn match_template(&self, uri: &str) -> Option<(&Arc<TemplateEntry>, Variables)> {
+        self.templates.iter().find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
+    }
+
+    pub(crate) fn completer(&self, target: &CompletionTarget, argument: &str) -> Option<&Arc<dyn Completer>> {
+        self.completions.get(&(target.clone(), argument.to_owned()))
+    }
+
+    /// The capabilities these definitions call for.
+    pub(crate) fn capabilities(&self, list_changed: bool, subscribe: bool, logging: bool) -> ServerCapabilities {
+        let list = || ListChangedCapability { list_changed: list_changed.then_some(true), ..Default::default() };
+        ServerCapabilities {
+            tools: (!self.tools.is_empty()).then(list),
+            prompts: (!self.prompts.is_empty()).then(list),
+            resources: (!self.resources.is_empty() || !self.templates.is_empty()).then(|| ResourcesCapability {
+                subscribe: subscribe.then_some(true),
+                list_changed: list_changed.then_some(true),
+                ..Default::default()
+            }),
+            completions: (!self.completions.is_empty()).then(JsonObject::new),
+            logging: logging.then(JsonObject::new),
+            ..Default::default()
+        }
+    }
+
+    // ----- changes (each on a clone that becomes the next snapshot) -----
+
+    pub(crate) fn add_tool(&mut self, entry: ToolEntry) -> Result<(), BuildError> {
+        let name = entry.tool.name.clone();
+        if self.tool_index.contains_key(&name) {
+            return Err(BuildError::Duplicate { kind: "tool", name });
+        }
+        self.tool_index.insert(name, self.tools.len());
+        self.tools.push(Arc::new(entry));
+        Ok(())
+    }
+
+    pub(crate) fn remove_tool(&mut self, name: &str) -> bool {
+        let removed = remove(&mut self.tools, |t| t.tool.name == name);
+        if removed {
+            self.tool_index = index(&self.tools, |t| t.tool.name.clone());
+        }
+        removed
+    }
+
+    pub(crate) fn add_resource(&mut self, entry: ResourceEntry) -> Result<(), BuildError> {
+        let uri = entry.resource.uri.clone();
+        if self.resource_index.contains_key(&uri) {
+            return Err(BuildError::Duplicate { kind: "resource", name: uri });
+        }
+        self.resource_index.insert(uri, self.resources.len());
+        self.resources.push(Arc::new(entry));
+        Ok(())
+    }
+
+    pub(crate) fn remove_resource(&mut self, uri: &str) -> bool {
+        let removed = remove(&mut self.resources, |r| r.resource.uri == uri);
+        if removed {
+            self.resource_index = index(&self.resources, |r| r.resource.uri.clone());
+        }
+        removed
+    }
+
+    pub(crate) fn add_template(&mut self, entry: TemplateEntry) -> Result<(), BuildError> {
+        if self.template(&entry.template.uri_template).is_some() {
+            return Err(BuildError::Duplicate { kind: "resource template", name: entry.template.uri_template });
+        }
+        self.templates.push(Arc::new(entry));
+        Ok(())
+    }
+
+    pub(crate) fn remove_template(&mut self, uri_template: &str) -> bool {
+        let removed = remove(&mut self.templates, |t| t.template.uri_template == uri_template);
+        if removed {
+            self.completions.retain(|(target, _), _| *target != CompletionTarget::Template(uri_template.to_owned()));
+        }
+        removed
+    }
+
+    pub(crate) fn add_prompt(&mut self, entry: PromptEntry) -> Result<(), BuildError> {
+        let name = entry.prompt.name.clone();
+        if self.prompt_index.contains_key(&name) {
+            return Err(BuildError::Duplicate { kind: "prompt", name });
+        }
+        self.prompt_index.insert(name, self.prompts.len());
+        self.prompts.push(Arc::new(entry));
+        Ok(())
+    }
+
+    pub(crate) fn remove_prompt(&mut self, name: &str) -> bool {
+        let removed = remove(&mut self.prompts, |p| p.prompt.name == name);
+        if removed {
+            self.prompt_index = index(&self.prompts, |p| p.prompt.name.clone());
+            self.completions.retain(|(target, _), _| *target != CompletionTarget::Prompt(name.to_owned()));
+        }
+        removed
+    }
+
+    /// Registers a completion for an argument of a prompt or a variable of a template that exists.
+    pub(crate) fn add_completion(
+        &mut self,
+        target: CompletionTarget,
+        argument: &str,
+        completer: Arc<dyn Completer>,
+    ) -> Result<(), BuildError> {
+        let known = match &target {
+            CompletionTarget::Prompt(name) => self
+                .prompt(name)
+                .is_some_and(|p| p.prompt.arguments.iter().flatten().any(|a| a.name == argument)),
+            CompletionTarget::Template(uri) => self.template(uri).is_some_and(|t| t.parsed.variables().any(|v| v == argument)),
+        };
+        if !known {
+            let (CompletionTarget::Prompt(name) | CompletionTarget::Template(name)) = target;
+            return Err(BuildError::UnknownCompletionTarget { target: name, argument: argument.to_owned() });
+        }
+        self.completions.insert((target, argument.to_owned()), completer);
+        Ok(())
+    }
+}
+
+fn remove<T>(list: &mut Vec<Arc<T>>, is_it: impl Fn(&T) -> bool) -> bool {
+    let before = list.len();
+    list.retain(|e| !is_it(e));
+    list.len() != before
+}
+
+fn index<T>(list: &[Arc<T>], key: impl Fn(&T) -> String) -> HashMap<String, usize> {
+    list.iter().enumerate().map(|(i, e)| (key(e), i)).collect()
+}
+
+/// Checks a tool and compiles its schemas.
+pub(crate) fn tool_entry(
+    tool: Tool,
+    handler: Arc<dyn ToolHandler>,
+    compiler: Option<&SchemaCompiler>,
+) -> Result<ToolEntry, BuildError> {
+    if !is_valid_tool_name(&tool.name) {
+        return Err(BuildError::InvalidToolName { name: tool.name });
+    }
+    if tool.input_schema.get("type") != Some(&Value::String("object".into())) {
+        return Err(BuildError::InputSchemaNotObject { tool: tool.name });
+    }
+    let input_schema = Value::Object(tool.input_schema.clone());
+    let headers = ParamHeaders::from_input_schema(&input_schema)
+        .map_err(|error| BuildError::HeaderAnnotation { tool: tool.name.clone(), error })?;
+    let compile = |schema: &Value, which: &'static str| match compiler {
+        Some(compile) => compile(schema)
+            .map(Some)
+            .map_err(|error| BuildError::Schema { tool: tool.name.clone(), which, error }),
+        None => Ok(None),
+    };
+    let input = compile(&input_schema, "input")?;
+    let output = match &tool.output_schema {
+        Some(schema) => compile(&Value::Object(schema.clone()), "output")?,
+        None => None,
+    };
+    Ok(ToolEntry { tool, input, output, headers, handler })
+}
+
+/// Checks a resource template.
+pub(crate) fn template_entry(
+    template: ResourceTemplate,
+    handler: Arc<dyn ResourceTemplateHandler>,
+) -> Result<TemplateEntry, BuildError> {
+    let parsed = UriTemplate::parse(&template.uri_template)
+        .map_err(|error| BuildError::UriTemplate { template: template.uri_template.clone(), error })?;
+    Ok(TemplateEntry { template, parsed, handler })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_naming_rules() {
+        for good in ["add", "get_weather", "a.b-c_D9", &"x".repeat(128)] {
+            assert!(is_valid_tool_name(good), "{good}");
+        }
+        for bad in ["", "has space", "comma,", "slash/", "ünï", &"x".repeat(129)] {
+            assert!(!is_valid_tool_name(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! What can go wrong building a server, and how a handler signals a failure.
+
+use std::fmt;
+
+use presa_core::{ErrorCode, ErrorObject};
+use presa_schema::SchemaError;
+
+/// A definition was refused when the server was built or changed.
+///
+/// Definitions are checked once, up front: a bad tool name, schema or URI template fails here,
+/// never at call time.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A tool name breaks the naming rules (1–128 characters of `A-Z a-z 0-9 _ - .`).
+    InvalidToolName {
+        /// The name.
+        name: String,
+    },
+    /// Two definitions of one kind share a name or URI.
+    Duplicate {
+        /// What kind of definition (`tool`, `resource`, `resource template`, `prompt`).
+        kind: &'static str,
+        /// The name or URI.
+        name: String,
+    },
+    /// A tool's input schema is not an object schema (`"type": "object"` at the root).
+    InputSchemaNotObject {
+        /// The tool.
+        tool: String,
+    },
+    /// A schema does not compile.
+    Schema {
+        /// The tool whose schema it is.
+        tool: String,
+        /// Which schema: `input` or `output`.
+        which: &'static str,
+        /// Why.
+        error: SchemaError,
+    },
+    /// A tool's `x-mcp-header` annotations are invalid.
+    HeaderAnnotation {
+        /// The tool.
+        tool: String,
+        /// Why.
+        error: presa_core::XMcpHeaderError,
+    },
+    /// A resource template is not a valid RFC 6570 template (of the supported subset).
+    UriTemplate {
+        /// The template.
+        template: String,
+        /// Why.
+        error: presa_core::UriTemplateError,
+    },
+    /// A completion was registered for something that does not exist.
+    UnknownCompletionTarget {
+        /// The prompt name or template URI.
+        target: String,
+        /// The argument or variable.
+        argument: String,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidToolName { name } => write!(
+                f,
+                "invalid tool name {name:?}: use 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'"
+            ),
+            Self::Duplicate { kind, name } => write!(f, "duplicate {kind} {name:?}"),
+            Self::InputSchemaNotObject { tool } => {
+                write!(f, "tool {tool:?}: the input schema must have \"type\": \"object\" at its root")
+            }
+            Self::Schema { tool, which, error } => write!(f, "tool {tool:?}: invalid {which} schema: {error}"),
+            Self::HeaderAnnotation { tool, error } => write!(f, "tool {tool:?}: {error}"),
+            Self::UriTemplate { template, error } => write!(f, "resource template {template:?}: {error}"),
+            Self::UnknownCompletionTarget { target, argument } => {
+                write!(f, "completion for {target:?} argument {argument:?}: no such definition or argument")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Schema { error, .. } => Some(error),
+            Self::HeaderAnnotation { error, .. } => Some(error),
+            Self::UriTemplate { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON-RPC error a handler answers with instead of a result.
+///
+/// Return it as the error of a handler's `Result` to send the client a JSON-RPC error with this
+/// code, message and data, rather than a tool error (`isError: true`), which is what every other
+/// error type becomes.
+///
+/// It deliberately implements neither `Display` nor `std::error::Error`: that is what keeps it
+/// apart from ordinary errors, which handlers turn into tool errors.
+///
+/// ```
+/// use presa_core::ErrorCode;
+/// use presa_server::ProtocolError;
+///
+/// let error = ProtocolError::new(ErrorCode::INVALID_PARAMS, "Unknown region: mars");
+/// assert_eq!(error.into_error_object().code, ErrorCode::INVALID_PARAMS);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProtocolError(ErrorObject);
+
+impl ProtocolError {
+    /// A protocol error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self(ErrorObject::new(code, message))
+    }
+
+    /// This error with `data` attached.
+    #[must_use]
+    pub fn with_data(self, data: serde_json::Value) -> Self {
+        Self(self.0.with_data(data))
+    }
+
+    /// The error object sent to the client.
+    pub fn into_error_object(self) -> ErrorObject {
+        self.0
+    }
+}
+
+impl From<ErrorObject> for ProtocolError {
+    fn from(error: ErrorObject) -> Self {
+        Self(error)
+    }
+}
+
+/// How a handler failed: a message for the model (a tool error, or an internal error for
+/// resources and prompts), or a JSON-RPC error.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HandlerFailure {
+    /// An ordinary error: its message.
+    Message(String),
+    /// A [`ProtocolError`].
+    Protocol(ErrorObject),
+}
+
+/// Turns a handler's error into a [`HandlerFailure`]: every `Display` type becomes a message;
+/// [`ProtocolError`] becomes a JSON-RPC error.
+pub trait IntoHandlerFailure {
+    /// The failure.
+    fn into_handler_failure(self) -> HandlerFailure;
+}
+
+impl<E: fmt::Display> IntoHandlerFailure for E {
+    fn into_handler_failure(self) -> HandlerFailure {
+        HandlerFailure::Message(self.to_string())
+    }
+}
+
+impl IntoHandlerFailure for ProtocolError {
+    fn into_handler_failure(self) -> HandlerFailure {
+        HandlerFailure::Protocol(self.0)
+    }
+}
+
+impl HandlerFailure {
+    /// As a JSON-RPC error: a message becomes `-32603` (internal error).
+    pub(crate) fn into_error_object(self) -> ErrorObject {
+        match self {
+            Self::Message(message) => ErrorObject::internal_error(message),
+            Self::Protocol(error) => error,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_errors_are_messages_and_protocol_errors_stay_protocol_errors() {
+        let io = std::io::Error::other("disk full");
+        assert_eq!(io.into_handler_failure(), HandlerFailure::Message("disk full".into()));
+        assert_eq!("plain".into_handler_failure(), HandlerFailure::Message("plain".into()));
+        let p = ProtocolError::new(ErrorCode::INVALID_PARAMS, "bad");
+        assert_eq!(p.into_handler_failure(), HandlerFailure::Protocol(ErrorObject::invalid_params("bad")));
+    }
+}

@@ -1,0 +1,518 @@
+//! The server: its definitions, its options, and how it is built and changed while serving.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, RwLock};
+
+use presa_core::{
+    CacheScope, DiscoverResult, Implementation, Prompt, ProtocolVersion, Resource, ResourceTemplate, ServerCapabilities,
+    ServerSessionConfig, SupportedVersions, Tool,
+};
+use tokio::sync::broadcast;
+
+use crate::context::Context;
+use crate::definitions::{
+    CompletionTarget, Definitions, ListKind, PromptEntry, ResourceEntry, SchemaCompiler, template_entry, tool_entry,
+};
+use crate::error::BuildError;
+use crate::prompt::{Completer, CompleterFn, CompletionInput, IntoCompletion, IntoPromptResult, PromptArgs, PromptFn, PromptHandler};
+use crate::resource::{IntoResourceContents, ResourceFn, ResourceHandler, ResourceTemplateHandler, TemplateFn, Variables};
+use crate::tool::{AsyncTool, FromArguments, IntoToolResult, SyncTool, ToolHandler};
+
+/// The server's tunables, with the defaults of the original design.
+#[derive(Clone)]
+pub(crate) struct Options {
+    pub(crate) versions: SupportedVersions,
+    pub(crate) page_size: usize,
+    pub(crate) compiler: Option<SchemaCompiler>,
+    pub(crate) cache_ttl_ms: u64,
+    pub(crate) cache_scope: CacheScope,
+    pub(crate) list_changed: bool,
+    pub(crate) subscribe: bool,
+    pub(crate) logging: bool,
+    pub(crate) server_info_in_meta: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        let compile: SchemaCompiler = Arc::new(|schema| presa_schema::compile(schema));
+        Self {
+            versions: SupportedVersions::all(),
+            page_size: presa_core::DEFAULT_PAGE_SIZE,
+            compiler: Some(compile),
+            cache_ttl_ms: 0,
+            cache_scope: CacheScope::Private,
+            list_changed: false,
+            subscribe: false,
+            logging: false,
+            server_info_in_meta: true,
+        }
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) options: Options,
+    definitions: RwLock<Arc<Definitions>>,
+    changes: broadcast::Sender<ListKind>,
+}
+
+/// An MCP server: definitions (tools, resources, resource templates, prompts) as plain data plus
+/// handlers, served the same way under every protocol revision.
+///
+/// A `Server` is a cheap handle (clone it freely). Definitions can be added and removed while it
+/// serves; each request reads one immutable snapshot of them.
+///
+/// ```
+/// use presa_core::{Tool, Resource, Prompt};
+/// use presa_server::{Context, Server};
+/// use serde_json::{json, Value};
+///
+/// let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+/// let server = Server::builder("hello", "1.0.0")
+///     .tool(
+///         Tool::new("greet", schema.as_object().unwrap().clone()).description("Greets someone."),
+///         |args: Value, _cx: Context| async move { format!("Hello, {}!", args["name"].as_str().unwrap_or("you")) },
+///     )
+///     .resource(Resource::new("file:///motd", "motd").mime_type("text/plain"), |_cx| async { "Be kind." })
+///     .prompt(Prompt::new("haiku").arg("topic", true), |args, _cx| async move {
+///         format!("Write a haiku about {}.", args["topic"])
+///     })
+///     .build()
+///     .unwrap();
+/// assert_eq!(server.tool_names(), ["greet"]);
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .field("definitions", &self.snapshot())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Starts building a server with this name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            options: Options::default(),
+            definitions: Definitions::default(),
+            error: None,
+        }
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The revisions the server speaks.
+    pub fn supported_versions(&self) -> &SupportedVersions {
+        &self.inner.options.versions
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<Definitions> {
+        match self.inner.definitions.read() {
+            Ok(guard) => Arc::clone(&guard),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// The capabilities the current definitions call for.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        let o = &self.inner.options;
+        self.snapshot().capabilities(o.list_changed, o.subscribe, o.logging)
+    }
+
+    /// The names of the current tools, in listing order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.snapshot().tools.iter().map(|t| t.tool.name.clone()).collect()
+    }
+
+    /// The `Mcp-Param-*` headers a tool's arguments are mirrored into on Streamable HTTP
+    /// (from `x-mcp-header` annotations), or `None` for an unknown tool.
+    pub fn tool_param_headers(&self, name: &str) -> Option<presa_core::ParamHeaders> {
+        self.snapshot().tool(name).map(|t| t.headers.clone())
+    }
+
+    /// The `server/discover` result for the current definitions.
+    pub fn discover_result(&self) -> DiscoverResult {
+        self.session_config().discover_result()
+    }
+
+    /// The configuration of a session (stdio, in-process, an initialize-era HTTP session) that
+    /// serves this server.
+    pub fn session_config(&self) -> ServerSessionConfig {
+        let o = &self.inner.options;
+        ServerSessionConfig::new(self.inner.info.clone())
+            .versions(o.versions.clone())
+            .capabilities(self.capabilities())
+            .instructions(self.inner.instructions.clone())
+            .discover_cache(o.cache_ttl_ms, o.cache_scope)
+    }
+
+    /// Whether list-changed notifications are sent when definitions change.
+    pub fn notifies_list_changes(&self) -> bool {
+        self.inner.options.list_changed
+    }
+
+    /// Receives a [`ListKind`] each time a list changes (whether or not the server announces
+    /// list changes to clients).
+    pub fn list_changes(&self) -> broadcast::Receiver<ListKind> {
+        self.inner.changes.subscribe()
+    }
+
+    fn change(&self, kind: ListKind, edit: impl FnOnce(&mut Definitions) -> Result<bool, BuildError>) -> Result<bool, BuildError> {
+        let changed = {
+            let mut guard = match self.inner.definitions.write() {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            let mut next = Definitions::clone(&guard);
+            let changed = edit(&mut next)?;
+            if changed {
+                next.generation = guard.generation + 1;
+                *guard = Arc::new(next);
+            }
+            changed
+        };
+        if changed {
+            // nobody listening is fine
+            let _ = self.inner.changes.send(kind);
+        }
+        Ok(changed)
+    }
+
+    // ----- changing a running server -----
+
+    /// Adds a tool with an async handler while serving.
+    pub fn add_tool<F, A, Fut, R>(&self, tool: Tool, handler: F) -> Result<(), BuildError>
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: FromArguments,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        self.add_tool_handler(tool, Arc::new(AsyncTool::new(handler)))
+    }
+
+    /// Adds a tool with an object-safe handler while serving.
+    pub fn add_tool_handler(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), BuildError> {
+        let entry = tool_entry(tool, handler, self.inner.options.compiler.as_ref())?;
+        self.change(ListKind::Tools, |d| d.add_tool(entry).map(|()| true)).map(drop)
+    }
+
+    /// Removes a tool; `false` when there was none of that name.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.change(ListKind::Tools, |d| Ok(d.remove_tool(name))).unwrap_or(false)
+    }
+
+    /// Adds a resource while serving.
+    pub fn add_resource<F, Fut, R>(&self, resource: Resource, handler: F) -> Result<(), BuildError>
+    where
+        F: Fn(Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        self.add_resource_handler(resource, Arc::new(ResourceFn(handler)))
+    }
+
+    /// Adds a resource with an object-safe handler while serving.
+    pub fn add_resource_handler(&self, resource: Resource, handler: Arc<dyn ResourceHandler>) -> Result<(), BuildError> {
+        self.change(ListKind::Resources, |d| d.add_resource(ResourceEntry { resource, handler }).map(|()| true)).map(drop)
+    }
+
+    /// Removes a resource; `false` when there was none with that URI.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.change(ListKind::Resources, |d| Ok(d.remove_resource(uri))).unwrap_or(false)
+    }
+
+    /// Adds a resource template while serving.
+    pub fn add_resource_template<F, Fut, R>(&self, template: ResourceTemplate, handler: F) -> Result<(), BuildError>
+    where
+        F: Fn(Variables, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        self.add_resource_template_handler(template, Arc::new(TemplateFn(handler)))
+    }
+
+    /// Adds a resource template with an object-safe handler while serving.
+    pub fn add_resource_template_handler(
+        &self,
+        template: ResourceTemplate,
+        handler: Arc<dyn ResourceTemplateHandler>,
+    ) -> Result<(), BuildError> {
+        let entry = template_entry(template, handler)?;
+        self.change(ListKind::Resources, |d| d.add_template(entry).map(|()| true)).map(drop)
+    }
+
+    /// Removes a resource template (and its completions); `false` when there was none.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.change(ListKind::Resources, |d| Ok(d.remove_template(uri_template))).unwrap_or(false)
+    }
+
+    /// Adds a prompt while serving.
+    pub fn add_prompt<F, Fut, R>(&self, prompt: Prompt, handler: F) -> Result<(), BuildError>
+    where
+        F: Fn(PromptArgs, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        self.add_prompt_handler(prompt, Arc::new(PromptFn(handler)))
+    }
+
+    /// Adds a prompt with an object-safe handler while serving.
+    pub fn add_prompt_handler(&self, prompt: Prompt, handler: Arc<dyn PromptHandler>) -> Result<(), BuildError> {
+        self.change(ListKind::Prompts, |d| d.add_prompt(PromptEntry { prompt, handler }).map(|()| true)).map(drop)
+    }
+
+    /// Removes a prompt (and its completions); `false` when there was none of that name.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change(ListKind::Prompts, |d| Ok(d.remove_prompt(name))).unwrap_or(false)
+    }
+}
+
+/// Builds a [`Server`]: options, then definitions, then [`build`](Self::build).
+///
+/// Definitions are checked as they are added; the first problem is reported by `build`.
+#[must_use]
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    options: Options,
+    definitions: Definitions,
+    error: Option<BuildError>,
+}
+
+impl fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerBuilder").field("info", &self.info).field("definitions", &self.definitions).finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    fn record(mut self, result: Result<(), BuildError>) -> Self {
+        if let (Err(error), None) = (result, &self.error) {
+            self.error = Some(error);
+        }
+        self
+    }
+
+    // ----- identity and options -----
+
+    /// A display name for the server.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Usage hints for the model, sent at `initialize` and `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The revisions to speak (default: all).
+    pub fn versions(mut self, versions: SupportedVersions) -> Self {
+        self.options.versions = versions;
+        self
+    }
+
+    /// Speaks only `version` and the revisions of its era older than it.
+    pub fn only_version(self, version: ProtocolVersion) -> Self {
+        let era = version.era();
+        let versions = ProtocolVersion::ALL.into_iter().filter(|v| v.era() == era && *v <= version);
+        match SupportedVersions::new(versions) {
+            Ok(versions) => self.versions(versions),
+            Err(_) => self,
+        }
+    }
+
+    /// How many items a list page holds (default 100; 0 counts as 1).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.options.page_size = page_size.max(1);
+        self
+    }
+
+    /// Whether tool arguments and structured results are validated against their schemas
+    /// (default true). Turning validation off also skips compiling the schemas.
+    pub fn validate(mut self, validate: bool) -> Self {
+        self.options.compiler = if validate { Some(Options::default().compiler).flatten() } else { None };
+        self
+    }
+
+    /// Replaces the schema compiler, e.g. to always use presa-schema's full validator. Applies to
+    /// tools added after this call.
+    pub fn schema_compiler(
+        mut self,
+        compile: impl Fn(&serde_json::Value) -> Result<Box<dyn presa_schema::Validator>, presa_schema::SchemaError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.options.compiler = Some(Arc::new(compile));
+        self
+    }
+
+    /// The caching hints on 2026-07-28 discover, list and read results (default 0 ms, private).
+    pub fn cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.options.cache_ttl_ms = ttl_ms;
+        self.options.cache_scope = scope;
+        self
+    }
+
+    /// Whether the server announces list changes (`listChanged` in its capabilities) and sends
+    /// list-changed notifications to listening clients (default false).
+    pub fn list_changed(mut self, list_changed: bool) -> Self {
+        self.options.list_changed = list_changed;
+        self
+    }
+
+    /// Whether the server supports resource subscriptions (default false).
+    pub fn subscribe(mut self, subscribe: bool) -> Self {
+        self.options.subscribe = subscribe;
+        self
+    }
+
+    /// Whether the server sends log messages (the `logging` capability; default false).
+    pub fn logging(mut self, logging: bool) -> Self {
+        self.options.logging = logging;
+        self
+    }
+
+    /// Whether 2026-07-28 results carry the server's identity in `_meta` (default true).
+    pub fn server_info_in_results(mut self, include: bool) -> Self {
+        self.options.server_info_in_meta = include;
+        self
+    }
+
+    // ----- definitions -----
+
+    /// Adds a tool whose handler is an async closure of the input and the context.
+    pub fn tool<F, A, Fut, R>(self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: FromArguments,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        self.tool_handler(tool, Arc::new(AsyncTool::new(handler)))
+    }
+
+    /// Adds a tool whose handler is a plain (blocking-free, quick) closure.
+    pub fn tool_sync<F, A, R>(self, tool: Tool, handler: F) -> Self
+    where
+        F: Fn(A, Context) -> R + Send + Sync + 'static,
+        A: FromArguments,
+        R: IntoToolResult,
+    {
+        self.tool_handler(tool, Arc::new(SyncTool::new(handler)))
+    }
+
+    /// Adds a tool with an object-safe handler.
+    pub fn tool_handler(mut self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Self {
+        let result = tool_entry(tool, handler, self.options.compiler.as_ref()).and_then(|e| self.definitions.add_tool(e));
+        self.record(result)
+    }
+
+    /// Adds a resource whose handler is an async closure of the context.
+    pub fn resource<F, Fut, R>(self, resource: Resource, handler: F) -> Self
+    where
+        F: Fn(Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        self.resource_handler(resource, Arc::new(ResourceFn(handler)))
+    }
+
+    /// Adds a resource with an object-safe handler.
+    pub fn resource_handler(mut self, resource: Resource, handler: Arc<dyn ResourceHandler>) -> Self {
+        let result = self.definitions.add_resource(ResourceEntry { resource, handler });
+        self.record(result)
+    }
+
+    /// Adds a resource template whose handler is an async closure of the variables and the
+    /// context; returning `None` means there is no such resource.
+    pub fn resource_template<F, Fut, R>(self, template: ResourceTemplate, handler: F) -> Self
+    where
+        F: Fn(Variables, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        self.resource_template_handler(template, Arc::new(TemplateFn(handler)))
+    }
+
+    /// Adds a resource template with an object-safe handler.
+    pub fn resource_template_handler(mut self, template: ResourceTemplate, handler: Arc<dyn ResourceTemplateHandler>) -> Self {
+        let result = template_entry(template, handler).and_then(|e| self.definitions.add_template(e));
+        self.record(result)
+    }
+
+    /// Adds a prompt whose handler is an async closure of the arguments and the context.
+    /// Required arguments are checked before it runs.
+    pub fn prompt<F, Fut, R>(self, prompt: Prompt, handler: F) -> Self
+    where
+        F: Fn(PromptArgs, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        self.prompt_handler(prompt, Arc::new(PromptFn(handler)))
+    }
+
+    /// Adds a prompt with an object-safe handler.
+    pub fn prompt_handler(mut self, prompt: Prompt, handler: Arc<dyn PromptHandler>) -> Self {
+        let result = self.definitions.add_prompt(PromptEntry { prompt, handler });
+        self.record(result)
+    }
+
+    /// Completes an argument of a prompt added before.
+    pub fn complete_prompt_argument<F, Fut, R>(self, prompt: &str, argument: &str, complete: F) -> Self
+    where
+        F: Fn(CompletionInput, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion,
+    {
+        self.completer(CompletionTarget::Prompt(prompt.to_owned()), argument, Arc::new(CompleterFn(complete)))
+    }
+
+    /// Completes a variable of a resource template added before.
+    pub fn complete_template_variable<F, Fut, R>(self, uri_template: &str, variable: &str, complete: F) -> Self
+    where
+        F: Fn(CompletionInput, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion,
+    {
+        self.completer(CompletionTarget::Template(uri_template.to_owned()), variable, Arc::new(CompleterFn(complete)))
+    }
+
+    fn completer(mut self, target: CompletionTarget, argument: &str, completer: Arc<dyn Completer>) -> Self {
+        let result = self.definitions.add_completion(target, argument, completer);
+        self.record(result)
+    }
+
+    /// The server, or the first definition that was refused.
+    pub fn build(self) -> Result<Server, BuildError> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let (changes, _) = broadcast::channel(64);
+        Ok(Server {
+            inner: Arc::new(Inner {
+                info: self.info,
+                instructions: self.instructions,
+                options: self.options,
+                definitions: RwLock::new(Arc::new(self.definitions)),
+                changes,
+            }),
+        })
+    }
+}
