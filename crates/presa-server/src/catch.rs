@@ -50,6 +50,9 @@ mod tests {
         let ok: BoxFuture<'static, u8> = Box::pin(async { 7 });
         assert_eq!(catch_unwind(ok).await, Ok(7));
         let boom: BoxFuture<'static, u8> = Box::pin(async { panic!("boom {}", 1) });
-        assert_eq!(catch_unwind(boom).await, Err("handler panicked: boom 1".to_owned()));
+        assert_eq!(
+            catch_unwind(boom).await,
+            Err("handler panicked: boom 1".to_owned())
+        );
     }
 }

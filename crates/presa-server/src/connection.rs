@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use presa_core::{
-    ErrorObject, LoggingLevel, Message, Notification, Packet, RawJson, RequestId, Response, ServerEvent, ServerSession,
-    Transmit, decode_packet,
+    ErrorObject, LoggingLevel, Message, Notification, Packet, RawJson, RequestId, Response,
+    ServerEvent, ServerSession, Transmit, decode_packet,
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -74,9 +74,22 @@ impl ConnectionOptions {
 
 /// What handler tasks ask of the task that owns the session.
 enum Command {
-    Respond { id: RequestId, result: Result<RawJson, ErrorObject> },
-    Progress { id: RequestId, progress: f64, total: Option<f64>, message: Option<String> },
-    Log { id: RequestId, level: LoggingLevel, logger: Option<String>, data: Value },
+    Respond {
+        id: RequestId,
+        result: Result<RawJson, ErrorObject>,
+    },
+    Progress {
+        id: RequestId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    Log {
+        id: RequestId,
+        level: LoggingLevel,
+        logger: Option<String>,
+        data: Value,
+    },
 }
 
 #[derive(Debug)]
@@ -85,17 +98,39 @@ struct ConnectionPeer {
 }
 
 impl Peer for ConnectionPeer {
-    fn progress(&self, request: &RequestId, progress: f64, total: Option<f64>, message: Option<String>) -> BoxFuture<'static, ()> {
+    fn progress(
+        &self,
+        request: &RequestId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> BoxFuture<'static, ()> {
         let commands = self.commands.clone();
-        let command = Command::Progress { id: request.clone(), progress, total, message };
+        let command = Command::Progress {
+            id: request.clone(),
+            progress,
+            total,
+            message,
+        };
         Box::pin(async move {
             let _ = commands.send(command).await;
         })
     }
 
-    fn log(&self, request: &RequestId, level: LoggingLevel, logger: Option<String>, data: Value) -> BoxFuture<'static, ()> {
+    fn log(
+        &self,
+        request: &RequestId,
+        level: LoggingLevel,
+        logger: Option<String>,
+        data: Value,
+    ) -> BoxFuture<'static, ()> {
         let commands = self.commands.clone();
-        let command = Command::Log { id: request.clone(), level, logger, data };
+        let command = Command::Log {
+            id: request.clone(),
+            level,
+            logger,
+            data,
+        };
         Box::pin(async move {
             let _ = commands.send(command).await;
         })
@@ -113,10 +148,15 @@ fn now() -> std::time::Instant {
 /// progress and log messages reach the peer only when the request asked for them. With the
 /// server's `list_changed` option, an initialize-era peer is told when lists change.
 pub async fn serve_connection(server: Server, channel: ServerChannel, options: ConnectionOptions) {
-    let ServerChannel { mut incoming, outgoing } = channel;
+    let ServerChannel {
+        mut incoming,
+        outgoing,
+    } = channel;
     let mut session = ServerSession::new(server.session_config());
     let (commands_tx, mut commands) = mpsc::channel::<Command>(256);
-    let peer: Arc<dyn Peer> = Arc::new(ConnectionPeer { commands: commands_tx.clone() });
+    let peer: Arc<dyn Peer> = Arc::new(ConnectionPeer {
+        commands: commands_tx.clone(),
+    });
     let mut in_flight: HashMap<RequestId, (AbortHandle, Cancellation)> = HashMap::new();
     let mut list_changes = server.list_changes();
     let mut input_open = true;
@@ -134,10 +174,19 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                 ServerEvent::Request(request) => {
                     let cancellation = Cancellation::new();
                     let meta = presa_core::params_meta(request.params.as_deref());
-                    let cx = Context::new(request.id.clone(), request.client, meta, Arc::clone(&peer), cancellation.clone());
-                    let (server, commands, id) = (server.clone(), commands_tx.clone(), request.id.clone());
+                    let cx = Context::new(
+                        request.id.clone(),
+                        request.client,
+                        meta,
+                        Arc::clone(&peer),
+                        cancellation.clone(),
+                    );
+                    let (server, commands, id) =
+                        (server.clone(), commands_tx.clone(), request.id.clone());
                     let task = tokio::spawn(async move {
-                        let result = server.handle(&request.method, request.params.as_deref(), cx).await;
+                        let result = server
+                            .handle(&request.method, request.params.as_deref(), cx)
+                            .await;
                         let _ = commands.send(Command::Respond { id, result }).await;
                     });
                     in_flight.insert(request.id, (task.abort_handle(), cancellation));
@@ -204,7 +253,9 @@ async fn sleep_until(deadline: Option<Instant>) {
 
 /// Decodes a frame into the session; the error responses for what was not a message.
 fn take_frame(session: &mut ServerSession, bytes: &[u8]) -> Vec<Response> {
-    let batches = session.initialize_era_client().is_some_and(|c| c.protocol_version.allows_batches());
+    let batches = session
+        .initialize_era_client()
+        .is_some_and(|c| c.protocol_version.allows_batches());
     match decode_packet(bytes, batches) {
         Ok(Packet::Single(message)) => {
             session.handle_message(now(), message);

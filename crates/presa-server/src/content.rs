@@ -47,7 +47,11 @@ pub fn resource_link(resource: Resource) -> ContentBlock {
 }
 
 /// An embedded text resource.
-pub fn embedded_text(uri: impl Into<String>, text: impl Into<String>, mime_type: Option<&str>) -> ContentBlock {
+pub fn embedded_text(
+    uri: impl Into<String>,
+    text: impl Into<String>,
+    mime_type: Option<&str>,
+) -> ContentBlock {
     let mut contents = ResourceContents::text(uri, text);
     if let ResourceContents::Text(t) = &mut contents {
         t.mime_type = mime_type.map(str::to_owned);
@@ -56,8 +60,17 @@ pub fn embedded_text(uri: impl Into<String>, text: impl Into<String>, mime_type:
 }
 
 /// An embedded binary resource from raw bytes.
-pub fn embedded_blob(uri: impl Into<String>, bytes: &[u8], mime_type: Option<&str>) -> ContentBlock {
-    EmbeddedResource::new(ResourceContents::blob(uri, bytes, mime_type.map(str::to_owned))).into()
+pub fn embedded_blob(
+    uri: impl Into<String>,
+    bytes: &[u8],
+    mime_type: Option<&str>,
+) -> ContentBlock {
+    EmbeddedResource::new(ResourceContents::blob(
+        uri,
+        bytes,
+        mime_type.map(str::to_owned),
+    ))
+    .into()
 }
 
 #[cfg(test)]
@@ -69,12 +82,24 @@ mod tests {
     #[test]
     fn bytes_are_base64_encoded() {
         let block = serde_json::to_value(image(b"hi", "image/png")).unwrap();
-        assert_eq!(block, json!({"type": "image", "data": "aGk=", "mimeType": "image/png"}));
+        assert_eq!(
+            block,
+            json!({"type": "image", "data": "aGk=", "mimeType": "image/png"})
+        );
         let block = serde_json::to_value(embedded_blob("file:///a", b"hi", Some("x/y"))).unwrap();
-        assert_eq!(block["resource"], json!({"uri": "file:///a", "blob": "aGk=", "mimeType": "x/y"}));
+        assert_eq!(
+            block["resource"],
+            json!({"uri": "file:///a", "blob": "aGk=", "mimeType": "x/y"})
+        );
         let block = serde_json::to_value(embedded_text("file:///t", "t", None)).unwrap();
-        assert_eq!(block, json!({"type": "resource", "resource": {"uri": "file:///t", "text": "t"}}));
+        assert_eq!(
+            block,
+            json!({"type": "resource", "resource": {"uri": "file:///t", "text": "t"}})
+        );
         assert_eq!(audio(b"hi", "audio/wav").kind(), "audio");
-        assert_eq!(resource_link(Resource::new("file:///r", "r")).kind(), "resource_link");
+        assert_eq!(
+            resource_link(Resource::new("file:///r", "r")).kind(),
+            "resource_link"
+        );
     }
 }

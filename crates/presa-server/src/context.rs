@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use presa_core::{
-    ClientCapabilities, ClientContext, Implementation, LoggingLevel, Meta, ProtocolVersion, RequestId,
+    ClientCapabilities, ClientContext, Implementation, LoggingLevel, Meta, ProtocolVersion,
+    RequestId,
 };
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -31,7 +32,13 @@ pub trait Peer: Send + Sync + fmt::Debug {
     ) -> BoxFuture<'static, ()>;
 
     /// Sends `notifications/message` for `request`, if its log level admits `level`.
-    fn log(&self, request: &RequestId, level: LoggingLevel, logger: Option<String>, data: Value) -> BoxFuture<'static, ()>;
+    fn log(
+        &self,
+        request: &RequestId,
+        level: LoggingLevel,
+        logger: Option<String>,
+        data: Value,
+    ) -> BoxFuture<'static, ()>;
 }
 
 /// A peer that drops everything (for direct dispatch in tests and tools).
@@ -39,11 +46,23 @@ pub trait Peer: Send + Sync + fmt::Debug {
 pub struct NoPeer;
 
 impl Peer for NoPeer {
-    fn progress(&self, _: &RequestId, _: f64, _: Option<f64>, _: Option<String>) -> BoxFuture<'static, ()> {
+    fn progress(
+        &self,
+        _: &RequestId,
+        _: f64,
+        _: Option<f64>,
+        _: Option<String>,
+    ) -> BoxFuture<'static, ()> {
         Box::pin(async {})
     }
 
-    fn log(&self, _: &RequestId, _: LoggingLevel, _: Option<String>, _: Value) -> BoxFuture<'static, ()> {
+    fn log(
+        &self,
+        _: &RequestId,
+        _: LoggingLevel,
+        _: Option<String>,
+        _: Value,
+    ) -> BoxFuture<'static, ()> {
         Box::pin(async {})
     }
 }
@@ -128,7 +147,15 @@ impl Context {
         peer: Arc<dyn Peer>,
         cancellation: Cancellation,
     ) -> Self {
-        Self { inner: Arc::new(ContextInner { request_id, client, meta, peer, cancellation }) }
+        Self {
+            inner: Arc::new(ContextInner {
+                request_id,
+                client,
+                meta,
+                peer,
+                cancellation,
+            }),
+        }
     }
 
     /// A context for calling a server directly, without a connection: the newest revision, no
@@ -144,7 +171,13 @@ impl Context {
             capabilities: ClientCapabilities::default(),
             client_info: None,
         };
-        Self::new(RequestId::Number(0), client, None, Arc::new(NoPeer), Cancellation::new())
+        Self::new(
+            RequestId::Number(0),
+            client,
+            None,
+            Arc::new(NoPeer),
+            Cancellation::new(),
+        )
     }
 
     /// The id of the request being served.
@@ -177,19 +210,33 @@ impl Context {
     /// otherwise does nothing. `progress` must grow with every report.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let message = message.map(str::to_owned);
-        self.inner.peer.progress(&self.inner.request_id, progress, total, message).await;
+        self.inner
+            .peer
+            .progress(&self.inner.request_id, progress, total, message)
+            .await;
     }
 
     /// Sends a log message, if the client asked for messages of this level (2026-07-28: the
     /// request's `_meta` log level, nothing without one; initialize era: `logging/setLevel`,
     /// and only when the server enables logging).
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
-        self.inner.peer.log(&self.inner.request_id, level, None, data.into()).await;
+        self.inner
+            .peer
+            .log(&self.inner.request_id, level, None, data.into())
+            .await;
     }
 
     /// Like [`log`](Self::log), naming the logger.
     pub async fn log_as(&self, level: LoggingLevel, logger: &str, data: impl Into<Value>) {
-        self.inner.peer.log(&self.inner.request_id, level, Some(logger.to_owned()), data.into()).await;
+        self.inner
+            .peer
+            .log(
+                &self.inner.request_id,
+                level,
+                Some(logger.to_owned()),
+                data.into(),
+            )
+            .await;
     }
 
     /// Whether the client cancelled the request. A handler that computes without awaiting

@@ -5,8 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use presa_core::{
-    JsonObject, ListChangedCapability, ParamHeaders, Prompt, Resource, ResourceTemplate, ResourcesCapability,
-    ServerCapabilities, Tool, UriTemplate,
+    JsonObject, ListChangedCapability, ParamHeaders, Prompt, Resource, ResourceTemplate,
+    ResourcesCapability, ServerCapabilities, Tool, UriTemplate,
 };
 use presa_schema::{SchemaError, Validator};
 use serde_json::Value;
@@ -17,7 +17,8 @@ use crate::resource::{ResourceHandler, ResourceTemplateHandler, Variables};
 use crate::tool::ToolHandler;
 
 /// Compiles a JSON Schema into a validator (the server's `schema_compiler` option).
-pub type SchemaCompiler = Arc<dyn Fn(&Value) -> Result<Box<dyn Validator>, SchemaError> + Send + Sync>;
+pub type SchemaCompiler =
+    Arc<dyn Fn(&Value) -> Result<Box<dyn Validator>, SchemaError> + Send + Sync>;
 
 pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
@@ -80,17 +81,44 @@ impl fmt::Debug for Definitions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Definitions")
             .field("generation", &self.generation)
-            .field("tools", &self.tools.iter().map(|t| &t.tool.name).collect::<Vec<_>>())
-            .field("resources", &self.resources.iter().map(|r| &r.resource.uri).collect::<Vec<_>>())
-            .field("templates", &self.templates.iter().map(|t| &t.template.uri_template).collect::<Vec<_>>())
-            .field("prompts", &self.prompts.iter().map(|p| &p.prompt.name).collect::<Vec<_>>())
+            .field(
+                "tools",
+                &self.tools.iter().map(|t| &t.tool.name).collect::<Vec<_>>(),
+            )
+            .field(
+                "resources",
+                &self
+                    .resources
+                    .iter()
+                    .map(|r| &r.resource.uri)
+                    .collect::<Vec<_>>(),
+            )
+            .field(
+                "templates",
+                &self
+                    .templates
+                    .iter()
+                    .map(|t| &t.template.uri_template)
+                    .collect::<Vec<_>>(),
+            )
+            .field(
+                "prompts",
+                &self
+                    .prompts
+                    .iter()
+                    .map(|p| &p.prompt.name)
+                    .collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
 
 /// Whether `name` follows the tool naming rules: 1–128 of `A-Z a-z 0-9 _ - .`.
 pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 impl Definitions {
@@ -99,36 +127,58 @@ impl Definitions {
     }
 
     pub(crate) fn resource(&self, uri: &str) -> Option<&Arc<ResourceEntry>> {
-        self.resource_index.get(uri).and_then(|&i| self.resources.get(i))
+        self.resource_index
+            .get(uri)
+            .and_then(|&i| self.resources.get(i))
     }
 
     pub(crate) fn prompt(&self, name: &str) -> Option<&Arc<PromptEntry>> {
-        self.prompt_index.get(name).and_then(|&i| self.prompts.get(i))
+        self.prompt_index
+            .get(name)
+            .and_then(|&i| self.prompts.get(i))
     }
 
     pub(crate) fn template(&self, uri_template: &str) -> Option<&Arc<TemplateEntry>> {
-        self.templates.iter().find(|t| t.template.uri_template == uri_template)
+        self.templates
+            .iter()
+            .find(|t| t.template.uri_template == uri_template)
     }
 
     /// The first template (in registration order) that matches `uri`, with its variables.
     pub(crate) fn match_template(&self, uri: &str) -> Option<(&Arc<TemplateEntry>, Variables)> {
-        self.templates.iter().find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
+        self.templates
+            .iter()
+            .find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
     }
 
-    pub(crate) fn completer(&self, target: &CompletionTarget, argument: &str) -> Option<&Arc<dyn Completer>> {
+    pub(crate) fn completer(
+        &self,
+        target: &CompletionTarget,
+        argument: &str,
+    ) -> Option<&Arc<dyn Completer>> {
         self.completions.get(&(target.clone(), argument.to_owned()))
     }
 
     /// The capabilities these definitions call for.
-    pub(crate) fn capabilities(&self, list_changed: bool, subscribe: bool, logging: bool) -> ServerCapabilities {
-        let list = || ListChangedCapability { list_changed: list_changed.then_some(true), ..Default::default() };
+    pub(crate) fn capabilities(
+        &self,
+        list_changed: bool,
+        subscribe: bool,
+        logging: bool,
+    ) -> ServerCapabilities {
+        let list = || ListChangedCapability {
+            list_changed: list_changed.then_some(true),
+            ..Default::default()
+        };
         ServerCapabilities {
             tools: (!self.tools.is_empty()).then(list),
             prompts: (!self.prompts.is_empty()).then(list),
-            resources: (!self.resources.is_empty() || !self.templates.is_empty()).then(|| ResourcesCapability {
-                subscribe: subscribe.then_some(true),
-                list_changed: list_changed.then_some(true),
-                ..Default::default()
+            resources: (!self.resources.is_empty() || !self.templates.is_empty()).then(|| {
+                ResourcesCapability {
+                    subscribe: subscribe.then_some(true),
+                    list_changed: list_changed.then_some(true),
+                    ..Default::default()
+                }
             }),
             completions: (!self.completions.is_empty()).then(JsonObject::new),
             logging: logging.then(JsonObject::new),
@@ -159,7 +209,10 @@ impl Definitions {
     pub(crate) fn add_resource(&mut self, entry: ResourceEntry) -> Result<(), BuildError> {
         let uri = entry.resource.uri.clone();
         if self.resource_index.contains_key(&uri) {
-            return Err(BuildError::Duplicate { kind: "resource", name: uri });
+            return Err(BuildError::Duplicate {
+                kind: "resource",
+                name: uri,
+            });
         }
         self.resource_index.insert(uri, self.resources.len());
         self.resources.push(Arc::new(entry));
@@ -176,16 +229,23 @@ impl Definitions {
 
     pub(crate) fn add_template(&mut self, entry: TemplateEntry) -> Result<(), BuildError> {
         if self.template(&entry.template.uri_template).is_some() {
-            return Err(BuildError::Duplicate { kind: "resource template", name: entry.template.uri_template });
+            return Err(BuildError::Duplicate {
+                kind: "resource template",
+                name: entry.template.uri_template,
+            });
         }
         self.templates.push(Arc::new(entry));
         Ok(())
     }
 
     pub(crate) fn remove_template(&mut self, uri_template: &str) -> bool {
-        let removed = remove(&mut self.templates, |t| t.template.uri_template == uri_template);
+        let removed = remove(&mut self.templates, |t| {
+            t.template.uri_template == uri_template
+        });
         if removed {
-            self.completions.retain(|(target, _), _| *target != CompletionTarget::Template(uri_template.to_owned()));
+            self.completions.retain(|(target, _), _| {
+                *target != CompletionTarget::Template(uri_template.to_owned())
+            });
         }
         removed
     }
@@ -193,7 +253,10 @@ impl Definitions {
     pub(crate) fn add_prompt(&mut self, entry: PromptEntry) -> Result<(), BuildError> {
         let name = entry.prompt.name.clone();
         if self.prompt_index.contains_key(&name) {
-            return Err(BuildError::Duplicate { kind: "prompt", name });
+            return Err(BuildError::Duplicate {
+                kind: "prompt",
+                name,
+            });
         }
         self.prompt_index.insert(name, self.prompts.len());
         self.prompts.push(Arc::new(entry));
@@ -204,7 +267,8 @@ impl Definitions {
         let removed = remove(&mut self.prompts, |p| p.prompt.name == name);
         if removed {
             self.prompt_index = index(&self.prompts, |p| p.prompt.name.clone());
-            self.completions.retain(|(target, _), _| *target != CompletionTarget::Prompt(name.to_owned()));
+            self.completions
+                .retain(|(target, _), _| *target != CompletionTarget::Prompt(name.to_owned()));
         }
         removed
     }
@@ -217,16 +281,26 @@ impl Definitions {
         completer: Arc<dyn Completer>,
     ) -> Result<(), BuildError> {
         let known = match &target {
-            CompletionTarget::Prompt(name) => self
-                .prompt(name)
-                .is_some_and(|p| p.prompt.arguments.iter().flatten().any(|a| a.name == argument)),
-            CompletionTarget::Template(uri) => self.template(uri).is_some_and(|t| t.parsed.variables().any(|v| v == argument)),
+            CompletionTarget::Prompt(name) => self.prompt(name).is_some_and(|p| {
+                p.prompt
+                    .arguments
+                    .iter()
+                    .flatten()
+                    .any(|a| a.name == argument)
+            }),
+            CompletionTarget::Template(uri) => self
+                .template(uri)
+                .is_some_and(|t| t.parsed.variables().any(|v| v == argument)),
         };
         if !known {
             let (CompletionTarget::Prompt(name) | CompletionTarget::Template(name)) = target;
-            return Err(BuildError::UnknownCompletionTarget { target: name, argument: argument.to_owned() });
+            return Err(BuildError::UnknownCompletionTarget {
+                target: name,
+                argument: argument.to_owned(),
+            });
         }
-        self.completions.insert((target, argument.to_owned()), completer);
+        self.completions
+            .insert((target, argument.to_owned()), completer);
         Ok(())
     }
 }
@@ -254,12 +328,20 @@ pub(crate) fn tool_entry(
         return Err(BuildError::InputSchemaNotObject { tool: tool.name });
     }
     let input_schema = Value::Object(tool.input_schema.clone());
-    let headers = ParamHeaders::from_input_schema(&input_schema)
-        .map_err(|error| BuildError::HeaderAnnotation { tool: tool.name.clone(), error })?;
+    let headers = ParamHeaders::from_input_schema(&input_schema).map_err(|error| {
+        BuildError::HeaderAnnotation {
+            tool: tool.name.clone(),
+            error,
+        }
+    })?;
     let compile = |schema: &Value, which: &'static str| match compiler {
         Some(compile) => compile(schema)
             .map(Some)
-            .map_err(|error| BuildError::Schema { tool: tool.name.clone(), which, error }),
+            .map_err(|error| BuildError::Schema {
+                tool: tool.name.clone(),
+                which,
+                error,
+            }),
         None => Ok(None),
     };
     let input = compile(&input_schema, "input")?;
@@ -267,7 +349,13 @@ pub(crate) fn tool_entry(
         Some(schema) => compile(&Value::Object(schema.clone()), "output")?,
         None => None,
     };
-    Ok(ToolEntry { tool, input, output, headers, handler })
+    Ok(ToolEntry {
+        tool,
+        input,
+        output,
+        headers,
+        handler,
+    })
 }
 
 /// Checks a resource template.
@@ -275,9 +363,16 @@ pub(crate) fn template_entry(
     template: ResourceTemplate,
     handler: Arc<dyn ResourceTemplateHandler>,
 ) -> Result<TemplateEntry, BuildError> {
-    let parsed = UriTemplate::parse(&template.uri_template)
-        .map_err(|error| BuildError::UriTemplate { template: template.uri_template.clone(), error })?;
-    Ok(TemplateEntry { template, parsed, handler })
+    let parsed =
+        UriTemplate::parse(&template.uri_template).map_err(|error| BuildError::UriTemplate {
+            template: template.uri_template.clone(),
+            error,
+        })?;
+    Ok(TemplateEntry {
+        template,
+        parsed,
+        handler,
+    })
 }
 
 #[cfg(test)]

@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use presa_core::{
-    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference, Era,
-    ErrorObject, GetPromptRequestParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, META_SERVER_INFO, Meta, PaginatedRequestParams, RawJson, ReadResourceRequestParams,
-    ReadResourceResult, ResourceNotFoundData, ResultType, paginate, to_raw,
+    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult,
+    CompletionReference, Era, ErrorObject, GetPromptRequestParams, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, META_SERVER_INFO, Meta,
+    PaginatedRequestParams, RawJson, ReadResourceRequestParams, ReadResourceResult,
+    ResourceNotFoundData, ResultType, paginate, to_raw,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -46,7 +47,12 @@ impl Server {
     /// assert_eq!(result["resultType"], "complete");
     /// # });
     /// ```
-    pub async fn handle(&self, method: &str, params: Option<&RawValue>, cx: Context) -> Result<RawJson, ErrorObject> {
+    pub async fn handle(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<RawJson, ErrorObject> {
         let defs = self.snapshot();
         let has_resources = !defs.resources.is_empty() || !defs.templates.is_empty();
         let modern = cx.protocol_version().era() == Era::Stateless;
@@ -54,11 +60,15 @@ impl Server {
             "tools/list" if !defs.tools.is_empty() => self.list_tools(&defs, params, modern),
             "tools/call" if !defs.tools.is_empty() => self.call_tool(&defs, params, cx).await,
             "resources/list" if has_resources => self.list_resources(&defs, params, modern),
-            "resources/templates/list" if has_resources => self.list_templates(&defs, params, modern),
+            "resources/templates/list" if has_resources => {
+                self.list_templates(&defs, params, modern)
+            }
             "resources/read" if has_resources => self.read_resource(&defs, params, cx).await,
             "prompts/list" if !defs.prompts.is_empty() => self.list_prompts(&defs, params, modern),
             "prompts/get" if !defs.prompts.is_empty() => self.get_prompt(&defs, params, cx).await,
-            "completion/complete" if !defs.completions.is_empty() => self.complete(&defs, params, cx).await,
+            "completion/complete" if !defs.completions.is_empty() => {
+                self.complete(&defs, params, cx).await
+            }
             "server/discover" if modern => raw(&self.discover_result()),
             _ => Err(ErrorObject::method_not_found(method)),
         }
@@ -75,12 +85,21 @@ impl Server {
         }
         if self.inner.options.server_info_in_meta {
             let info = serde_json::to_value(&self.inner.info).unwrap_or(Value::Null);
-            meta.get_or_insert_with(Meta::new).entry(META_SERVER_INFO).or_insert(info);
+            meta.get_or_insert_with(Meta::new)
+                .entry(META_SERVER_INFO)
+                .or_insert(info);
         }
     }
 
     fn cache_hints(&self, modern: bool) -> (Option<u64>, Option<presa_core::CacheScope>) {
-        if modern { (Some(self.inner.options.cache_ttl_ms), Some(self.inner.options.cache_scope)) } else { (None, None) }
+        if modern {
+            (
+                Some(self.inner.options.cache_ttl_ms),
+                Some(self.inner.options.cache_scope),
+            )
+        } else {
+            (None, None)
+        }
     }
 
     fn page<'a, T>(
@@ -90,12 +109,22 @@ impl Server {
         params: Option<&RawValue>,
     ) -> Result<(&'a [T], Option<String>), ErrorObject> {
         let params: PaginatedRequestParams = parse(params)?;
-        let page = paginate(items.len(), params.cursor.as_deref(), self.inner.options.page_size, defs.generation)?;
+        let page = paginate(
+            items.len(),
+            params.cursor.as_deref(),
+            self.inner.options.page_size,
+            defs.generation,
+        )?;
         let (range, next) = page.into_parts();
         Ok((items.get(range).unwrap_or_default(), next))
     }
 
-    fn list_tools(&self, defs: &Definitions, params: Option<&RawValue>, modern: bool) -> Result<RawJson, ErrorObject> {
+    fn list_tools(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        modern: bool,
+    ) -> Result<RawJson, ErrorObject> {
         let (page, next_cursor) = self.page(defs, &defs.tools, params)?;
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
         let mut result = ListToolsResult {
@@ -109,7 +138,12 @@ impl Server {
         raw(&result)
     }
 
-    fn list_resources(&self, defs: &Definitions, params: Option<&RawValue>, modern: bool) -> Result<RawJson, ErrorObject> {
+    fn list_resources(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        modern: bool,
+    ) -> Result<RawJson, ErrorObject> {
         let (page, next_cursor) = self.page(defs, &defs.resources, params)?;
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
         let mut result = ListResourcesResult {
@@ -123,7 +157,12 @@ impl Server {
         raw(&result)
     }
 
-    fn list_templates(&self, defs: &Definitions, params: Option<&RawValue>, modern: bool) -> Result<RawJson, ErrorObject> {
+    fn list_templates(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        modern: bool,
+    ) -> Result<RawJson, ErrorObject> {
         let (page, next_cursor) = self.page(defs, &defs.templates, params)?;
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
         let mut result = ListResourceTemplatesResult {
@@ -137,7 +176,12 @@ impl Server {
         raw(&result)
     }
 
-    fn list_prompts(&self, defs: &Definitions, params: Option<&RawValue>, modern: bool) -> Result<RawJson, ErrorObject> {
+    fn list_prompts(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        modern: bool,
+    ) -> Result<RawJson, ErrorObject> {
         let (page, next_cursor) = self.page(defs, &defs.prompts, params)?;
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
         let mut result = ListPromptsResult {
@@ -151,17 +195,32 @@ impl Server {
         raw(&result)
     }
 
-    async fn call_tool(&self, defs: &Definitions, params: Option<&RawValue>, cx: Context) -> Result<RawJson, ErrorObject> {
+    async fn call_tool(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<RawJson, ErrorObject> {
         let params: CallToolRequestParams = parse(params)?;
         let Some(entry) = defs.tool(&params.name) else {
-            return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", params.name)));
+            return Err(ErrorObject::invalid_params(format!(
+                "Unknown tool: {}",
+                params.name
+            )));
         };
         let entry = Arc::clone(entry);
         let modern = cx.protocol_version().era() == Era::Stateless;
         let arguments = params.arguments.unwrap_or_default();
-        let mut result = match entry.input.as_ref().map(|v| v.validate_all(&Value::Object(arguments.clone()))) {
+        let mut result = match entry
+            .input
+            .as_ref()
+            .map(|v| v.validate_all(&Value::Object(arguments.clone())))
+        {
             Some(Err(errors)) => {
-                let lines: Vec<_> = errors.iter().map(|e| format!("Invalid arguments {e}")).collect();
+                let lines: Vec<_> = errors
+                    .iter()
+                    .map(|e| format!("Invalid arguments {e}"))
+                    .collect();
                 CallToolResult::error(lines.join("\n"))
             }
             _ => {
@@ -177,7 +236,10 @@ impl Server {
             match &result.structured_content {
                 Some(structured) => {
                     if let Err(errors) = validator.validate_all(structured) {
-                        let lines: Vec<_> = errors.iter().map(|e| format!("Invalid structured result {e}")).collect();
+                        let lines: Vec<_> = errors
+                            .iter()
+                            .map(|e| format!("Invalid structured result {e}"))
+                            .collect();
                         result = CallToolResult::error(lines.join("\n"));
                     }
                 }
@@ -193,35 +255,63 @@ impl Server {
         raw(&result)
     }
 
-    async fn read_resource(&self, defs: &Definitions, params: Option<&RawValue>, cx: Context) -> Result<RawJson, ErrorObject> {
+    async fn read_resource(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<RawJson, ErrorObject> {
         let params: ReadResourceRequestParams = parse(params)?;
         let version = cx.protocol_version();
         let modern = version.era() == Era::Stateless;
         let outcome = if let Some(entry) = defs.resource(&params.uri) {
-            let future = entry.handler.read(params.uri.clone(), entry.resource.mime_type.clone(), cx);
+            let future =
+                entry
+                    .handler
+                    .read(params.uri.clone(), entry.resource.mime_type.clone(), cx);
             catch_unwind(future).await
         } else if let Some((entry, variables)) = defs.match_template(&params.uri) {
-            let future = entry.handler.read(params.uri.clone(), variables, entry.template.mime_type.clone(), cx);
+            let future = entry.handler.read(
+                params.uri.clone(),
+                variables,
+                entry.template.mime_type.clone(),
+                cx,
+            );
             catch_unwind(future).await
         } else {
             Ok(ResourceOutcome::NotFound)
         };
         let contents = match outcome {
             Ok(ResourceOutcome::Found(contents)) => contents,
-            Ok(ResourceOutcome::NotFound) => return Err(ResourceNotFoundData { uri: params.uri }.into_error(modern)),
+            Ok(ResourceOutcome::NotFound) => {
+                return Err(ResourceNotFoundData { uri: params.uri }.into_error(modern));
+            }
             Ok(ResourceOutcome::Error(error)) => return Err(error),
             Err(panic) => return Err(ErrorObject::internal_error(panic)),
         };
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
-        let mut result = ReadResourceResult { contents, ttl_ms, cache_scope, ..Default::default() };
+        let mut result = ReadResourceResult {
+            contents,
+            ttl_ms,
+            cache_scope,
+            ..Default::default()
+        };
         self.stamp(modern, &mut result.result_type, &mut result.meta);
         raw(&result)
     }
 
-    async fn get_prompt(&self, defs: &Definitions, params: Option<&RawValue>, cx: Context) -> Result<RawJson, ErrorObject> {
+    async fn get_prompt(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<RawJson, ErrorObject> {
         let params: GetPromptRequestParams = parse(params)?;
         let Some(entry) = defs.prompt(&params.name) else {
-            return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", params.name)));
+            return Err(ErrorObject::invalid_params(format!(
+                "Unknown prompt: {}",
+                params.name
+            )));
         };
         let arguments = params.arguments.unwrap_or_default();
         let missing: Vec<&str> = entry
@@ -233,7 +323,11 @@ impl Server {
             .map(|a| a.name.as_str())
             .collect();
         if !missing.is_empty() {
-            let noun = if missing.len() == 1 { "argument" } else { "arguments" };
+            let noun = if missing.len() == 1 {
+                "argument"
+            } else {
+                "arguments"
+            };
             return Err(ErrorObject::invalid_params(format!(
                 "Missing required {noun} for prompt {}: {}",
                 params.name,
@@ -249,22 +343,37 @@ impl Server {
         raw(&result)
     }
 
-    async fn complete(&self, defs: &Definitions, params: Option<&RawValue>, cx: Context) -> Result<RawJson, ErrorObject> {
+    async fn complete(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<RawJson, ErrorObject> {
         let params: CompleteRequestParams = parse(params)?;
         let target = match &params.reference {
             CompletionReference::Prompt(p) => {
                 if defs.prompt(&p.name).is_none() {
-                    return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name)));
+                    return Err(ErrorObject::invalid_params(format!(
+                        "Unknown prompt: {}",
+                        p.name
+                    )));
                 }
                 CompletionTarget::Prompt(p.name.clone())
             }
             CompletionReference::Resource(r) => {
                 if defs.template(&r.uri).is_none() && defs.resource(&r.uri).is_none() {
-                    return Err(ErrorObject::invalid_params(format!("Unknown resource template: {}", r.uri)));
+                    return Err(ErrorObject::invalid_params(format!(
+                        "Unknown resource template: {}",
+                        r.uri
+                    )));
                 }
                 CompletionTarget::Template(r.uri.clone())
             }
-            _ => return Err(ErrorObject::invalid_params("Unsupported completion reference")),
+            _ => {
+                return Err(ErrorObject::invalid_params(
+                    "Unsupported completion reference",
+                ));
+            }
         };
         let modern = cx.protocol_version().era() == Era::Stateless;
         let completion = match defs.completer(&target, &params.argument.name) {
@@ -272,7 +381,10 @@ impl Server {
                 let input = CompletionInput {
                     argument: params.argument.name.clone(),
                     value: params.argument.value.clone(),
-                    arguments: params.context.and_then(|c| c.arguments).unwrap_or_else(BTreeMap::new),
+                    arguments: params
+                        .context
+                        .and_then(|c| c.arguments)
+                        .unwrap_or_else(BTreeMap::new),
                 };
                 match catch_unwind(completer.complete(input, cx)).await {
                     Ok(completion) => completion,
@@ -281,7 +393,10 @@ impl Server {
             }
             None => presa_core::Completion::default(),
         };
-        let mut result = CompleteResult { completion, ..Default::default() };
+        let mut result = CompleteResult {
+            completion,
+            ..Default::default()
+        };
         self.stamp(modern, &mut result.result_type, &mut result.meta);
         raw(&result)
     }
@@ -293,5 +408,6 @@ fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObjec
 }
 
 fn raw(result: &impl Serialize) -> Result<RawJson, ErrorObject> {
-    to_raw(result).map_err(|e| ErrorObject::internal_error(format!("result could not be serialized: {e}")))
+    to_raw(result)
+        .map_err(|e| ErrorObject::internal_error(format!("result could not be serialized: {e}")))
 }

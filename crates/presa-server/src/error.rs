@@ -70,13 +70,23 @@ impl fmt::Display for BuildError {
             ),
             Self::Duplicate { kind, name } => write!(f, "duplicate {kind} {name:?}"),
             Self::InputSchemaNotObject { tool } => {
-                write!(f, "tool {tool:?}: the input schema must have \"type\": \"object\" at its root")
+                write!(
+                    f,
+                    "tool {tool:?}: the input schema must have \"type\": \"object\" at its root"
+                )
             }
-            Self::Schema { tool, which, error } => write!(f, "tool {tool:?}: invalid {which} schema: {error}"),
+            Self::Schema { tool, which, error } => {
+                write!(f, "tool {tool:?}: invalid {which} schema: {error}")
+            }
             Self::HeaderAnnotation { tool, error } => write!(f, "tool {tool:?}: {error}"),
-            Self::UriTemplate { template, error } => write!(f, "resource template {template:?}: {error}"),
+            Self::UriTemplate { template, error } => {
+                write!(f, "resource template {template:?}: {error}")
+            }
             Self::UnknownCompletionTarget { target, argument } => {
-                write!(f, "completion for {target:?} argument {argument:?}: no such definition or argument")
+                write!(
+                    f,
+                    "completion for {target:?} argument {argument:?}: no such definition or argument"
+                )
             }
         }
     }
@@ -182,9 +192,18 @@ mod tests {
     #[test]
     fn ordinary_errors_are_messages_and_protocol_errors_stay_protocol_errors() {
         let io = std::io::Error::other("disk full");
-        assert_eq!(io.into_handler_failure(), HandlerFailure::Message("disk full".into()));
-        assert_eq!("plain".into_handler_failure(), HandlerFailure::Message("plain".into()));
+        assert_eq!(
+            io.into_handler_failure(),
+            HandlerFailure::Message("disk full".into())
+        );
+        assert_eq!(
+            "plain".into_handler_failure(),
+            HandlerFailure::Message("plain".into())
+        );
         let p = ProtocolError::new(ErrorCode::INVALID_PARAMS, "bad");
-        assert_eq!(p.into_handler_failure(), HandlerFailure::Protocol(ErrorObject::invalid_params("bad")));
+        assert_eq!(
+            p.into_handler_failure(),
+            HandlerFailure::Protocol(ErrorObject::invalid_params("bad"))
+        );
     }
 }

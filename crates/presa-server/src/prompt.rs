@@ -43,7 +43,10 @@ impl From<PromptMessage> for Message {
 
 impl From<(Role, &str)> for Message {
     fn from((role, text): (Role, &str)) -> Self {
-        Self::Full(PromptMessage { role, content: ContentBlock::text(text) })
+        Self::Full(PromptMessage {
+            role,
+            content: ContentBlock::text(text),
+        })
     }
 }
 
@@ -83,7 +86,10 @@ impl IntoPromptResult for GetPromptResult {
 
 impl IntoPromptResult for String {
     fn into_prompt_result(self) -> PromptOutcome {
-        Ok(GetPromptResult::new(vec![PromptMessage::text(Role::User, self)]))
+        Ok(GetPromptResult::new(vec![PromptMessage::text(
+            Role::User,
+            self,
+        )]))
     }
 }
 
@@ -95,7 +101,11 @@ impl IntoPromptResult for &str {
 
 impl<M: Into<Message>> IntoPromptResult for Vec<M> {
     fn into_prompt_result(self) -> PromptOutcome {
-        Ok(GetPromptResult::new(self.into_iter().map(|m| PromptMessage::from(m.into())).collect()))
+        Ok(GetPromptResult::new(
+            self.into_iter()
+                .map(|m| PromptMessage::from(m.into()))
+                .collect(),
+        ))
     }
 }
 
@@ -153,7 +163,10 @@ pub trait IntoCompletion {
 impl IntoCompletion for Completion {
     fn into_completion(mut self) -> Completion {
         if self.values.len() > MAX_COMPLETION_VALUES {
-            let total = self.total.unwrap_or(self.values.len() as u64).max(self.values.len() as u64);
+            let total = self
+                .total
+                .unwrap_or(self.values.len() as u64)
+                .max(self.values.len() as u64);
             self.values.truncate(MAX_COMPLETION_VALUES);
             self.total = Some(total);
             self.has_more = Some(true);
@@ -167,7 +180,11 @@ impl<S: Into<String>> IntoCompletion for Vec<S> {
         let values: Vec<String> = self.into_iter().map(Into::into).collect();
         let total = values.len() as u64;
         let truncated = values.len() > MAX_COMPLETION_VALUES;
-        let mut completion = Completion { values, total: None, has_more: None };
+        let mut completion = Completion {
+            values,
+            total: None,
+            has_more: None,
+        };
         if truncated {
             completion.values.truncate(MAX_COMPLETION_VALUES);
             completion.total = Some(total);
@@ -206,8 +223,13 @@ mod tests {
     #[test]
     fn prompt_results() {
         let r = serde_json::to_value("hi".into_prompt_result().unwrap()).unwrap();
-        assert_eq!(r, json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}));
-        let r = vec![Message::from("q"), Message::from((Role::Assistant, "a"))].into_prompt_result().unwrap();
+        assert_eq!(
+            r,
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]})
+        );
+        let r = vec![Message::from("q"), Message::from((Role::Assistant, "a"))]
+            .into_prompt_result()
+            .unwrap();
         assert_eq!(r.messages[1].role, Role::Assistant);
         let failed: Result<String, &str> = Err("nope");
         assert_eq!(failed.into_prompt_result().unwrap_err().code.code(), -32603);
@@ -215,11 +237,25 @@ mod tests {
 
     #[test]
     fn completions_are_capped_at_one_hundred() {
-        let c = (0..150).map(|i| i.to_string()).collect::<Vec<_>>().into_completion();
-        assert_eq!((c.values.len(), c.total, c.has_more), (100, Some(150), Some(true)));
+        let c = (0..150)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .into_completion();
+        assert_eq!(
+            (c.values.len(), c.total, c.has_more),
+            (100, Some(150), Some(true))
+        );
         let c = vec!["a", "b"].into_completion();
         assert_eq!((c.values.len(), c.total, c.has_more), (2, None, None));
-        let c = Completion { values: vec!["x".into(); 101], total: Some(500), has_more: None }.into_completion();
-        assert_eq!((c.values.len(), c.total, c.has_more), (100, Some(500), Some(true)));
+        let c = Completion {
+            values: vec!["x".into(); 101],
+            total: Some(500),
+            has_more: None,
+        }
+        .into_completion();
+        assert_eq!(
+            (c.values.len(), c.total, c.has_more),
+            (100, Some(500), Some(true))
+        );
     }
 }

@@ -68,7 +68,11 @@ impl IntoResourceContents for Vec<u8> {
 
 impl IntoResourceContents for &[u8] {
     fn into_resource_contents(self, target: ReadTarget<'_>) -> ResourceOutcome {
-        ResourceOutcome::Found(vec![ResourceContents::blob(target.uri, self, target.mime_type.map(str::to_owned))])
+        ResourceOutcome::Found(vec![ResourceContents::blob(
+            target.uri,
+            self,
+            target.mime_type.map(str::to_owned),
+        )])
     }
 }
 
@@ -111,7 +115,12 @@ impl<T: IntoResourceContents, E: IntoHandlerFailure> IntoResourceContents for Re
 /// A fixed resource's behaviour, object-safe.
 pub trait ResourceHandler: Send + Sync + 'static {
     /// Reads the resource at `uri` (the definition's own URI).
-    fn read(&self, uri: String, mime_type: Option<String>, cx: Context) -> BoxFuture<'static, ResourceOutcome>;
+    fn read(
+        &self,
+        uri: String,
+        mime_type: Option<String>,
+        cx: Context,
+    ) -> BoxFuture<'static, ResourceOutcome>;
 }
 
 /// The variables a resource template matched, by name.
@@ -138,10 +147,18 @@ where
     Fut: Future<Output = R> + Send + 'static,
     R: IntoResourceContents,
 {
-    fn read(&self, uri: String, mime_type: Option<String>, cx: Context) -> BoxFuture<'static, ResourceOutcome> {
+    fn read(
+        &self,
+        uri: String,
+        mime_type: Option<String>,
+        cx: Context,
+    ) -> BoxFuture<'static, ResourceOutcome> {
         let fut = (self.0)(cx);
         Box::pin(async move {
-            fut.await.into_resource_contents(ReadTarget { uri: &uri, mime_type: mime_type.as_deref() })
+            fut.await.into_resource_contents(ReadTarget {
+                uri: &uri,
+                mime_type: mime_type.as_deref(),
+            })
         })
     }
 }
@@ -164,7 +181,10 @@ where
     ) -> BoxFuture<'static, ResourceOutcome> {
         let fut = (self.0)(variables, cx);
         Box::pin(async move {
-            fut.await.into_resource_contents(ReadTarget { uri: &uri, mime_type: mime_type.as_deref() })
+            fut.await.into_resource_contents(ReadTarget {
+                uri: &uri,
+                mime_type: mime_type.as_deref(),
+            })
         })
     }
 }
@@ -176,7 +196,10 @@ mod tests {
     use serde_json::json;
 
     fn contents(r: impl IntoResourceContents) -> serde_json::Value {
-        match r.into_resource_contents(ReadTarget { uri: "file:///x", mime_type: Some("text/plain") }) {
+        match r.into_resource_contents(ReadTarget {
+            uri: "file:///x",
+            mime_type: Some("text/plain"),
+        }) {
             ResourceOutcome::Found(c) => serde_json::to_value(c).unwrap(),
             other => panic!("{other:?}"),
         }
@@ -184,12 +207,29 @@ mod tests {
 
     #[test]
     fn text_bytes_and_contents() {
-        assert_eq!(contents("hi"), json!([{"uri": "file:///x", "mimeType": "text/plain", "text": "hi"}]));
-        assert_eq!(contents(b"hi".to_vec()), json!([{"uri": "file:///x", "mimeType": "text/plain", "blob": "aGk="}]));
-        assert_eq!(contents(ResourceContents::text("file:///y", "y")), json!([{"uri": "file:///y", "text": "y"}]));
-        let target = ReadTarget { uri: "u", mime_type: None };
-        assert_eq!(None::<String>.into_resource_contents(target), ResourceOutcome::NotFound);
+        assert_eq!(
+            contents("hi"),
+            json!([{"uri": "file:///x", "mimeType": "text/plain", "text": "hi"}])
+        );
+        assert_eq!(
+            contents(b"hi".to_vec()),
+            json!([{"uri": "file:///x", "mimeType": "text/plain", "blob": "aGk="}])
+        );
+        assert_eq!(
+            contents(ResourceContents::text("file:///y", "y")),
+            json!([{"uri": "file:///y", "text": "y"}])
+        );
+        let target = ReadTarget {
+            uri: "u",
+            mime_type: None,
+        };
+        assert_eq!(
+            None::<String>.into_resource_contents(target),
+            ResourceOutcome::NotFound
+        );
         let failed: Result<String, &str> = Err("boom");
-        assert!(matches!(failed.into_resource_contents(target), ResourceOutcome::Error(e) if e.code.code() == -32603));
+        assert!(
+            matches!(failed.into_resource_contents(target), ResourceOutcome::Error(e) if e.code.code() == -32603)
+        );
     }
 }

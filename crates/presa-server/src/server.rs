@@ -5,18 +5,25 @@ use std::future::Future;
 use std::sync::{Arc, RwLock};
 
 use presa_core::{
-    CacheScope, DiscoverResult, Implementation, Prompt, ProtocolVersion, Resource, ResourceTemplate, ServerCapabilities,
-    ServerSessionConfig, SupportedVersions, Tool,
+    CacheScope, DiscoverResult, Implementation, Prompt, ProtocolVersion, Resource,
+    ResourceTemplate, ServerCapabilities, ServerSessionConfig, SupportedVersions, Tool,
 };
 use tokio::sync::broadcast;
 
 use crate::context::Context;
 use crate::definitions::{
-    CompletionTarget, Definitions, ListKind, PromptEntry, ResourceEntry, SchemaCompiler, template_entry, tool_entry,
+    CompletionTarget, Definitions, ListKind, PromptEntry, ResourceEntry, SchemaCompiler,
+    template_entry, tool_entry,
 };
 use crate::error::BuildError;
-use crate::prompt::{Completer, CompleterFn, CompletionInput, IntoCompletion, IntoPromptResult, PromptArgs, PromptFn, PromptHandler};
-use crate::resource::{IntoResourceContents, ResourceFn, ResourceHandler, ResourceTemplateHandler, TemplateFn, Variables};
+use crate::prompt::{
+    Completer, CompleterFn, CompletionInput, IntoCompletion, IntoPromptResult, PromptArgs,
+    PromptFn, PromptHandler,
+};
+use crate::resource::{
+    IntoResourceContents, ResourceFn, ResourceHandler, ResourceTemplateHandler, TemplateFn,
+    Variables,
+};
 use crate::tool::{AsyncTool, FromArguments, IntoToolResult, SyncTool, ToolHandler};
 
 /// The server's tunables, with the defaults of the original design.
@@ -129,12 +136,17 @@ impl Server {
     /// The capabilities the current definitions call for.
     pub fn capabilities(&self) -> ServerCapabilities {
         let o = &self.inner.options;
-        self.snapshot().capabilities(o.list_changed, o.subscribe, o.logging)
+        self.snapshot()
+            .capabilities(o.list_changed, o.subscribe, o.logging)
     }
 
     /// The names of the current tools, in listing order.
     pub fn tool_names(&self) -> Vec<String> {
-        self.snapshot().tools.iter().map(|t| t.tool.name.clone()).collect()
+        self.snapshot()
+            .tools
+            .iter()
+            .map(|t| t.tool.name.clone())
+            .collect()
     }
 
     /// The `Mcp-Param-*` headers a tool's arguments are mirrored into on Streamable HTTP
@@ -170,7 +182,11 @@ impl Server {
         self.inner.changes.subscribe()
     }
 
-    fn change(&self, kind: ListKind, edit: impl FnOnce(&mut Definitions) -> Result<bool, BuildError>) -> Result<bool, BuildError> {
+    fn change(
+        &self,
+        kind: ListKind,
+        edit: impl FnOnce(&mut Definitions) -> Result<bool, BuildError>,
+    ) -> Result<bool, BuildError> {
         let changed = {
             let mut guard = match self.inner.definitions.write() {
                 Ok(guard) => guard,
@@ -205,14 +221,20 @@ impl Server {
     }
 
     /// Adds a tool with an object-safe handler while serving.
-    pub fn add_tool_handler(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), BuildError> {
+    pub fn add_tool_handler(
+        &self,
+        tool: Tool,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Result<(), BuildError> {
         let entry = tool_entry(tool, handler, self.inner.options.compiler.as_ref())?;
-        self.change(ListKind::Tools, |d| d.add_tool(entry).map(|()| true)).map(drop)
+        self.change(ListKind::Tools, |d| d.add_tool(entry).map(|()| true))
+            .map(drop)
     }
 
     /// Removes a tool; `false` when there was none of that name.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.change(ListKind::Tools, |d| Ok(d.remove_tool(name))).unwrap_or(false)
+        self.change(ListKind::Tools, |d| Ok(d.remove_tool(name)))
+            .unwrap_or(false)
     }
 
     /// Adds a resource while serving.
@@ -226,17 +248,30 @@ impl Server {
     }
 
     /// Adds a resource with an object-safe handler while serving.
-    pub fn add_resource_handler(&self, resource: Resource, handler: Arc<dyn ResourceHandler>) -> Result<(), BuildError> {
-        self.change(ListKind::Resources, |d| d.add_resource(ResourceEntry { resource, handler }).map(|()| true)).map(drop)
+    pub fn add_resource_handler(
+        &self,
+        resource: Resource,
+        handler: Arc<dyn ResourceHandler>,
+    ) -> Result<(), BuildError> {
+        self.change(ListKind::Resources, |d| {
+            d.add_resource(ResourceEntry { resource, handler })
+                .map(|()| true)
+        })
+        .map(drop)
     }
 
     /// Removes a resource; `false` when there was none with that URI.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        self.change(ListKind::Resources, |d| Ok(d.remove_resource(uri))).unwrap_or(false)
+        self.change(ListKind::Resources, |d| Ok(d.remove_resource(uri)))
+            .unwrap_or(false)
     }
 
     /// Adds a resource template while serving.
-    pub fn add_resource_template<F, Fut, R>(&self, template: ResourceTemplate, handler: F) -> Result<(), BuildError>
+    pub fn add_resource_template<F, Fut, R>(
+        &self,
+        template: ResourceTemplate,
+        handler: F,
+    ) -> Result<(), BuildError>
     where
         F: Fn(Variables, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
@@ -252,12 +287,16 @@ impl Server {
         handler: Arc<dyn ResourceTemplateHandler>,
     ) -> Result<(), BuildError> {
         let entry = template_entry(template, handler)?;
-        self.change(ListKind::Resources, |d| d.add_template(entry).map(|()| true)).map(drop)
+        self.change(ListKind::Resources, |d| {
+            d.add_template(entry).map(|()| true)
+        })
+        .map(drop)
     }
 
     /// Removes a resource template (and its completions); `false` when there was none.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        self.change(ListKind::Resources, |d| Ok(d.remove_template(uri_template))).unwrap_or(false)
+        self.change(ListKind::Resources, |d| Ok(d.remove_template(uri_template)))
+            .unwrap_or(false)
     }
 
     /// Adds a prompt while serving.
@@ -271,13 +310,21 @@ impl Server {
     }
 
     /// Adds a prompt with an object-safe handler while serving.
-    pub fn add_prompt_handler(&self, prompt: Prompt, handler: Arc<dyn PromptHandler>) -> Result<(), BuildError> {
-        self.change(ListKind::Prompts, |d| d.add_prompt(PromptEntry { prompt, handler }).map(|()| true)).map(drop)
+    pub fn add_prompt_handler(
+        &self,
+        prompt: Prompt,
+        handler: Arc<dyn PromptHandler>,
+    ) -> Result<(), BuildError> {
+        self.change(ListKind::Prompts, |d| {
+            d.add_prompt(PromptEntry { prompt, handler }).map(|()| true)
+        })
+        .map(drop)
     }
 
     /// Removes a prompt (and its completions); `false` when there was none of that name.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.change(ListKind::Prompts, |d| Ok(d.remove_prompt(name))).unwrap_or(false)
+        self.change(ListKind::Prompts, |d| Ok(d.remove_prompt(name)))
+            .unwrap_or(false)
     }
 }
 
@@ -295,7 +342,10 @@ pub struct ServerBuilder {
 
 impl fmt::Debug for ServerBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ServerBuilder").field("info", &self.info).field("definitions", &self.definitions).finish_non_exhaustive()
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .field("definitions", &self.definitions)
+            .finish_non_exhaustive()
     }
 }
 
@@ -330,7 +380,9 @@ impl ServerBuilder {
     /// Speaks only `version` and the revisions of its era older than it.
     pub fn only_version(self, version: ProtocolVersion) -> Self {
         let era = version.era();
-        let versions = ProtocolVersion::ALL.into_iter().filter(|v| v.era() == era && *v <= version);
+        let versions = ProtocolVersion::ALL
+            .into_iter()
+            .filter(|v| v.era() == era && *v <= version);
         match SupportedVersions::new(versions) {
             Ok(versions) => self.versions(versions),
             Err(_) => self,
@@ -346,7 +398,11 @@ impl ServerBuilder {
     /// Whether tool arguments and structured results are validated against their schemas
     /// (default true). Turning validation off also skips compiling the schemas.
     pub fn validate(mut self, validate: bool) -> Self {
-        self.options.compiler = if validate { Some(Options::default().compiler).flatten() } else { None };
+        self.options.compiler = if validate {
+            Some(Options::default().compiler).flatten()
+        } else {
+            None
+        };
         self
     }
 
@@ -354,7 +410,9 @@ impl ServerBuilder {
     /// tools added after this call.
     pub fn schema_compiler(
         mut self,
-        compile: impl Fn(&serde_json::Value) -> Result<Box<dyn presa_schema::Validator>, presa_schema::SchemaError>
+        compile: impl Fn(
+            &serde_json::Value,
+        ) -> Result<Box<dyn presa_schema::Validator>, presa_schema::SchemaError>
         + Send
         + Sync
         + 'static,
@@ -420,7 +478,8 @@ impl ServerBuilder {
 
     /// Adds a tool with an object-safe handler.
     pub fn tool_handler(mut self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Self {
-        let result = tool_entry(tool, handler, self.options.compiler.as_ref()).and_then(|e| self.definitions.add_tool(e));
+        let result = tool_entry(tool, handler, self.options.compiler.as_ref())
+            .and_then(|e| self.definitions.add_tool(e));
         self.record(result)
     }
 
@@ -435,8 +494,14 @@ impl ServerBuilder {
     }
 
     /// Adds a resource with an object-safe handler.
-    pub fn resource_handler(mut self, resource: Resource, handler: Arc<dyn ResourceHandler>) -> Self {
-        let result = self.definitions.add_resource(ResourceEntry { resource, handler });
+    pub fn resource_handler(
+        mut self,
+        resource: Resource,
+        handler: Arc<dyn ResourceHandler>,
+    ) -> Self {
+        let result = self
+            .definitions
+            .add_resource(ResourceEntry { resource, handler });
         self.record(result)
     }
 
@@ -452,8 +517,13 @@ impl ServerBuilder {
     }
 
     /// Adds a resource template with an object-safe handler.
-    pub fn resource_template_handler(mut self, template: ResourceTemplate, handler: Arc<dyn ResourceTemplateHandler>) -> Self {
-        let result = template_entry(template, handler).and_then(|e| self.definitions.add_template(e));
+    pub fn resource_template_handler(
+        mut self,
+        template: ResourceTemplate,
+        handler: Arc<dyn ResourceTemplateHandler>,
+    ) -> Self {
+        let result =
+            template_entry(template, handler).and_then(|e| self.definitions.add_template(e));
         self.record(result)
     }
 
@@ -475,26 +545,49 @@ impl ServerBuilder {
     }
 
     /// Completes an argument of a prompt added before.
-    pub fn complete_prompt_argument<F, Fut, R>(self, prompt: &str, argument: &str, complete: F) -> Self
+    pub fn complete_prompt_argument<F, Fut, R>(
+        self,
+        prompt: &str,
+        argument: &str,
+        complete: F,
+    ) -> Self
     where
         F: Fn(CompletionInput, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: IntoCompletion,
     {
-        self.completer(CompletionTarget::Prompt(prompt.to_owned()), argument, Arc::new(CompleterFn(complete)))
+        self.completer(
+            CompletionTarget::Prompt(prompt.to_owned()),
+            argument,
+            Arc::new(CompleterFn(complete)),
+        )
     }
 
     /// Completes a variable of a resource template added before.
-    pub fn complete_template_variable<F, Fut, R>(self, uri_template: &str, variable: &str, complete: F) -> Self
+    pub fn complete_template_variable<F, Fut, R>(
+        self,
+        uri_template: &str,
+        variable: &str,
+        complete: F,
+    ) -> Self
     where
         F: Fn(CompletionInput, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: IntoCompletion,
     {
-        self.completer(CompletionTarget::Template(uri_template.to_owned()), variable, Arc::new(CompleterFn(complete)))
+        self.completer(
+            CompletionTarget::Template(uri_template.to_owned()),
+            variable,
+            Arc::new(CompleterFn(complete)),
+        )
     }
 
-    fn completer(mut self, target: CompletionTarget, argument: &str, completer: Arc<dyn Completer>) -> Self {
+    fn completer(
+        mut self,
+        target: CompletionTarget,
+        argument: &str,
+        completer: Arc<dyn Completer>,
+    ) -> Self {
         let result = self.definitions.add_completion(target, argument, completer);
         self.record(result)
     }

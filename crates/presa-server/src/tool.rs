@@ -149,7 +149,9 @@ impl<T: Serialize> IntoToolResult for Json<T> {
         match serde_json::to_value(self.0) {
             Ok(value @ Value::Object(_)) => Ok(structured(value)),
             Ok(value) => value.into_tool_result(),
-            Err(e) => Ok(CallToolResult::error(format!("result could not be serialized: {e}"))),
+            Err(e) => Ok(CallToolResult::error(format!(
+                "result could not be serialized: {e}"
+            ))),
         }
     }
 }
@@ -233,7 +235,9 @@ pub struct Args<T>(pub T);
 
 impl<T: DeserializeOwned + Send + 'static> FromArguments for Args<T> {
     fn from_arguments(arguments: JsonObject) -> Result<Self, String> {
-        T::deserialize(Value::Object(arguments)).map(Args).map_err(|e| format!("Invalid arguments: {e}"))
+        T::deserialize(Value::Object(arguments))
+            .map(Args)
+            .map_err(|e| format!("Invalid arguments: {e}"))
     }
 }
 
@@ -245,7 +249,10 @@ pub(crate) struct AsyncTool<F, A> {
 
 impl<F, A> AsyncTool<F, A> {
     pub(crate) fn new(f: F) -> Self {
-        Self { f, _input: PhantomData }
+        Self {
+            f,
+            _input: PhantomData,
+        }
     }
 }
 
@@ -275,7 +282,10 @@ pub(crate) struct SyncTool<F, A> {
 
 impl<F, A> SyncTool<F, A> {
     pub(crate) fn new(f: F) -> Self {
-        Self { f, _input: PhantomData }
+        Self {
+            f,
+            _input: PhantomData,
+        }
     }
 }
 
@@ -308,19 +318,34 @@ mod tests {
 
     #[test]
     fn each_return_kind_becomes_its_result() {
-        assert_eq!(result("hi"), json!({"content": [{"type": "text", "text": "hi"}]}));
-        assert_eq!(result(String::from("hi")), json!({"content": [{"type": "text", "text": "hi"}]}));
+        assert_eq!(
+            result("hi"),
+            json!({"content": [{"type": "text", "text": "hi"}]})
+        );
+        assert_eq!(
+            result(String::from("hi")),
+            json!({"content": [{"type": "text", "text": "hi"}]})
+        );
         assert_eq!(
             result(json!({"sum": 6})),
             json!({"content": [{"type": "text", "text": "{\"sum\":6}"}], "structuredContent": {"sum": 6}})
         );
-        assert_eq!(result(json!([1, 2])), json!({"content": [{"type": "text", "text": "[1,2]"}]}));
+        assert_eq!(
+            result(json!([1, 2])),
+            json!({"content": [{"type": "text", "text": "[1,2]"}]})
+        );
         assert_eq!(result(()), json!({"content": []}));
         assert_eq!(result(None::<String>), json!({"content": []}));
         assert_eq!(result(Value::Null), json!({"content": []}));
-        assert_eq!(result(ToolError::new("no")), json!({"content": [{"type": "text", "text": "no"}], "isError": true}));
         assert_eq!(
-            result(Content(vec![ContentBlock::text("a"), ContentBlock::text("b")])),
+            result(ToolError::new("no")),
+            json!({"content": [{"type": "text", "text": "no"}], "isError": true})
+        );
+        assert_eq!(
+            result(Content(vec![
+                ContentBlock::text("a"),
+                ContentBlock::text("b")
+            ])),
             json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})
         );
         let full = CallToolResult::text("as is");
@@ -330,11 +355,18 @@ mod tests {
     #[test]
     fn errors_become_tool_errors_unless_they_are_protocol_errors() {
         let r: Result<String, std::io::Error> = Err(std::io::Error::other("disk full"));
-        assert_eq!(result(r), json!({"content": [{"type": "text", "text": "disk full"}], "isError": true}));
+        assert_eq!(
+            result(r),
+            json!({"content": [{"type": "text", "text": "disk full"}], "isError": true})
+        );
         let r: Result<String, String> = Err("plain".into());
         assert!(r.into_tool_result().unwrap().is_error());
-        let r: Result<String, ProtocolError> = Err(ProtocolError::new(ErrorCode::INVALID_PARAMS, "bad"));
-        assert_eq!(r.into_tool_result().unwrap_err().code, ErrorCode::INVALID_PARAMS);
+        let r: Result<String, ProtocolError> =
+            Err(ProtocolError::new(ErrorCode::INVALID_PARAMS, "bad"));
+        assert_eq!(
+            r.into_tool_result().unwrap_err().code,
+            ErrorCode::INVALID_PARAMS
+        );
     }
 
     #[test]

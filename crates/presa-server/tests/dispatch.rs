@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use presa_core::{
-    ClientCapabilities, ClientContext, ContentBlock, ErrorCode, JsonObject, Prompt, ProtocolVersion, RequestId,
-    Resource, ResourceTemplate, Role, Tool,
+    ClientCapabilities, ClientContext, ContentBlock, ErrorCode, JsonObject, Prompt,
+    ProtocolVersion, RequestId, Resource, ResourceTemplate, Role, Tool,
 };
 use presa_server::*;
 use serde_json::{Value, json};
@@ -17,13 +17,31 @@ fn object(value: Value) -> JsonObject {
 }
 
 fn cx(version: ProtocolVersion) -> Context {
-    let client = ClientContext { protocol_version: version, capabilities: ClientCapabilities::default(), client_info: None };
-    Context::new(RequestId::from(1), client, None, Arc::new(NoPeer), Cancellation::new())
+    let client = ClientContext {
+        protocol_version: version,
+        capabilities: ClientCapabilities::default(),
+        client_info: None,
+    };
+    Context::new(
+        RequestId::from(1),
+        client,
+        None,
+        Arc::new(NoPeer),
+        Cancellation::new(),
+    )
 }
 
-async fn call(server: &Server, version: ProtocolVersion, method: &str, params: Value) -> Result<Value, presa_core::ErrorObject> {
+async fn call(
+    server: &Server,
+    version: ProtocolVersion,
+    method: &str,
+    params: Value,
+) -> Result<Value, presa_core::ErrorObject> {
     let params = serde_json::value::to_raw_value(&params).unwrap();
-    server.handle(method, Some(&params), cx(version)).await.map(|raw| serde_json::from_str(raw.get()).unwrap())
+    server
+        .handle(method, Some(&params), cx(version))
+        .await
+        .map(|raw| serde_json::from_str(raw.get()).unwrap())
 }
 
 const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;
@@ -92,19 +110,43 @@ fn server() -> Server {
 #[tokio::test]
 async fn tool_results_in_each_shape() {
     let s = server();
-    let r = call(&s, MODERN, "tools/call", json!({"name": "add", "arguments": {"numbers": [1, 2, 3]}})).await.unwrap();
+    let r = call(
+        &s,
+        MODERN,
+        "tools/call",
+        json!({"name": "add", "arguments": {"numbers": [1, 2, 3]}}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r["structuredContent"], json!({"sum": 6.0}));
-    assert_eq!(r["content"], json!([{"type": "text", "text": "{\"sum\":6.0}"}]));
+    assert_eq!(
+        r["content"],
+        json!([{"type": "text", "text": "{\"sum\":6.0}"}])
+    );
     assert_eq!(r["resultType"], "complete");
-    assert_eq!(r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "test");
+    assert_eq!(
+        r["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "test"
+    );
 
-    let r = call(&s, MODERN, "tools/call", json!({"name": "text"})).await.unwrap();
+    let r = call(&s, MODERN, "tools/call", json!({"name": "text"}))
+        .await
+        .unwrap();
     assert_eq!(r["content"], json!([{"type": "text", "text": "plain"}]));
-    let r = call(&s, MODERN, "tools/call", json!({"name": "blocks"})).await.unwrap();
-    assert_eq!(r["content"][1], json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"}));
-    let r = call(&s, MODERN, "tools/call", json!({"name": "nothing"})).await.unwrap();
+    let r = call(&s, MODERN, "tools/call", json!({"name": "blocks"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        r["content"][1],
+        json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"})
+    );
+    let r = call(&s, MODERN, "tools/call", json!({"name": "nothing"}))
+        .await
+        .unwrap();
     assert_eq!(r["content"], json!([]));
-    let r = call(&s, MODERN, "tools/call", json!({"name": "full"})).await.unwrap();
+    let r = call(&s, MODERN, "tools/call", json!({"name": "full"}))
+        .await
+        .unwrap();
     assert_eq!(r["content"][0]["text"], "as is");
 }
 
@@ -116,69 +158,141 @@ async fn failures_are_tool_errors_and_the_server_lives_on() {
         ("tool_error", "try again later"),
         ("panics", "handler panicked: kaboom"),
     ] {
-        let r = call(&s, MODERN, "tools/call", json!({"name": tool})).await.unwrap();
+        let r = call(&s, MODERN, "tools/call", json!({"name": tool}))
+            .await
+            .unwrap();
         assert_eq!(r["isError"], true, "{tool}");
         assert_eq!(r["content"][0]["text"], message, "{tool}");
     }
-    let e = call(&s, MODERN, "tools/call", json!({"name": "protocol_error"})).await.unwrap_err();
-    assert_eq!((e.code.code(), e.message.as_str(), e.data), (-31999, "custom", Some(json!({"why": 1}))));
+    let e = call(&s, MODERN, "tools/call", json!({"name": "protocol_error"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code.code(), e.message.as_str(), e.data),
+        (-31999, "custom", Some(json!({"why": 1})))
+    );
     // still serving after the panic
-    assert!(call(&s, MODERN, "tools/call", json!({"name": "text"})).await.is_ok());
+    assert!(
+        call(&s, MODERN, "tools/call", json!({"name": "text"}))
+            .await
+            .is_ok()
+    );
 }
 
 #[tokio::test]
 async fn arguments_and_structured_results_are_validated() {
     let s = server();
-    let r = call(&s, MODERN, "tools/call", json!({"name": "add", "arguments": {"numbers": ["one"]}})).await.unwrap();
+    let r = call(
+        &s,
+        MODERN,
+        "tools/call",
+        json!({"name": "add", "arguments": {"numbers": ["one"]}}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r["isError"], true);
-    assert_eq!(r["content"][0]["text"], "Invalid arguments at /numbers/0: expected number, got string");
-    let r = call(&s, MODERN, "tools/call", json!({"name": "add", "arguments": {}})).await.unwrap();
-    assert_eq!(r["content"][0]["text"], "Invalid arguments at /: missing required property \"numbers\"");
+    assert_eq!(
+        r["content"][0]["text"],
+        "Invalid arguments at /numbers/0: expected number, got string"
+    );
+    let r = call(
+        &s,
+        MODERN,
+        "tools/call",
+        json!({"name": "add", "arguments": {}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        r["content"][0]["text"],
+        "Invalid arguments at /: missing required property \"numbers\""
+    );
     let lying = Server::builder("t", "1")
         .tool_sync(
-            Tool::without_params("lies").output_schema(object(json!({"type": "object", "properties": {"sum": {"type": "number"}}}))),
+            Tool::without_params("lies").output_schema(object(
+                json!({"type": "object", "properties": {"sum": {"type": "number"}}}),
+            )),
             |_: Value, _| json!({"sum": "x"}),
         )
         .build()
         .unwrap();
-    let r = call(&lying, MODERN, "tools/call", json!({"name": "lies"})).await.unwrap();
+    let r = call(&lying, MODERN, "tools/call", json!({"name": "lies"}))
+        .await
+        .unwrap();
     assert_eq!(r["isError"], true);
-    assert_eq!(r["content"][0]["text"], "Invalid structured result at /sum: expected number, got string");
+    assert_eq!(
+        r["content"][0]["text"],
+        "Invalid structured result at /sum: expected number, got string"
+    );
 }
 
 #[tokio::test]
 async fn validation_can_be_turned_off() {
     let s = Server::builder("t", "1")
         .validate(false)
-        .tool(Tool::new("add", add_schema()), |args: Value, _| async move { args })
+        .tool(
+            Tool::new("add", add_schema()),
+            |args: Value, _| async move { args },
+        )
         .build()
         .unwrap();
-    let r = call(&s, MODERN, "tools/call", json!({"name": "add", "arguments": {"numbers": "nope"}})).await.unwrap();
+    let r = call(
+        &s,
+        MODERN,
+        "tools/call",
+        json!({"name": "add", "arguments": {"numbers": "nope"}}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r["structuredContent"], json!({"numbers": "nope"}));
 }
 
 #[tokio::test]
 async fn a_replacement_validator_is_used() {
     let s = Server::builder("t", "1")
-        .schema_compiler(|_schema| presa_schema::compile(&json!({"type": "object", "maxProperties": 0})))
-        .tool(Tool::new("x", object(json!({"type": "object"}))), |_: Value, _| async { "ran" })
+        .schema_compiler(|_schema| {
+            presa_schema::compile(&json!({"type": "object", "maxProperties": 0}))
+        })
+        .tool(
+            Tool::new("x", object(json!({"type": "object"}))),
+            |_: Value, _| async { "ran" },
+        )
         .build()
         .unwrap();
-    let r = call(&s, MODERN, "tools/call", json!({"name": "x", "arguments": {"a": 1}})).await.unwrap();
+    let r = call(
+        &s,
+        MODERN,
+        "tools/call",
+        json!({"name": "x", "arguments": {"a": 1}}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r["isError"], true);
 }
 
 #[tokio::test]
 async fn protocol_errors_for_unknown_things() {
     let s = server();
-    let e = call(&s, MODERN, "tools/call", json!({"name": "nope"})).await.unwrap_err();
-    assert_eq!((e.code, e.message.as_str()), (ErrorCode::INVALID_PARAMS, "Unknown tool: nope"));
-    let e = call(&s, MODERN, "tools/call", json!({"arguments": {}})).await.unwrap_err();
+    let e = call(&s, MODERN, "tools/call", json!({"name": "nope"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (ErrorCode::INVALID_PARAMS, "Unknown tool: nope")
+    );
+    let e = call(&s, MODERN, "tools/call", json!({"arguments": {}}))
+        .await
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
     let e = call(&s, MODERN, "nope/nope", json!({})).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND);
     let empty = Server::builder("t", "1").build().unwrap();
-    for method in ["tools/list", "prompts/list", "resources/list", "completion/complete"] {
+    for method in [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "completion/complete",
+    ] {
         let e = call(&empty, MODERN, method, json!({})).await.unwrap_err();
         assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND, "{method}");
     }
@@ -187,37 +301,100 @@ async fn protocol_errors_for_unknown_things() {
 #[tokio::test]
 async fn resources_fixed_first_then_templates_in_order() {
     let s = server();
-    let r = call(&s, MODERN, "resources/read", json!({"uri": "file:///readme.txt"})).await.unwrap();
-    assert_eq!(r["contents"], json!([{"uri": "file:///readme.txt", "mimeType": "text/plain", "text": "Read me first."}]));
-    assert_eq!((r["ttlMs"].clone(), r["cacheScope"].clone()), (json!(0), json!("private")));
-    let r = call(&s, MODERN, "resources/read", json!({"uri": "file:///blob"})).await.unwrap();
+    let r = call(
+        &s,
+        MODERN,
+        "resources/read",
+        json!({"uri": "file:///readme.txt"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        r["contents"],
+        json!([{"uri": "file:///readme.txt", "mimeType": "text/plain", "text": "Read me first."}])
+    );
+    assert_eq!(
+        (r["ttlMs"].clone(), r["cacheScope"].clone()),
+        (json!(0), json!("private"))
+    );
+    let r = call(&s, MODERN, "resources/read", json!({"uri": "file:///blob"}))
+        .await
+        .unwrap();
     assert_eq!(r["contents"][0]["blob"], "AQID");
-    let r = call(&s, MODERN, "resources/read", json!({"uri": "people://ada"})).await.unwrap();
+    let r = call(&s, MODERN, "resources/read", json!({"uri": "people://ada"}))
+        .await
+        .unwrap();
     assert_eq!(r["contents"][0]["text"], "Ada Lovelace");
-    let r = call(&s, MODERN, "resources/read", json!({"uri": "file:///docs/guide.md"})).await.unwrap();
+    let r = call(
+        &s,
+        MODERN,
+        "resources/read",
+        json!({"uri": "file:///docs/guide.md"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r["contents"][0]["text"], "file at docs/guide.md");
 }
 
 #[tokio::test]
 async fn a_missing_resource_is_not_found_with_the_code_of_its_era() {
     let s = server();
-    let e = call(&s, MODERN, "resources/read", json!({"uri": "people://nobody"})).await.unwrap_err();
-    assert_eq!((e.code.code(), e.message.as_str()), (-32602, "Resource not found"));
+    let e = call(
+        &s,
+        MODERN,
+        "resources/read",
+        json!({"uri": "people://nobody"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        (e.code.code(), e.message.as_str()),
+        (-32602, "Resource not found")
+    );
     assert_eq!(e.data, Some(json!({"uri": "people://nobody"})));
-    let e = call(&s, LEGACY, "resources/read", json!({"uri": "nowhere://x"})).await.unwrap_err();
+    let e = call(&s, LEGACY, "resources/read", json!({"uri": "nowhere://x"}))
+        .await
+        .unwrap_err();
     assert_eq!(e.code.code(), -32002);
 }
 
 #[tokio::test]
 async fn prompts_check_required_arguments_first() {
     let s = server();
-    let r = call(&s, MODERN, "prompts/get", json!({"name": "introduce", "arguments": {"id": "alan"}})).await.unwrap();
-    assert_eq!(r["messages"], json!([{"role": "user", "content": {"type": "text", "text": "Introduce alan in one sentence."}}]));
-    let e = call(&s, MODERN, "prompts/get", json!({"name": "introduce", "arguments": {"style": "x"}})).await.unwrap_err();
-    assert_eq!((e.code, e.message.as_str()), (ErrorCode::INVALID_PARAMS, "Missing required argument for prompt introduce: id"));
-    let r = call(&s, MODERN, "prompts/get", json!({"name": "dialog"})).await.unwrap();
+    let r = call(
+        &s,
+        MODERN,
+        "prompts/get",
+        json!({"name": "introduce", "arguments": {"id": "alan"}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        r["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "Introduce alan in one sentence."}}])
+    );
+    let e = call(
+        &s,
+        MODERN,
+        "prompts/get",
+        json!({"name": "introduce", "arguments": {"style": "x"}}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            ErrorCode::INVALID_PARAMS,
+            "Missing required argument for prompt introduce: id"
+        )
+    );
+    let r = call(&s, MODERN, "prompts/get", json!({"name": "dialog"}))
+        .await
+        .unwrap();
     assert_eq!(r["messages"][1]["role"], "assistant");
-    let e = call(&s, MODERN, "prompts/get", json!({"name": "nope"})).await.unwrap_err();
+    let e = call(&s, MODERN, "prompts/get", json!({"name": "nope"}))
+        .await
+        .unwrap_err();
     assert_eq!(e.message, "Unknown prompt: nope");
 }
 
@@ -228,7 +405,13 @@ async fn completions_for_prompts_and_templates() {
     assert_eq!(r["completion"]["values"], json!(["ada", "alan"]));
     let r = call(&s, MODERN, "completion/complete", json!({"ref": {"type": "ref/resource", "uri": "people://{id}"}, "argument": {"name": "id", "value": ""}})).await.unwrap();
     assert_eq!(r["completion"]["values"].as_array().unwrap().len(), 100);
-    assert_eq!((r["completion"]["total"].clone(), r["completion"]["hasMore"].clone()), (json!(250), json!(true)));
+    assert_eq!(
+        (
+            r["completion"]["total"].clone(),
+            r["completion"]["hasMore"].clone()
+        ),
+        (json!(250), json!(true))
+    );
     let r = call(&s, MODERN, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "introduce"}, "argument": {"name": "style", "value": ""}})).await.unwrap();
     assert_eq!(r["completion"]["values"], json!([]));
     let e = call(&s, MODERN, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "id", "value": ""}})).await.unwrap_err();
@@ -238,26 +421,47 @@ async fn completions_for_prompts_and_templates() {
 #[tokio::test]
 async fn capabilities_follow_the_definitions() {
     let s = server();
-    assert_eq!(serde_json::to_value(s.capabilities()).unwrap(), json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}}));
-    let s = Server::builder("t", "1").list_changed(true).subscribe(true).logging(true)
+    assert_eq!(
+        serde_json::to_value(s.capabilities()).unwrap(),
+        json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}})
+    );
+    let s = Server::builder("t", "1")
+        .list_changed(true)
+        .subscribe(true)
+        .logging(true)
         .resource(Resource::new("a://b", "b"), |_| async { "b" })
         .build()
         .unwrap();
-    assert_eq!(serde_json::to_value(s.capabilities()).unwrap(), json!({"resources": {"subscribe": true, "listChanged": true}, "logging": {}}));
+    assert_eq!(
+        serde_json::to_value(s.capabilities()).unwrap(),
+        json!({"resources": {"subscribe": true, "listChanged": true}, "logging": {}})
+    );
 }
 
 #[tokio::test]
 async fn lists_page_and_stale_cursors_are_rejected() {
     let s = Server::builder("t", "1").page_size(2).build().unwrap();
     for i in 0..5 {
-        s.add_tool(Tool::without_params(format!("t{i}")), |_: Value, _| async { "" }).unwrap();
+        s.add_tool(Tool::without_params(format!("t{i}")), |_: Value, _| async {
+            ""
+        })
+        .unwrap();
     }
     let mut names = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let params = match &cursor { Some(c) => json!({"cursor": c}), None => json!({}) };
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
         let r = call(&s, MODERN, "tools/list", params).await.unwrap();
-        names.extend(r["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()));
+        names.extend(
+            r["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned()),
+        );
         match r.get("nextCursor") {
             Some(c) => cursor = Some(c.as_str().unwrap().to_owned()),
             None => break,
@@ -267,9 +471,13 @@ async fn lists_page_and_stale_cursors_are_rejected() {
     let first = call(&s, MODERN, "tools/list", json!({})).await.unwrap();
     let stale = first["nextCursor"].as_str().unwrap().to_owned();
     s.remove_tool("t4");
-    let e = call(&s, MODERN, "tools/list", json!({"cursor": stale})).await.unwrap_err();
+    let e = call(&s, MODERN, "tools/list", json!({"cursor": stale}))
+        .await
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
-    let e = call(&s, MODERN, "tools/list", json!({"cursor": "garbage!"})).await.unwrap_err();
+    let e = call(&s, MODERN, "tools/list", json!({"cursor": "garbage!"}))
+        .await
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
 }
 
@@ -289,24 +497,38 @@ async fn initialize_era_results_carry_no_2026_fields() {
         for field in ["resultType", "ttlMs", "cacheScope", "_meta"] {
             assert!(r.get(field).is_none(), "{method} has {field}: {r}");
         }
-        let r = call(&s, MODERN, method, json!({"name": "text", "uri": "file:///readme.txt"})).await;
+        let r = call(
+            &s,
+            MODERN,
+            method,
+            json!({"name": "text", "uri": "file:///readme.txt"}),
+        )
+        .await;
         if let Ok(r) = r {
             assert_eq!(r["resultType"], "complete", "{method}");
         }
     }
-    let e = call(&s, LEGACY, "server/discover", json!({})).await.unwrap_err();
+    let e = call(&s, LEGACY, "server/discover", json!({}))
+        .await
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND);
 }
 
 #[tokio::test]
 async fn cache_hints_come_from_the_option() {
-    let s = Server::builder("t", "1").cache(60_000, presa_core::CacheScope::Public)
+    let s = Server::builder("t", "1")
+        .cache(60_000, presa_core::CacheScope::Public)
         .tool_sync(Tool::without_params("x"), |_: Value, _| "")
         .build()
         .unwrap();
     let r = call(&s, MODERN, "tools/list", json!({})).await.unwrap();
-    assert_eq!((r["ttlMs"].clone(), r["cacheScope"].clone()), (json!(60_000), json!("public")));
-    let d = call(&s, MODERN, "server/discover", json!({})).await.unwrap();
+    assert_eq!(
+        (r["ttlMs"].clone(), r["cacheScope"].clone()),
+        (json!(60_000), json!("public"))
+    );
+    let d = call(&s, MODERN, "server/discover", json!({}))
+        .await
+        .unwrap();
     assert_eq!(d["ttlMs"], 60_000);
 }
 
@@ -314,51 +536,113 @@ async fn cache_hints_come_from_the_option() {
 async fn definitions_change_while_serving() {
     let s = server();
     let mut changes = s.list_changes();
-    s.add_tool(Tool::without_params("late"), |_: Value, _| async { "late" }).unwrap();
+    s.add_tool(Tool::without_params("late"), |_: Value, _| async { "late" })
+        .unwrap();
     assert_eq!(changes.recv().await.unwrap(), ListKind::Tools);
-    assert_eq!(call(&s, MODERN, "tools/call", json!({"name": "late"})).await.unwrap()["content"][0]["text"], "late");
+    assert_eq!(
+        call(&s, MODERN, "tools/call", json!({"name": "late"}))
+            .await
+            .unwrap()["content"][0]["text"],
+        "late"
+    );
     assert!(s.remove_tool("late"));
     assert_eq!(changes.recv().await.unwrap(), ListKind::Tools);
-    assert!(!s.remove_tool("late"), "nothing to remove, no change announced");
-    assert_eq!(call(&s, MODERN, "tools/call", json!({"name": "late"})).await.unwrap_err().code, ErrorCode::INVALID_PARAMS);
-    s.add_resource(Resource::new("mem://x", "x"), |_| async { "x" }).unwrap();
+    assert!(
+        !s.remove_tool("late"),
+        "nothing to remove, no change announced"
+    );
+    assert_eq!(
+        call(&s, MODERN, "tools/call", json!({"name": "late"}))
+            .await
+            .unwrap_err()
+            .code,
+        ErrorCode::INVALID_PARAMS
+    );
+    s.add_resource(Resource::new("mem://x", "x"), |_| async { "x" })
+        .unwrap();
     assert_eq!(changes.recv().await.unwrap(), ListKind::Resources);
     assert!(s.remove_resource("mem://x"));
-    s.add_resource_template(ResourceTemplate::new("t://{a}", "t"), |v: Variables, _| async move { Some(v["a"].clone()) }).unwrap();
-    assert_eq!(call(&s, MODERN, "resources/read", json!({"uri": "t://q"})).await.unwrap()["contents"][0]["text"], "q");
+    s.add_resource_template(
+        ResourceTemplate::new("t://{a}", "t"),
+        |v: Variables, _| async move { Some(v["a"].clone()) },
+    )
+    .unwrap();
+    assert_eq!(
+        call(&s, MODERN, "resources/read", json!({"uri": "t://q"}))
+            .await
+            .unwrap()["contents"][0]["text"],
+        "q"
+    );
     assert!(s.remove_resource_template("t://{a}"));
-    s.add_prompt(Prompt::new("p"), |_, _| async { "p" }).unwrap();
+    s.add_prompt(Prompt::new("p"), |_, _| async { "p" })
+        .unwrap();
     assert!(s.remove_prompt("p"));
-    assert!(matches!(s.add_tool(Tool::without_params("add"), |_: Value, _| async { "" }), Err(BuildError::Duplicate { .. })));
+    assert!(matches!(
+        s.add_tool(Tool::without_params("add"), |_: Value, _| async { "" }),
+        Err(BuildError::Duplicate { .. })
+    ));
 }
 
 #[test]
 fn bad_definitions_fail_at_build() {
-    let bad_name = Server::builder("t", "1").tool_sync(Tool::without_params("has space"), |_: Value, _| "").build();
-    assert!(matches!(bad_name, Err(BuildError::InvalidToolName { .. })));
-    let not_object = Server::builder("t", "1").tool_sync(Tool::new("x", object(json!({"type": "array"}))), |_: Value, _| "").build();
-    assert!(matches!(not_object, Err(BuildError::InputSchemaNotObject { .. })));
-    let bad_schema = Server::builder("t", "1")
-        .tool_sync(Tool::new("x", object(json!({"type": "object", "properties": {"a": {"minLength": -1}}}))), |_: Value, _| "")
+    let bad_name = Server::builder("t", "1")
+        .tool_sync(Tool::without_params("has space"), |_: Value, _| "")
         .build();
-    assert!(matches!(bad_schema, Err(BuildError::Schema { which: "input", .. })), "{bad_schema:?}");
+    assert!(matches!(bad_name, Err(BuildError::InvalidToolName { .. })));
+    let not_object = Server::builder("t", "1")
+        .tool_sync(
+            Tool::new("x", object(json!({"type": "array"}))),
+            |_: Value, _| "",
+        )
+        .build();
+    assert!(matches!(
+        not_object,
+        Err(BuildError::InputSchemaNotObject { .. })
+    ));
+    let bad_schema = Server::builder("t", "1")
+        .tool_sync(
+            Tool::new(
+                "x",
+                object(json!({"type": "object", "properties": {"a": {"minLength": -1}}})),
+            ),
+            |_: Value, _| "",
+        )
+        .build();
+    assert!(
+        matches!(bad_schema, Err(BuildError::Schema { which: "input", .. })),
+        "{bad_schema:?}"
+    );
     let bad_template = Server::builder("t", "1")
-        .resource_template(ResourceTemplate::new("x://{", "x"), |_: Variables, _| async { None::<String> })
+        .resource_template(
+            ResourceTemplate::new("x://{", "x"),
+            |_: Variables, _| async { None::<String> },
+        )
         .build();
     assert!(matches!(bad_template, Err(BuildError::UriTemplate { .. })));
     let bad_header = Server::builder("t", "1")
         .tool_sync(Tool::new("x", object(json!({"type": "object", "properties": {"a": {"type": "object", "x-mcp-header": "A"}}}))), |_: Value, _| "")
         .build();
-    assert!(matches!(bad_header, Err(BuildError::HeaderAnnotation { .. })));
+    assert!(matches!(
+        bad_header,
+        Err(BuildError::HeaderAnnotation { .. })
+    ));
     let unknown_completion = Server::builder("t", "1")
-        .complete_prompt_argument("nope", "x", |_: CompletionInput, _| async { Vec::<String>::new() })
+        .complete_prompt_argument("nope", "x", |_: CompletionInput, _| async {
+            Vec::<String>::new()
+        })
         .build();
-    assert!(matches!(unknown_completion, Err(BuildError::UnknownCompletionTarget { .. })));
+    assert!(matches!(
+        unknown_completion,
+        Err(BuildError::UnknownCompletionTarget { .. })
+    ));
     let duplicate = Server::builder("t", "1")
         .prompt(Prompt::new("p"), |_, _| async { "" })
         .prompt(Prompt::new("p"), |_, _| async { "" })
         .build();
-    assert!(matches!(duplicate, Err(BuildError::Duplicate { kind: "prompt", .. })));
+    assert!(matches!(
+        duplicate,
+        Err(BuildError::Duplicate { kind: "prompt", .. })
+    ));
 }
 
 #[tokio::test]
@@ -369,14 +653,37 @@ async fn a_struct_can_be_a_tool() {
     }
     impl ToolHandler for Greeter {
         fn call(&self, arguments: JsonObject, _cx: Context) -> BoxFuture<'static, ToolOutcome> {
-            let text = format!("{}, {}", self.greeting, arguments.get("name").and_then(Value::as_str).unwrap_or("you"));
-            Box::pin(async move { Ok(presa_core::CallToolResult::new(vec![ContentBlock::text(text)])) })
+            let text = format!(
+                "{}, {}",
+                self.greeting,
+                arguments
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("you")
+            );
+            Box::pin(async move {
+                Ok(presa_core::CallToolResult::new(vec![ContentBlock::text(
+                    text,
+                )]))
+            })
         }
     }
     let s = Server::builder("t", "1")
-        .tool_handler(Tool::new("greet", object(json!({"type": "object"}))), Arc::new(Greeter { greeting: "Hej".into() }))
+        .tool_handler(
+            Tool::new("greet", object(json!({"type": "object"}))),
+            Arc::new(Greeter {
+                greeting: "Hej".into(),
+            }),
+        )
         .build()
         .unwrap();
-    let r = call(&s, MODERN, "tools/call", json!({"name": "greet", "arguments": {"name": "Ada"}})).await.unwrap();
+    let r = call(
+        &s,
+        MODERN,
+        "tools/call",
+        json!({"name": "greet", "arguments": {"name": "Ada"}}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r["content"][0]["text"], "Hej, Ada");
 }

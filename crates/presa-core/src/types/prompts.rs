@@ -62,10 +62,55 @@ impl Prompt {
         self
     }
 
+    /// Adds an argument described in full.
+    #[must_use]
+    pub fn argument(mut self, argument: PromptArgument) -> Self {
+        self.arguments.get_or_insert_with(Vec::new).push(argument);
+        self
+    }
+
     /// Sets the description.
     #[must_use]
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display name.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+}
+
+impl PromptArgument {
+    /// An optional argument.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets whether the argument is required.
+    #[must_use]
+    pub fn required(mut self, required: bool) -> Self {
+        self.required = required.then_some(true);
+        self
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the display name.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
         self
     }
 }

@@ -63,6 +63,27 @@ impl Resource {
         self.mime_type = Some(mime_type.into());
         self
     }
+
+    /// Sets the size in bytes.
+    #[must_use]
+    pub fn size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
+
+    /// Sets the display name.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the display hints.
+    #[must_use]
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
 }
 
 /// A `resource_link` content block has exactly the [`Resource`] fields.
@@ -104,6 +125,34 @@ impl ResourceTemplate {
             name: name.into(),
             ..Self::default()
         }
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type shared by every matching resource.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the display name.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the display hints.
+    #[must_use]
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
     }
 }
 

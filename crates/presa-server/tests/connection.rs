@@ -1,0 +1,299 @@
+//! The connection layer over channels: one peer's session, each request on its own task.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use presa_core::{LoggingLevel, Tool, Transmit};
+use presa_server::*;
+use serde_json::{Value, json};
+use tokio::sync::{Notify, mpsc};
+use tokio::task::JoinHandle;
+
+struct Peer {
+    to_server: Option<mpsc::Sender<Incoming>>,
+    from_server: mpsc::Receiver<Transmit>,
+    task: JoinHandle<()>,
+}
+
+impl Peer {
+    fn start(server: Server, options: ConnectionOptions) -> Self {
+        let (to_server, incoming) = mpsc::channel(16);
+        let (outgoing, from_server) = mpsc::channel(16);
+        let task = tokio::spawn(serve_connection(
+            server,
+            ServerChannel { incoming, outgoing },
+            options,
+        ));
+        Self {
+            to_server: Some(to_server),
+            from_server,
+            task,
+        }
+    }
+
+    async fn send(&self, message: Value) {
+        let frame = Incoming::Frame(message.to_string().into_bytes());
+        self.to_server.as_ref().unwrap().send(frame).await.unwrap();
+    }
+
+    async fn send_raw(&self, bytes: &[u8]) {
+        self.to_server
+            .as_ref()
+            .unwrap()
+            .send(Incoming::Frame(bytes.to_vec()))
+            .await
+            .unwrap();
+    }
+
+    async fn next(&mut self) -> Value {
+        let transmit = self.from_server.recv().await.expect("a message");
+        serde_json::from_str(&transmit.message.to_json()).unwrap()
+    }
+
+    fn close_input(&mut self) {
+        self.to_server = None;
+    }
+}
+
+fn meta(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    meta.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    meta
+}
+
+fn call(id: i64, tool: &str, extra_meta: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "_meta": meta(extra_meta)}})
+}
+
+struct Gate(Notify);
+
+/// Signals when the `forever` tool starts and when its future is dropped.
+#[derive(Default)]
+struct Forever {
+    started: Notify,
+    dropped: Notify,
+}
+
+fn server(gate: Arc<Gate>, forever: Arc<Forever>) -> Server {
+    struct SetOnDrop(Arc<Forever>);
+    impl Drop for SetOnDrop {
+        fn drop(&mut self) {
+            self.0.dropped.notify_one();
+        }
+    }
+    Server::builder("conn", "1")
+        .logging(true)
+        .list_changed(true)
+        .tool_sync(Tool::without_params("quick"), |_: Value, _| "quick")
+        .tool(Tool::without_params("gated"), move |_: Value, _| {
+            let gate = Arc::clone(&gate);
+            async move {
+                gate.0.notified().await;
+                "opened"
+            }
+        })
+        .tool(
+            Tool::without_params("forever"),
+            move |_: Value, _cx: Context| {
+                let guard = SetOnDrop(Arc::clone(&forever));
+                async move {
+                    let _guard = guard;
+                    _guard.0.started.notify_one();
+                    std::future::pending::<()>().await;
+                    "never"
+                }
+            },
+        )
+        .tool(
+            Tool::without_params("chatty"),
+            |_: Value, cx: Context| async move {
+                cx.progress(1.0, Some(2.0), Some("half")).await;
+                cx.log(LoggingLevel::Debug, "too quiet").await;
+                cx.log(LoggingLevel::Warning, "loud enough").await;
+                cx.progress(2.0, Some(2.0), None).await;
+                "done"
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+fn fixture() -> (Server, Arc<Gate>, Arc<Forever>) {
+    let gate = Arc::new(Gate(Notify::new()));
+    let forever = Arc::new(Forever::default());
+    (
+        server(Arc::clone(&gate), Arc::clone(&forever)),
+        gate,
+        forever,
+    )
+}
+
+#[tokio::test]
+async fn requests_are_answered_in_any_order() {
+    let (server, gate, _) = fixture();
+    let mut peer = Peer::start(server, ConnectionOptions::default());
+    peer.send(call(1, "gated", json!({}))).await;
+    peer.send(call(2, "quick", json!({}))).await;
+    assert_eq!(
+        peer.next().await["id"],
+        2,
+        "the quick call overtakes the gated one"
+    );
+    gate.0.notify_one();
+    let answer = peer.next().await;
+    assert_eq!(
+        (
+            answer["id"].clone(),
+            answer["result"]["content"][0]["text"].clone()
+        ),
+        (json!(1), json!("opened"))
+    );
+}
+
+#[tokio::test]
+async fn a_full_connection_stops_reading_until_a_request_finishes() {
+    let (server, gate, _) = fixture();
+    let mut peer = Peer::start(server, ConnectionOptions::default().max_in_flight(1));
+    peer.send(call(1, "gated", json!({}))).await;
+    peer.send(call(2, "quick", json!({}))).await;
+    gate.0.notify_one();
+    assert_eq!(
+        peer.next().await["id"],
+        1,
+        "the second request was not read while the first ran"
+    );
+    assert_eq!(peer.next().await["id"], 2);
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_handler_and_no_response_is_sent() {
+    let (server, _, forever) = fixture();
+    let mut peer = Peer::start(server, ConnectionOptions::default());
+    peer.send(call(7, "forever", json!({}))).await;
+    forever.started.notified().await;
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "bored"}})).await;
+    peer.send(call(8, "quick", json!({}))).await;
+    assert_eq!(
+        peer.next().await["id"],
+        8,
+        "nothing for the cancelled request"
+    );
+    peer.close_input();
+    assert!(peer.from_server.recv().await.is_none(), "no late response");
+    peer.task.await.unwrap();
+    // the handler's future is dropped (a hang here fails the test by its guard)
+    tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        forever.dropped.notified(),
+    )
+    .await
+    .expect("handler dropped");
+}
+
+#[tokio::test]
+async fn progress_and_logs_reach_the_peer_only_when_asked_for() {
+    let (server, _, _) = fixture();
+    let mut peer = Peer::start(server.clone(), ConnectionOptions::default());
+    peer.send(call(
+        1,
+        "chatty",
+        json!({"progressToken": "p", "io.modelcontextprotocol/logLevel": "info"}),
+    ))
+    .await;
+    let mut seen = Vec::new();
+    loop {
+        let m = peer.next().await;
+        if m.get("id").is_some() {
+            break;
+        }
+        seen.push(m);
+    }
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert_eq!(
+        seen[0]["params"],
+        json!({"progressToken": "p", "progress": 1, "total": 2, "message": "half"})
+    );
+    assert_eq!(
+        seen[1]["params"],
+        json!({"level": "warning", "data": "loud enough"})
+    );
+    assert_eq!(seen[2]["params"]["progress"], 2);
+
+    peer.send(call(2, "chatty", json!({}))).await;
+    let m = peer.next().await;
+    assert_eq!(
+        m["id"], 2,
+        "no progress token, no log level: only the result"
+    );
+}
+
+#[tokio::test]
+async fn when_input_ends_requests_in_flight_still_finish() {
+    let (server, gate, _) = fixture();
+    let mut peer = Peer::start(server, ConnectionOptions::default());
+    peer.send(call(1, "gated", json!({}))).await;
+    peer.close_input();
+    gate.0.notify_one();
+    assert_eq!(peer.next().await["id"], 1);
+    peer.task.await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_frames_are_answered_and_the_session_goes_on() {
+    let (server, _, _) = fixture();
+    let mut peer = Peer::start(server, ConnectionOptions::default());
+    peer.send_raw(b"{not json").await;
+    assert_eq!(peer.next().await["error"]["code"], -32700);
+    peer.send_raw(br#"{"jsonrpc":"2.0","id":"x","method":7}"#)
+        .await;
+    let m = peer.next().await;
+    assert_eq!(
+        (m["error"]["code"].clone(), m["id"].clone()),
+        (json!(-32600), json!("x"))
+    );
+    peer.send_raw(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)
+        .await;
+    assert_eq!(
+        peer.next().await["error"]["code"],
+        -32600,
+        "no batches outside 2025-03-26"
+    );
+    peer.send(call(3, "quick", json!({}))).await;
+    assert_eq!(peer.next().await["id"], 3);
+}
+
+#[tokio::test]
+async fn an_initialize_era_peer_hears_of_list_changes() {
+    let (server, _, _) = fixture();
+    let mut peer = Peer::start(server.clone(), ConnectionOptions::default());
+    peer.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}})).await;
+    let init = peer.next().await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-03-26");
+    assert_eq!(
+        init["result"]["capabilities"]["tools"],
+        json!({"listChanged": true})
+    );
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    // 2025-03-26 allows batches
+    peer.send_raw(
+        br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+    )
+    .await;
+    assert_eq!(peer.next().await["id"], 1);
+    assert_eq!(peer.next().await["id"], 2);
+    server
+        .add_tool(Tool::without_params("late"), |_: Value, _| async { "late" })
+        .unwrap();
+    assert_eq!(
+        peer.next().await["method"],
+        "notifications/tools/list_changed"
+    );
+}
