@@ -36,3 +36,8 @@ pub use prompt::*;
 pub use resource::*;
 pub use server::*;
 pub use tool::*;
+
+/// The examples of docs/tools-resources-prompts.md, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/tools-resources-prompts.md")]
+struct ToolsResourcesPromptsGuide;
