@@ -1,9 +1,18 @@
 //! The Streamable HTTP transport for presa, on axum and tower: a router to mount in an existing
 //! app, one tower layer per concern (Origin, Host, body size, auth, protocol headers), and a client.
 //!
+//! Feature `server` (default) gives the server side; feature `client` (default) the client
+//! transport. A server-only build compiles no reqwest.
+//!
 //! **Architecture invariant:** presa-http adapts HTTP to messages and holds no protocol logic; the
 //! header rules it enforces come from presa-core.
-//!
-//! The transport arrives with the Streamable HTTP issue.
 
-pub use presa_core as core;
+#[cfg(feature = "client")]
+mod client;
+#[cfg(feature = "server")]
+mod server;
+
+#[cfg(feature = "client")]
+pub use client::*;
+#[cfg(feature = "server")]
+pub use server::*;

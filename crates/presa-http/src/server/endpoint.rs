@@ -1,0 +1,652 @@
+//! The MCP endpoint: POST, GET and DELETE, routed per request to the 2026-07-28 path or an
+//! initialize-era session.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Once};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use presa_core::{
+    Era, ErrorCode, Message, Packet, ProtocolVersion, RequestId, decode_packet,
+    is_stateless_shaped, params_meta,
+};
+use presa_server::{Cancellation, Server};
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use super::options::HttpOptions;
+use super::reject::reject;
+use super::session::{Delivery, HttpSession, SessionStore, new_session_id};
+use super::sse::{event, json_response, sse_response};
+use super::stateless::{self, accepted, bad_message};
+
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// What every request of one endpoint shares.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub(crate) server: Server,
+    pub(crate) options: Arc<HttpOptions>,
+    pub(crate) sessions: Arc<dyn SessionStore>,
+    cancellable: Arc<Mutex<HashMap<(String, RequestId), (AbortHandle, Cancellation)>>>,
+    sweeper: Arc<Once>,
+}
+
+impl Shared {
+    pub(crate) fn new(
+        server: Server,
+        options: HttpOptions,
+        sessions: Arc<dyn SessionStore>,
+    ) -> Self {
+        Self {
+            server,
+            options: Arc::new(options),
+            sessions,
+            cancellable: Arc::default(),
+            sweeper: Arc::new(Once::new()),
+        }
+    }
+
+    /// The subject of a request, when posted cancellation is on.
+    pub(crate) fn subject(&self, headers: &HeaderMap) -> Option<String> {
+        match &self.options.cancellation {
+            super::options::CancellationPolicy::Subject(subject) => subject(headers),
+            super::options::CancellationPolicy::None => None,
+        }
+    }
+
+    pub(crate) fn remember_cancellable(
+        &self,
+        subject: &str,
+        id: &RequestId,
+        task: AbortHandle,
+        cancellation: Cancellation,
+    ) {
+        if let Ok(mut map) = self.cancellable.lock() {
+            map.insert((subject.to_owned(), id.clone()), (task, cancellation));
+        }
+    }
+
+    pub(crate) fn forget_cancellable(&self, subject: &str, id: &RequestId) {
+        if let Ok(mut map) = self.cancellable.lock() {
+            map.remove(&(subject.to_owned(), id.clone()));
+        }
+    }
+
+    pub(crate) fn cancel(&self, subject: &str, id: &RequestId) {
+        let entry = self
+            .cancellable
+            .lock()
+            .ok()
+            .and_then(|mut map| map.remove(&(subject.to_owned(), id.clone())));
+        if let Some((task, cancellation)) = entry {
+            cancellation.cancel();
+            task.abort();
+        }
+    }
+
+    /// Starts, once, the task that ends idle sessions.
+    fn start_sweeper(&self) {
+        let Some(timeout) = self.options.session_idle_timeout else {
+            return;
+        };
+        let sessions = Arc::downgrade(&self.sessions);
+        self.sweeper.call_once(|| {
+            tokio::spawn(async move {
+                let mut ticks = tokio::time::interval((timeout / 4).clamp(Duration::from_millis(10), Duration::from_secs(60)));
+                loop {
+                    ticks.tick().await;
+                    let Some(sessions) = sessions.upgrade() else { return };
+                    for session in sessions.all() {
+                        if session.is_idle(timeout) {
+                            sessions.remove(session.id());
+                            session.close();
+                            tracing::debug!(target: "presa_http", "session {} ended after being idle", session.id());
+                        }
+                    }
+                }
+            });
+        });
+    }
+
+    /// Ends every session (graceful stop).
+    pub(crate) fn close_sessions(&self) {
+        for session in self.sessions.all() {
+            self.sessions.remove(session.id());
+            session.close();
+        }
+    }
+
+    fn supports_initialize_era(&self) -> bool {
+        self.server
+            .supported_versions()
+            .supports_era(Era::Initialize)
+    }
+}
+
+/// Parses an `Accept` header into what it admits.
+fn accepts(headers: &HeaderMap) -> (bool, bool) {
+    let mut json = false;
+    let mut sse = false;
+    for value in headers.get_all(header::ACCEPT) {
+        for item in value.to_str().unwrap_or("").split(',') {
+            let media = item
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            match media.as_str() {
+                "*/*" => (json, sse) = (true, true),
+                "application/json" | "application/*" => json = true,
+                "text/event-stream" | "text/*" => sse = true,
+                _ => {}
+            }
+        }
+    }
+    (json, sse)
+}
+
+fn is_json_content(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
+/// `POST` on the endpoint.
+pub(crate) async fn post(State(shared): State<Shared>, headers: HeaderMap, body: Body) -> Response {
+    if !is_json_content(&headers) {
+        return reject(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::INVALID_REQUEST,
+            "Unsupported Media Type: send application/json",
+        );
+    }
+    if accepts(&headers) != (true, true) {
+        return reject(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Not Acceptable: Accept must list application/json and text/event-stream",
+        );
+    }
+    let bytes = match axum::body::to_bytes(body, shared.options.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let message = format!(
+                "Payload too large: the limit is {} bytes",
+                shared.options.max_body_bytes
+            );
+            return reject(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorCode::INVALID_REQUEST,
+                &message,
+            );
+        }
+    };
+    let session_id = header_str(&headers, SESSION_HEADER).map(str::to_owned);
+    let packet = match decode_packet(&bytes, true) {
+        Ok(packet) => packet,
+        Err(error) => {
+            let status = if session_id.is_some() {
+                StatusCode::OK
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            return bad_message(error.code(), error.to_string(), error.id().cloned(), status);
+        }
+    };
+    let version_header = header_str(&headers, presa_core::MCP_PROTOCOL_VERSION_HEADER);
+    let header_era = version_header
+        .and_then(|v| v.parse::<ProtocolVersion>().ok())
+        .map(ProtocolVersion::era);
+    let legacy = match (&session_id, header_era, &packet) {
+        (Some(_), _, _) => true,
+        (None, Some(Era::Initialize), _) => true,
+        (None, _, Packet::Batch(_)) => true,
+        (None, None, Packet::Single(message)) if version_header.is_none() => {
+            let params = match message {
+                Message::Request(r) => r.params.as_deref(),
+                Message::Notification(n) => n.params.as_deref(),
+                Message::Response(_) => None,
+            };
+            !is_stateless_shaped(params_meta(params).as_ref())
+        }
+        _ => false,
+    };
+    if legacy {
+        if !shared.supports_initialize_era() {
+            let supported = shared.server.supported_versions().to_strings().join(", ");
+            let message =
+                format!("Missing MCP-Protocol-Version header; this server speaks {supported}");
+            return bad_message(
+                ErrorCode::HEADER_MISMATCH,
+                message,
+                None,
+                StatusCode::BAD_REQUEST,
+            );
+        }
+        return legacy_post(shared, &headers, session_id, packet).await;
+    }
+    match packet {
+        Packet::Single(Message::Request(request)) => {
+            stateless::request(shared, &headers, request).await
+        }
+        Packet::Single(Message::Notification(notification)) => {
+            stateless::notification(&shared, &headers, &notification)
+        }
+        Packet::Single(Message::Response(_)) => accepted(),
+        Packet::Batch(_) => bad_message(
+            ErrorCode::INVALID_REQUEST,
+            "Invalid request: batches are not allowed".into(),
+            None,
+            StatusCode::BAD_REQUEST,
+        ),
+    }
+}
+
+/// An initialize-era POST: a new session for `initialize`, else the session the id names.
+async fn legacy_post(
+    shared: Shared,
+    headers: &HeaderMap,
+    session_id: Option<String>,
+    packet: Packet,
+) -> Response {
+    let (messages, mut rejected, is_batch) = match packet {
+        Packet::Single(message) => (vec![message], Vec::new(), false),
+        Packet::Batch(members) => {
+            let mut messages = Vec::new();
+            let mut rejected = Vec::new();
+            for member in members {
+                match member {
+                    Ok(message) => messages.push(message),
+                    Err(error) => rejected.push(Message::Response(error.to_response()).to_json()),
+                }
+            }
+            (messages, rejected, true)
+        }
+    };
+    let initialize = messages.iter().any(|m| m.method() == Some("initialize"));
+    let (session, created) = match session_id {
+        None if initialize && !is_batch => {
+            shared.start_sweeper();
+            let Some(id) = new_session_id() else {
+                return reject(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    ErrorCode::INTERNAL_ERROR,
+                    "no randomness for a session id",
+                );
+            };
+            shared.options.log_line(&format!("session {id} started"));
+            let session =
+                HttpSession::start(id, shared.server.clone(), shared.options.event_buffer);
+            shared.sessions.insert(Arc::clone(&session));
+            (session, true)
+        }
+        None => {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Bad Request: Mcp-Session-Id header is required",
+            );
+        }
+        Some(id) => match shared.sessions.get(&id) {
+            Some(session) => (session, false),
+            None => {
+                return reject(
+                    StatusCode::NOT_FOUND,
+                    ErrorCode::INVALID_REQUEST,
+                    "Session not found",
+                );
+            }
+        },
+    };
+    if !created {
+        if initialize {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Session already initialized",
+            );
+        }
+        if let (Some(header), Some(version)) = (
+            header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER),
+            session.version(),
+        ) && header != version.as_str()
+        {
+            let message =
+                format!("MCP-Protocol-Version {header:?} does not match the session's {version}");
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                &message,
+            );
+        }
+        if is_batch && session.version() != Some(ProtocolVersion::V2025_03_26) {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Invalid request: batches are not allowed in this protocol revision",
+            );
+        }
+    }
+    session.touch();
+    let requests: Vec<RequestId> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Request(r) => Some(r.id.clone()),
+            _ => None,
+        })
+        .collect();
+    if requests.is_empty() {
+        return if session.forward(messages).await {
+            accepted()
+        } else {
+            reject(
+                StatusCode::NOT_FOUND,
+                ErrorCode::INVALID_REQUEST,
+                "Session not found",
+            )
+        };
+    }
+    let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
+    let (priming, deliveries) = session.open_stream(&requests, primed);
+    if !session.forward(messages).await {
+        return reject(
+            StatusCode::NOT_FOUND,
+            ErrorCode::INVALID_REQUEST,
+            "Session not found",
+        );
+    }
+    let mut response = respond(&shared, priming, deliveries, &mut rejected, is_batch).await;
+    if created {
+        let initialized = match session_version_from(&response) {
+            Some(version) => {
+                session.set_version(version);
+                true
+            }
+            None => false,
+        };
+        if initialized {
+            if let Ok(value) = HeaderValue::from_str(session.id()) {
+                response.headers_mut().insert(SESSION_HEADER, value);
+            }
+        } else {
+            shared.sessions.remove(session.id());
+            session.close();
+        }
+    }
+    response
+}
+
+/// The negotiated version, read from the `initialize` answer this response carries (JSON mode).
+fn session_version_from(response: &Response) -> Option<ProtocolVersion> {
+    response
+        .extensions()
+        .get::<NegotiatedVersion>()
+        .map(|v| v.0)
+}
+
+#[derive(Clone, Copy)]
+struct NegotiatedVersion(ProtocolVersion);
+
+fn negotiated(json: &str) -> Option<ProtocolVersion> {
+    let value: serde_json::Value = serde_json::from_str(json).ok()?;
+    value
+        .get("result")?
+        .get("protocolVersion")?
+        .as_str()?
+        .parse()
+        .ok()
+}
+
+/// Answers a POST from its stream: one JSON body (an array for a batch) when the responses come
+/// first; an SSE stream as soon as anything else comes first.
+async fn respond(
+    shared: &Shared,
+    priming: Option<String>,
+    mut deliveries: mpsc::Receiver<Delivery>,
+    responses: &mut Vec<String>,
+    is_batch: bool,
+) -> Response {
+    let mut version = None;
+    loop {
+        let Some(delivery) = deliveries.recv().await else {
+            return reject(
+                StatusCode::NOT_FOUND,
+                ErrorCode::INVALID_REQUEST,
+                "Session ended",
+            );
+        };
+        if !delivery.is_response {
+            return stream_response(
+                shared,
+                priming,
+                deliveries,
+                std::mem::take(responses),
+                delivery,
+            );
+        }
+        version = version.or_else(|| negotiated(&delivery.json));
+        responses.push(delivery.json.to_string());
+        if delivery.last {
+            let body = if is_batch {
+                format!("[{}]", responses.join(","))
+            } else {
+                responses.concat()
+            };
+            let mut response = json_response(StatusCode::OK, body);
+            if let Some(version) = version {
+                response.extensions_mut().insert(NegotiatedVersion(version));
+            }
+            return response;
+        }
+    }
+}
+
+/// Switches a POST's answer to SSE: the responses collected so far, then the stream's messages.
+fn stream_response(
+    shared: &Shared,
+    priming: Option<String>,
+    mut deliveries: mpsc::Receiver<Delivery>,
+    earlier: Vec<String>,
+    first: Delivery,
+) -> Response {
+    let (events_tx, events) = mpsc::channel::<Bytes>(64);
+    let retry = shared.options.retry;
+    tokio::spawn(async move {
+        if let Some(id) = priming
+            && events_tx
+                .send(event(Some(&id), "", Some(retry)))
+                .await
+                .is_err()
+        {
+            return;
+        }
+        for json in earlier {
+            if events_tx.send(event(None, &json, None)).await.is_err() {
+                return;
+            }
+        }
+        let mut next = Some(first);
+        while let Some(delivery) = next {
+            if events_tx
+                .send(event(Some(&delivery.event_id), &delivery.json, None))
+                .await
+                .is_err()
+                || delivery.last
+            {
+                return;
+            }
+            next = deliveries.recv().await;
+        }
+    });
+    sse_response(events, None, ())
+}
+
+/// `GET` on the endpoint: the session's standalone event stream, or the resumption of a stream
+/// with `Last-Event-ID`.
+pub(crate) async fn get(State(shared): State<Shared>, headers: HeaderMap) -> Response {
+    if !shared.supports_initialize_era() {
+        return method_not_allowed(&shared);
+    }
+    if !accepts(&headers).1 {
+        return reject(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Not Acceptable: Accept must list text/event-stream",
+        );
+    }
+    let Some(session_id) = header_str(&headers, SESSION_HEADER) else {
+        return reject(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Bad Request: Mcp-Session-Id header is required",
+        );
+    };
+    let Some(session) = shared.sessions.get(session_id) else {
+        return reject(
+            StatusCode::NOT_FOUND,
+            ErrorCode::INVALID_REQUEST,
+            "Session not found",
+        );
+    };
+    session.touch();
+    let (events_tx, events) = mpsc::channel::<Bytes>(64);
+    let retry = shared.options.retry;
+    let resume = header_str(&headers, LAST_EVENT_ID).and_then(|id| {
+        let (stream, seq) = id.split_once('-')?;
+        Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?))
+    });
+    let (replay, live, priming) = match resume {
+        Some((stream, seq)) => match session.resume(stream, seq) {
+            Some((replay, live)) => (replay, live, None),
+            None => {
+                return reject(
+                    StatusCode::NOT_FOUND,
+                    ErrorCode::INVALID_REQUEST,
+                    "Unknown Last-Event-ID",
+                );
+            }
+        },
+        None => {
+            let (priming, live) =
+                session.open_standalone(session.version() == Some(ProtocolVersion::V2025_11_25));
+            (Vec::new(), Some(live), priming)
+        }
+    };
+    tokio::spawn(async move {
+        if let Some(id) = priming
+            && events_tx
+                .send(event(Some(&id), "", Some(retry)))
+                .await
+                .is_err()
+        {
+            return;
+        }
+        for delivery in replay {
+            if events_tx
+                .send(event(Some(&delivery.event_id), &delivery.json, None))
+                .await
+                .is_err()
+                || delivery.last
+            {
+                return;
+            }
+        }
+        let Some(mut live) = live else { return };
+        while let Some(delivery) = live.recv().await {
+            if events_tx
+                .send(event(Some(&delivery.event_id), &delivery.json, None))
+                .await
+                .is_err()
+                || delivery.last
+            {
+                return;
+            }
+        }
+    });
+    sse_response(events, Some(shared.options.keepalive), ())
+}
+
+/// `DELETE` on the endpoint: ends an initialize-era session.
+pub(crate) async fn delete(State(shared): State<Shared>, headers: HeaderMap) -> Response {
+    if !shared.supports_initialize_era() {
+        return method_not_allowed(&shared);
+    }
+    let Some(session_id) = header_str(&headers, SESSION_HEADER) else {
+        return reject(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Bad Request: Mcp-Session-Id header is required",
+        );
+    };
+    match shared.sessions.remove(session_id) {
+        Some(session) => {
+            session.close();
+            shared
+                .options
+                .log_line(&format!("session {} deleted", session.id()));
+            StatusCode::OK.into_response()
+        }
+        None => reject(
+            StatusCode::NOT_FOUND,
+            ErrorCode::INVALID_REQUEST,
+            "Session not found",
+        ),
+    }
+}
+
+/// Any other method, or GET/DELETE on a server without initialize-era sessions: 405 with `Allow`.
+pub(crate) fn method_not_allowed(shared: &Shared) -> Response {
+    let allow = if shared.supports_initialize_era() {
+        "GET, POST, DELETE"
+    } else {
+        "POST"
+    };
+    let mut response = reject(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::INVALID_REQUEST,
+        "Method Not Allowed",
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// The fallback handler for other methods.
+pub(crate) async fn other(State(shared): State<Shared>) -> Response {
+    method_not_allowed(&shared)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_is_parsed_as_a_list() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream, application/json;q=0.9"),
+        );
+        assert_eq!(accepts(&h), (true, true));
+        h.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        assert_eq!(accepts(&h), (true, false));
+        h.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
+        assert_eq!(accepts(&h), (true, true));
+    }
+}

@@ -1,0 +1,190 @@
+//! The Streamable HTTP server: both protocol eras on one endpoint.
+//!
+//! - [`serve`] listens on an address and returns a [`RunningServer`] with its URL and a graceful
+//!   stop.
+//! - [`router`] gives an [`axum::Router`] to mount in an existing app (it is also a tower
+//!   `Service`); call it with your app's state type and `nest` or `merge` it.
+//! - Each concern is also a tower layer usable on its own: [`OriginLayer`], [`HostLayer`],
+//!   [`BodyLimitLayer`].
+//!
+//! A 2026-07-28 request is checked (headers, `_meta`, version) and answered on its own POST: one
+//! JSON body, or an SSE stream once its handler reports progress or logs; closing that stream
+//! cancels the request. An initialize-era client gets a session (`Mcp-Session-Id`), a GET event
+//! stream for server-initiated messages, event ids with `Last-Event-ID` resumption, and DELETE.
+
+mod endpoint;
+mod host;
+mod limit;
+mod options;
+mod origin;
+mod reject;
+mod session;
+mod sse;
+mod stateless;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::post;
+use axum::serve::ListenerExt;
+use presa_server::Server;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use host::{Host, HostLayer};
+pub use limit::{BodyLimit, BodyLimitLayer};
+pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn};
+pub use origin::{Origin, OriginLayer};
+pub use session::{HttpSession, InMemorySessionStore, SessionStore};
+
+use endpoint::Shared;
+
+/// The MCP endpoint as an axum router, with the Origin, Host and body-size layers applied.
+///
+/// Generic over the outer app's state, so it can be merged into any router. Accepted sockets
+/// should have `TCP_NODELAY` set (see [`serve`]): without it a multi-write SSE reply can stall for
+/// tens of milliseconds per request against delayed ACKs.
+///
+/// ```
+/// use axum::{Router, routing::get};
+/// use presa_http::{router, HttpOptions};
+/// use presa_server::Server;
+///
+/// let server = Server::builder("app", "1.0.0").build().unwrap();
+/// let app: Router = Router::new()
+///     .route("/health", get(|| async { "ok" }))
+///     .merge(router(server, HttpOptions::default()));
+/// ```
+pub fn router<S: Clone + Send + Sync + 'static>(server: Server, options: HttpOptions) -> Router<S> {
+    router_with_store(server, options, Arc::new(InMemorySessionStore::default()))
+}
+
+/// [`router`] with a session store of your own.
+pub fn router_with_store<S: Clone + Send + Sync + 'static>(
+    server: Server,
+    options: HttpOptions,
+    sessions: Arc<dyn SessionStore>,
+) -> Router<S> {
+    build(Shared::new(server, options, sessions))
+}
+
+fn build<S: Clone + Send + Sync + 'static>(shared: Shared) -> Router<S> {
+    let options = Arc::clone(&shared.options);
+    let endpoint = post(endpoint::post)
+        .get(endpoint::get)
+        .delete(endpoint::delete)
+        .fallback(endpoint::other);
+    Router::new()
+        .route(&options.path, endpoint)
+        .layer(BodyLimitLayer::new(options.max_body_bytes))
+        .layer(HostLayer::new(options.allowed_hosts.clone()))
+        .layer(OriginLayer::new(options.allowed_origins.clone()))
+        .with_state(shared)
+}
+
+/// Why the server could not start or stopped badly.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum HttpServeError {
+    /// Binding the address failed.
+    Bind(io::Error),
+    /// The server task failed.
+    Serve(io::Error),
+}
+
+impl std::fmt::Display for HttpServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Bind(e) => write!(f, "could not bind the address: {e}"),
+            Self::Serve(e) => write!(f, "the server failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for HttpServeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Bind(e) | Self::Serve(e) => Some(e),
+        }
+    }
+}
+
+/// A server started by [`serve`].
+#[derive(Debug)]
+pub struct RunningServer {
+    url: String,
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<io::Result<()>>,
+}
+
+impl RunningServer {
+    /// The endpoint's URL, e.g. `http://127.0.0.1:38211/mcp`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting connections, ends every session and event stream, lets requests in
+    /// flight finish, and returns once the server is down.
+    pub async fn stop(mut self) -> Result<(), HttpServeError> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match (&mut self.task).await {
+            Ok(result) => result.map_err(HttpServeError::Serve),
+            Err(join) => Err(HttpServeError::Serve(io::Error::other(join.to_string()))),
+        }
+    }
+}
+
+/// Serves `server` over Streamable HTTP at `options`' host, port and path, with `TCP_NODELAY`
+/// on every accepted socket.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use presa_http::{serve, HttpOptions};
+/// use presa_server::Server;
+///
+/// let server = Server::builder("app", "1.0.0").build()?;
+/// let running = serve(server, HttpOptions::default().port(8080)).await?;
+/// println!("serving at {}", running.url());
+/// running.stop().await?;
+/// # Ok(()) }
+/// ```
+pub async fn serve(server: Server, options: HttpOptions) -> Result<RunningServer, HttpServeError> {
+    let listener = TcpListener::bind((options.host.as_str(), options.port))
+        .await
+        .map_err(HttpServeError::Bind)?;
+    let addr = listener.local_addr().map_err(HttpServeError::Bind)?;
+    let url = format!("http://{addr}{}", options.path);
+    let shared = Shared::new(server, options, Arc::new(InMemorySessionStore::default()));
+    let app: Router = build(shared.clone());
+    let listener = listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!(target: "presa_http", "could not set TCP_NODELAY: {error}");
+        }
+    });
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+                shared.close_sessions();
+            })
+            .await
+    });
+    Ok(RunningServer {
+        url,
+        addr,
+        stop: Some(stop),
+        task,
+    })
+}

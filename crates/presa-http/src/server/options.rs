@@ -1,0 +1,231 @@
+//! The Streamable HTTP server's options, with the defaults of the original design.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::HeaderMap;
+
+/// Which values of a header (`Origin`, `Host`) are accepted.
+#[derive(Clone, Default)]
+pub enum Allow {
+    /// Every value.
+    #[default]
+    Any,
+    /// Loopback only: `localhost`, `127.0.0.1` and `[::1]`, with any port (for `Origin`, with the
+    /// `http` or `https` scheme).
+    Loopback,
+    /// Loopback, plus exactly these values (an `Origin` as `scheme://host[:port]`, a `Host` as
+    /// `host[:port]`).
+    LoopbackAnd(HashSet<String>),
+    /// Exactly these values.
+    Only(HashSet<String>),
+    /// Whatever the function accepts.
+    Predicate(Arc<dyn Fn(&str) -> bool + Send + Sync>),
+}
+
+impl fmt::Debug for Allow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Any => f.write_str("Any"),
+            Self::Loopback => f.write_str("Loopback"),
+            Self::LoopbackAnd(set) => f.debug_tuple("LoopbackAnd").field(set).finish(),
+            Self::Only(set) => f.debug_tuple("Only").field(set).finish(),
+            Self::Predicate(_) => f.write_str("Predicate(..)"),
+        }
+    }
+}
+
+impl Allow {
+    /// Whether `value` is accepted; `is_loopback` tells whether it names a loopback host.
+    pub(crate) fn accepts(&self, value: &str, is_loopback: impl Fn(&str) -> bool) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Loopback => is_loopback(value),
+            Self::LoopbackAnd(set) => is_loopback(value) || set.contains(value),
+            Self::Only(set) => set.contains(value),
+            Self::Predicate(accept) => accept(value),
+        }
+    }
+}
+
+/// Which requests a posted `notifications/cancelled` may stop.
+#[derive(Clone, Default)]
+pub enum CancellationPolicy {
+    /// None: on 2026-07-28 a client cancels by closing the request's response stream; a posted
+    /// cancel is accepted and ignored.
+    #[default]
+    None,
+    /// A posted cancel stops the request with that id of the same subject. The function names
+    /// the subject of an HTTP request (e.g. from an `Authorization` header or a client
+    /// certificate); requests without a subject cannot be cancelled this way.
+    Subject(Arc<dyn Fn(&HeaderMap) -> Option<String> + Send + Sync>),
+}
+
+impl fmt::Debug for CancellationPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::None => f.write_str("None"),
+            Self::Subject(_) => f.write_str("Subject(..)"),
+        }
+    }
+}
+
+/// A function that receives the server's diagnostic lines.
+pub type LogFn = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Options of the Streamable HTTP server.
+///
+/// ```
+/// use std::time::Duration;
+/// use presa_http::HttpOptions;
+///
+/// let options = HttpOptions::default()
+///     .port(8080)
+///     .path("/api/mcp")
+///     .keepalive(Duration::from_secs(30));
+/// assert_eq!(options.get_path(), "/api/mcp");
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) path: String,
+    pub(crate) allowed_origins: Allow,
+    pub(crate) allowed_hosts: Allow,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) keepalive: Duration,
+    pub(crate) cancellation: CancellationPolicy,
+    pub(crate) log: Option<LogFn>,
+    pub(crate) session_idle_timeout: Option<Duration>,
+    pub(crate) event_buffer: usize,
+    pub(crate) retry: Duration,
+}
+
+impl fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("path", &self.path)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("keepalive", &self.keepalive)
+            .field("cancellation", &self.cancellation)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpOptions {
+    /// Host 127.0.0.1, port 0 (a free port), path `/mcp`, origins loopback only, hosts any, bodies
+    /// up to 2,000,000 bytes, keepalive every 15 s, no posted cancellation, no log, idle
+    /// initialize-era sessions evicted after 30 minutes, 1,024 events kept per session for
+    /// resumption, clients told to retry after 1 s.
+    fn default() -> Self {
+        Self {
+            host: "127.0.0.1".into(),
+            port: 0,
+            path: "/mcp".into(),
+            allowed_origins: Allow::Loopback,
+            allowed_hosts: Allow::Any,
+            max_body_bytes: 2_000_000,
+            keepalive: Duration::from_millis(15_000),
+            cancellation: CancellationPolicy::None,
+            log: None,
+            session_idle_timeout: Some(Duration::from_secs(30 * 60)),
+            event_buffer: 1024,
+            retry: Duration::from_millis(1000),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The address to listen on ([`serve`](crate::serve) only).
+    pub fn host(mut self, host: impl Into<String>) -> Self {
+        self.host = host.into();
+        self
+    }
+
+    /// The port to listen on; 0 picks a free one ([`serve`](crate::serve) only).
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// The endpoint's path.
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Which `Origin` headers are accepted (others get 403: the DNS-rebinding guard). A request
+    /// without `Origin` (not from a browser) is always accepted.
+    pub fn allowed_origins(mut self, allow: Allow) -> Self {
+        self.allowed_origins = allow;
+        self
+    }
+
+    /// Which `Host` headers are accepted (others get 403).
+    pub fn allowed_hosts(mut self, allow: Allow) -> Self {
+        self.allowed_hosts = allow;
+        self
+    }
+
+    /// The largest request body accepted (larger ones get 413).
+    pub fn max_body_bytes(mut self, max: usize) -> Self {
+        self.max_body_bytes = max;
+        self
+    }
+
+    /// How often idle event streams get an SSE comment, which also finds clients that left.
+    pub fn keepalive(mut self, interval: Duration) -> Self {
+        self.keepalive = interval;
+        self
+    }
+
+    /// Which requests a posted `notifications/cancelled` may stop.
+    pub fn cancellation(mut self, policy: CancellationPolicy) -> Self {
+        self.cancellation = policy;
+        self
+    }
+
+    /// Where diagnostic lines go (default: nowhere but `tracing`).
+    pub fn log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.log = Some(Arc::new(log));
+        self
+    }
+
+    /// How long an initialize-era session may stay idle before it is ended; `None` keeps
+    /// sessions until the client deletes them.
+    pub fn session_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How many events a session keeps for `Last-Event-ID` resumption.
+    pub fn event_buffer(mut self, events: usize) -> Self {
+        self.event_buffer = events;
+        self
+    }
+
+    /// The SSE `retry` interval sent to 2025-11-25 clients.
+    pub fn retry(mut self, retry: Duration) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The endpoint's path.
+    pub fn get_path(&self) -> &str {
+        &self.path
+    }
+
+    pub(crate) fn log_line(&self, line: &str) {
+        tracing::debug!(target: "presa_http", "{line}");
+        if let Some(log) = &self.log {
+            log(line);
+        }
+    }
+}

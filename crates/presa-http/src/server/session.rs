@@ -1,0 +1,333 @@
+//! Initialize-era sessions over Streamable HTTP: `Mcp-Session-Id`, the POST and GET event
+//! streams, event ids and `Last-Event-ID` resumption.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
+use presa_server::{ConnectionOptions, Incoming, Server, ServerChannel, serve_connection};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// Where initialize-era sessions are kept.
+///
+/// The in-memory default serves one process. A deployment that spreads one session's requests
+/// over several instances routes them by `Mcp-Session-Id` (sticky sessions) or keeps sessions on
+/// one instance; 2026-07-28 clients need none of this.
+pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
+    /// Keeps a new session.
+    fn insert(&self, session: Arc<HttpSession>);
+    /// The session with this id.
+    fn get(&self, id: &str) -> Option<Arc<HttpSession>>;
+    /// Forgets a session, returning it.
+    fn remove(&self, id: &str) -> Option<Arc<HttpSession>>;
+    /// Every session (for eviction and shutdown).
+    fn all(&self) -> Vec<Arc<HttpSession>>;
+}
+
+/// Sessions in a map in this process.
+#[derive(Debug, Default)]
+pub struct InMemorySessionStore {
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+}
+
+impl InMemorySessionStore {
+    fn map(&self) -> MutexGuard<'_, HashMap<String, Arc<HttpSession>>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl SessionStore for InMemorySessionStore {
+    fn insert(&self, session: Arc<HttpSession>) {
+        self.map().insert(session.id.clone(), session);
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+        self.map().get(id).cloned()
+    }
+
+    fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
+        self.map().remove(id)
+    }
+
+    fn all(&self) -> Vec<Arc<HttpSession>> {
+        self.map().values().cloned().collect()
+    }
+}
+
+/// One message on its way to a client's event stream.
+#[derive(Clone, Debug)]
+pub(crate) struct Delivery {
+    /// The SSE event id, `<stream>-<seq>`.
+    pub(crate) event_id: String,
+    /// The message, as JSON.
+    pub(crate) json: Arc<str>,
+    /// Whether this is a response (it counts toward finishing the stream).
+    pub(crate) is_response: bool,
+    /// Whether the stream ends after this message.
+    pub(crate) last: bool,
+}
+
+struct Stored {
+    stream: u64,
+    seq: u64,
+    json: Arc<str>,
+    is_response: bool,
+    last: bool,
+}
+
+/// The streams of one session. Stream 0 is the standalone GET stream; every POST that carries
+/// requests opens a stream of its own.
+#[derive(Default)]
+struct Streams {
+    next_stream: u64,
+    by_request: HashMap<RequestId, u64>,
+    remaining: HashMap<u64, HashSet<RequestId>>,
+    next_seq: HashMap<u64, u64>,
+    live: HashMap<u64, mpsc::Sender<Delivery>>,
+    buffer: VecDeque<Stored>,
+}
+
+const STREAM_QUEUE: usize = 256;
+
+/// One initialize-era session: a connection of the server, and the event streams its messages go
+/// out on.
+pub struct HttpSession {
+    id: String,
+    to_connection: Mutex<Option<mpsc::Sender<Incoming>>>,
+    streams: Mutex<Streams>,
+    last_active: Mutex<Instant>,
+    version: Mutex<Option<ProtocolVersion>>,
+    buffer_capacity: usize,
+}
+
+impl fmt::Debug for HttpSession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpSession")
+            .field("id", &self.id)
+            .field("version", &self.version())
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl HttpSession {
+    /// Starts a session serving `server`: a connection task and a task routing its messages.
+    pub(crate) fn start(id: String, server: Server, buffer_capacity: usize) -> Arc<Self> {
+        let (to_connection, incoming) = mpsc::channel(64);
+        let (outgoing, mut from_connection) = mpsc::channel::<Transmit>(64);
+        let session = Arc::new(Self {
+            id,
+            to_connection: Mutex::new(Some(to_connection)),
+            streams: Mutex::new(Streams {
+                next_stream: 1,
+                ..Streams::default()
+            }),
+            last_active: Mutex::new(Instant::now()),
+            version: Mutex::new(None),
+            buffer_capacity: buffer_capacity.max(1),
+        });
+        tokio::spawn(serve_connection(
+            server,
+            ServerChannel { incoming, outgoing },
+            ConnectionOptions::default(),
+        ));
+        let weak = Arc::downgrade(&session);
+        tokio::spawn(async move {
+            while let Some(transmit) = from_connection.recv().await {
+                match weak.upgrade() {
+                    Some(session) => session.route(transmit),
+                    None => return,
+                }
+            }
+        });
+        session
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The negotiated revision, once `initialize` was answered.
+    pub fn version(&self) -> Option<ProtocolVersion> {
+        *lock(&self.version)
+    }
+
+    pub(crate) fn set_version(&self, version: ProtocolVersion) {
+        *lock(&self.version) = Some(version);
+    }
+
+    pub(crate) fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Whether the session saw no request for `timeout` and has no open GET stream.
+    pub(crate) fn is_idle(&self, timeout: Duration) -> bool {
+        let streaming = lock(&self.streams)
+            .live
+            .get(&0)
+            .is_some_and(|tx| !tx.is_closed());
+        !streaming && lock(&self.last_active).elapsed() >= timeout
+    }
+
+    /// Ends the session: the connection finishes what is in flight, and every stream ends.
+    pub(crate) fn close(&self) {
+        lock(&self.to_connection).take();
+        lock(&self.streams).live.clear();
+    }
+
+    /// Hands messages to the session's connection; `false` once the session is closed.
+    pub(crate) async fn forward(&self, messages: Vec<Message>) -> bool {
+        let Some(tx) = lock(&self.to_connection).clone() else {
+            return false;
+        };
+        for message in messages {
+            if tx.send(Incoming::Message(message)).await.is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Opens a stream for a POST carrying `requests`; their responses and related messages are
+    /// delivered on the returned channel. With `primed`, the stream's first event id is reserved
+    /// for a priming event and returned.
+    pub(crate) fn open_stream(
+        &self,
+        requests: &[RequestId],
+        primed: bool,
+    ) -> (Option<String>, mpsc::Receiver<Delivery>) {
+        let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+        let mut streams = lock(&self.streams);
+        let stream = streams.next_stream;
+        streams.next_stream += 1;
+        for id in requests {
+            streams.by_request.insert(id.clone(), stream);
+        }
+        streams
+            .remaining
+            .insert(stream, requests.iter().cloned().collect());
+        streams.next_seq.insert(stream, if primed { 2 } else { 1 });
+        streams.live.insert(stream, tx);
+        (primed.then(|| format!("{stream}-1")), rx)
+    }
+
+    /// Attaches the standalone GET stream (replacing an earlier one). With `primed`, returns an
+    /// event id for a priming event.
+    pub(crate) fn open_standalone(
+        &self,
+        primed: bool,
+    ) -> (Option<String>, mpsc::Receiver<Delivery>) {
+        let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+        let mut streams = lock(&self.streams);
+        let seq = streams.next_seq.entry(0).or_insert(1);
+        let priming = primed.then(|| format!("0-{seq}"));
+        if primed {
+            *seq += 1;
+        }
+        streams.live.insert(0, tx);
+        (priming, rx)
+    }
+
+    /// Resumes stream `stream` after event `seq`: the buffered events that followed, then the
+    /// stream's live messages. `None` when the stream is unknown.
+    pub(crate) fn resume(
+        &self,
+        stream: u64,
+        seq: u64,
+    ) -> Option<(Vec<Delivery>, Option<mpsc::Receiver<Delivery>>)> {
+        let mut streams = lock(&self.streams);
+        if !streams.next_seq.contains_key(&stream) {
+            return None;
+        }
+        let replay: Vec<Delivery> = streams
+            .buffer
+            .iter()
+            .filter(|e| e.stream == stream && e.seq > seq)
+            .map(|e| Delivery {
+                event_id: format!("{}-{}", e.stream, e.seq),
+                json: Arc::clone(&e.json),
+                is_response: e.is_response,
+                last: e.last,
+            })
+            .collect();
+        let finished = stream != 0 && streams.remaining.get(&stream).is_none_or(HashSet::is_empty);
+        if finished {
+            return Some((replay, None));
+        }
+        let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+        streams.live.insert(stream, tx);
+        Some((replay, Some(rx)))
+    }
+
+    /// Sends a message of the connection to the stream it belongs to, keeping it for resumption.
+    fn route(&self, transmit: Transmit) {
+        let response_id = match &transmit.message {
+            Message::Response(r) => r.id.clone(),
+            _ => None,
+        };
+        let json: Arc<str> = Arc::from(transmit.message.to_json());
+        let mut streams = lock(&self.streams);
+        let stream = transmit
+            .related_request
+            .as_ref()
+            .and_then(|id| streams.by_request.get(id))
+            .copied()
+            .unwrap_or(0);
+        let mut last = false;
+        if let (Some(id), true) = (&response_id, stream != 0) {
+            streams.by_request.remove(id);
+            if let Some(remaining) = streams.remaining.get_mut(&stream) {
+                remaining.remove(id);
+                last = remaining.is_empty();
+            }
+        }
+        let seq_slot = streams.next_seq.entry(stream).or_insert(1);
+        let seq = *seq_slot;
+        *seq_slot += 1;
+        if streams.buffer.len() >= self.buffer_capacity {
+            streams.buffer.pop_front();
+        }
+        let is_response = response_id.is_some();
+        streams.buffer.push_back(Stored {
+            stream,
+            seq,
+            json: Arc::clone(&json),
+            is_response,
+            last,
+        });
+        let delivery = Delivery {
+            event_id: format!("{stream}-{seq}"),
+            json,
+            is_response,
+            last,
+        };
+        if let Some(tx) = streams.live.get(&stream)
+            && tx.try_send(delivery).is_err()
+        {
+            // gone or not keeping up: the client can resume from the buffer
+            streams.live.remove(&stream);
+        }
+        if last {
+            streams.live.remove(&stream);
+            streams.remaining.remove(&stream);
+        }
+    }
+}
+
+/// A fresh session id: 128 random bits, hex-encoded (visible ASCII only).
+pub(crate) fn new_session_id() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

@@ -1,0 +1,94 @@
+//! Server-sent events: framing, and a streaming response body fed from a channel.
+
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, MissedTickBehavior, interval_at};
+
+/// One SSE event; JSON-RPC messages are written compactly, so `data` is always one line.
+pub(crate) fn event(id: Option<&str>, data: &str, retry: Option<Duration>) -> Bytes {
+    let mut out = String::with_capacity(data.len() + 32);
+    if let Some(retry) = retry {
+        out.push_str("retry: ");
+        out.push_str(&retry.as_millis().to_string());
+        out.push('\n');
+    }
+    if let Some(id) = id {
+        out.push_str("id: ");
+        out.push_str(id);
+        out.push('\n');
+    }
+    out.push_str("data: ");
+    out.push_str(data);
+    out.push_str("\n\n");
+    Bytes::from(out)
+}
+
+const KEEPALIVE: &[u8] = b": keepalive\n\n";
+
+/// An SSE response whose events come from `events`; the stream ends when the channel closes.
+/// `keep` is dropped with the body (when the client goes away or the stream ends): put what must
+/// stop with the stream there. With `keepalive`, an idle stream gets a comment that often.
+pub(crate) fn sse_response<K: Send + 'static>(
+    events: mpsc::Receiver<Bytes>,
+    keepalive: Option<Duration>,
+    keep: K,
+) -> Response {
+    let ticks = keepalive.map(|every| {
+        let mut ticks = interval_at(Instant::now() + every, every);
+        ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        ticks
+    });
+    let state = (events, ticks, keep);
+    let stream = futures_util::stream::unfold(state, |(mut events, mut ticks, keep)| async move {
+        let next = match ticks.as_mut() {
+            Some(ticks) => tokio::select! {
+                event = events.recv() => event,
+                _ = ticks.tick() => Some(Bytes::from_static(KEEPALIVE)),
+            },
+            None => events.recv().await,
+        };
+        next.map(|bytes| {
+            (
+                Ok::<_, std::convert::Infallible>(bytes),
+                (events, ticks, keep),
+            )
+        })
+    });
+    let mut response = (StatusCode::OK, Body::from_stream(stream)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// A JSON response.
+pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
+    let mut response = (status, body).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_framed_on_single_lines() {
+        assert_eq!(&event(None, "{}", None)[..], b"data: {}\n\n");
+        assert_eq!(
+            &event(Some("3-1"), "", Some(Duration::from_millis(500)))[..],
+            b"retry: 500\nid: 3-1\ndata: \n\n"
+        );
+    }
+}

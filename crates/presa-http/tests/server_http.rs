@@ -1,0 +1,744 @@
+//! The Streamable HTTP server over real HTTP on 127.0.0.1: every rule, both eras.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use presa_core::{LoggingLevel, Tool};
+use presa_http::{Allow, HttpOptions, RunningServer, serve};
+use presa_server::{Context, Server};
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+fn object(value: Value) -> serde_json::Map<String, Value> {
+    value.as_object().unwrap().clone()
+}
+
+struct Fixture {
+    running: RunningServer,
+    http: reqwest::Client,
+    server: Server,
+    cancelled: Arc<Notify>,
+}
+
+fn test_server(cancelled: Arc<Notify>) -> Server {
+    Server::builder("http-test", "1.0.0")
+        .logging(true)
+        .list_changed(true)
+        .tool_sync(Tool::without_params("quick"), |_: Value, _| "quick")
+        .tool(
+            Tool::new(
+                "echo_region",
+                object(json!({
+                    "type": "object",
+                    "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+                    "required": ["region"]
+                })),
+            ),
+            |args: Value, _| async move { args["region"].as_str().unwrap_or_default().to_owned() },
+        )
+        .tool(
+            Tool::without_params("chatty"),
+            |_: Value, cx: Context| async move {
+                cx.progress(1.0, Some(2.0), Some("half")).await;
+                cx.log(LoggingLevel::Warning, "careful").await;
+                "done"
+            },
+        )
+        .tool(
+            Tool::without_params("slow"),
+            move |_: Value, cx: Context| {
+                let cancelled = Arc::clone(&cancelled);
+                async move {
+                    cx.progress(1.0, None, None).await;
+                    struct Signal(Arc<Notify>);
+                    impl Drop for Signal {
+                        fn drop(&mut self) {
+                            self.0.notify_one();
+                        }
+                    }
+                    let _signal = Signal(cancelled);
+                    std::future::pending::<()>().await;
+                    "never"
+                }
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+async fn fixture_with(options: HttpOptions) -> Fixture {
+    let cancelled = Arc::new(Notify::new());
+    let server = test_server(Arc::clone(&cancelled));
+    let running = serve(server.clone(), options).await.unwrap();
+    Fixture {
+        running,
+        http: reqwest::Client::new(),
+        server,
+        cancelled,
+    }
+}
+
+async fn fixture() -> Fixture {
+    fixture_with(HttpOptions::default()).await
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+fn modern(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+impl Fixture {
+    fn post(&self) -> reqwest::RequestBuilder {
+        self.http
+            .post(self.running.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+    }
+
+    /// A correct 2026-07-28 POST for `body`.
+    fn modern_post(&self, body: &Value) -> reqwest::RequestBuilder {
+        let mut request = self
+            .post()
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", body["method"].as_str().unwrap());
+        let name = body["params"]
+            .get("name")
+            .or_else(|| body["params"].get("uri"));
+        if let Some(name) = name.and_then(Value::as_str) {
+            request = request.header("mcp-name", name);
+        }
+        request.body(body.to_string())
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> (u16, HeaderMap, Value) {
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap();
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        (status, headers, body)
+    }
+}
+
+/// The JSON messages of an SSE body.
+fn sse_messages(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter(|d| !d.is_empty())
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+// ----- transport rules -----
+
+#[tokio::test]
+async fn only_post_get_and_delete_and_405_names_them() {
+    let f = fixture().await;
+    let response = f.http.put(f.running.url()).send().await.unwrap();
+    assert_eq!(response.status(), 405);
+    assert_eq!(response.headers()["allow"], "GET, POST, DELETE");
+    let modern_only = Server::builder("m", "1")
+        .only_version(presa_core::ProtocolVersion::V2026_07_28)
+        .build()
+        .unwrap();
+    let running = serve(modern_only, HttpOptions::default()).await.unwrap();
+    let response = f
+        .http
+        .get(running.url())
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            response.status().as_u16(),
+            response.headers()["allow"].to_str().unwrap()
+        ),
+        (405, "POST")
+    );
+    let response = f.http.delete(running.url()).send().await.unwrap();
+    assert_eq!(response.status(), 405);
+}
+
+#[tokio::test]
+async fn content_type_accept_and_body_size() {
+    let f = fixture_with(HttpOptions::default().max_body_bytes(1000)).await;
+    let body = modern(1, "tools/list", json!({}));
+    let bare = || {
+        f.http
+            .post(f.running.url())
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list")
+            .body(body.to_string())
+    };
+    let (status, ..) = f
+        .send(
+            bare()
+                .header("content-type", "text/plain")
+                .header("accept", "application/json, text/event-stream"),
+        )
+        .await;
+    assert_eq!(status, 415);
+    let (status, ..) = f
+        .send(
+            bare()
+                .header("content-type", "application/json")
+                .header("accept", "application/json"),
+        )
+        .await;
+    assert_eq!(status, 406);
+    let (status, ..) = f
+        .send(
+            bare()
+                .header("content-type", "application/json")
+                .header("accept", "*/*"),
+        )
+        .await;
+    assert_eq!(status, 200, "*/* admits both");
+    let big = modern(
+        1,
+        "tools/call",
+        json!({"name": "quick", "arguments": {"pad": "x".repeat(2000)}}),
+    );
+    let (status, _, error) = f.send(f.modern_post(&big)).await;
+    assert_eq!(status, 413);
+    assert!(error["error"]["message"].as_str().unwrap().contains("1000"));
+    let (status, ..) = f.send(f.modern_post(&body)).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn origin_and_host_allow_lists() {
+    let f = fixture().await;
+    let body = modern(1, "tools/list", json!({}));
+    let (status, ..) = f
+        .send(
+            f.modern_post(&body)
+                .header("origin", "http://evil.example.com"),
+        )
+        .await;
+    assert_eq!(status, 403);
+    let (status, ..) = f
+        .send(
+            f.modern_post(&body)
+                .header("origin", "http://localhost:3000"),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let strict = fixture_with(
+        HttpOptions::default()
+            .allowed_hosts(Allow::Only(HashSet::from(["mcp.internal".to_owned()])))
+            .allowed_origins(Allow::LoopbackAnd(HashSet::from([
+                "https://app.example.com".to_owned(),
+            ]))),
+    )
+    .await;
+    let (status, ..) = strict.send(strict.modern_post(&body)).await;
+    assert_eq!(status, 403, "Host 127.0.0.1:port is not in the list");
+    let (status, ..) = strict
+        .send(
+            strict
+                .modern_post(&body)
+                .header("host", "mcp.internal")
+                .header("origin", "https://app.example.com"),
+        )
+        .await;
+    assert_eq!(status, 200);
+}
+
+// ----- 2026-07-28 -----
+
+#[tokio::test]
+async fn stateless_checks_in_the_runner_order() {
+    let f = fixture().await;
+    let body = modern(101, "server/discover", json!({}));
+    let (status, _, e) = f
+        .send(
+            f.post()
+                .header("mcp-method", "server/discover")
+                .body(body.to_string()),
+        )
+        .await;
+    assert_eq!(
+        (status, e["error"]["code"].clone(), e["id"].clone()),
+        (400, json!(-32020), json!(101)),
+        "missing version header"
+    );
+
+    let no_meta = json!({"jsonrpc": "2.0", "id": 102, "method": "server/discover", "params": {}});
+    let (status, _, e) = f.send(f.modern_post(&no_meta)).await;
+    assert_eq!((status, e["error"]["code"].clone()), (400, json!(-32602)));
+
+    let mut wrong = modern(302, "server/discover", json!({}));
+    wrong["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("v999.0.0");
+    let (status, _, e) = f.send(f.modern_post(&wrong)).await;
+    assert_eq!(
+        (status, e["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "header and body disagree"
+    );
+
+    let (status, _, e) = f
+        .send(
+            f.post()
+                .header("mcp-protocol-version", "v999.0.0")
+                .header("mcp-method", "server/discover")
+                .body(wrong.to_string()),
+        )
+        .await;
+    assert_eq!((status, e["error"]["code"].clone()), (400, json!(-32022)));
+    assert_eq!(e["error"]["data"]["requested"], "v999.0.0");
+
+    let (status, _, e) = f
+        .send(f.modern_post(&body).header("mcp-method", "prompts/list"))
+        .await;
+    assert_eq!(
+        (status, e["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "Mcp-Method mismatch"
+    );
+
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "unknown/method",
+    ] {
+        let (status, _, e) = f.send(f.modern_post(&modern(500, method, json!({})))).await;
+        assert_eq!(
+            (status, e["error"]["code"].clone(), e["id"].clone()),
+            (404, json!(-32601), json!(500)),
+            "{method}"
+        );
+    }
+    let (status, _, d) = f.send(f.modern_post(&body)).await;
+    assert_eq!(status, 200);
+    assert_eq!(d["result"]["supportedVersions"][0], "2026-07-28");
+}
+
+#[tokio::test]
+async fn routing_headers_must_match_the_body() {
+    let f = fixture().await;
+    let call = modern(
+        1,
+        "tools/call",
+        json!({"name": "echo_region", "arguments": {"region": "Zürich"}}),
+    );
+    let (status, _, e) = f.send(f.modern_post(&call)).await;
+    assert_eq!(
+        (status, e["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "Mcp-Param-Region missing"
+    );
+    let (status, _, r) = f
+        .send(
+            f.modern_post(&call)
+                .header("mcp-param-region", "=?base64?WsO8cmljaA==?="),
+        )
+        .await;
+    assert_eq!(
+        (status, r["result"]["content"][0]["text"].clone()),
+        (200, json!("Zürich"))
+    );
+    let (status, _, e) = f
+        .send(
+            f.modern_post(&call)
+                .header("mcp-param-region", "=?base64?WsO8cmljaA?="),
+        )
+        .await;
+    assert_eq!(
+        (status, e["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "bad padding"
+    );
+    let (status, ..) = f
+        .send(f.modern_post(&call).header("mcp-param-region", "Bern"))
+        .await;
+    assert_eq!(status, 400);
+    let quick = modern(2, "tools/call", json!({"name": "quick"}));
+    let (status, _, e) = f
+        .send(
+            f.post()
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .body(quick.to_string()),
+        )
+        .await;
+    assert_eq!(
+        (status, e["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "Mcp-Name missing"
+    );
+    let spaced = f
+        .post()
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "  quick  ");
+    let (status, ..) = f.send(spaced.body(quick.to_string())).await;
+    assert_eq!(status, 200, "whitespace around a header value is tolerated");
+    let (status, _, e) = f
+        .send(f.modern_post(&modern(3, "tools/call", json!({"name": "nope"}))))
+        .await;
+    assert_eq!(
+        (status, e["error"]["code"].clone()),
+        (400, json!(-32602)),
+        "unknown tool"
+    );
+}
+
+#[tokio::test]
+async fn a_result_is_json_until_the_handler_streams() {
+    let f = fixture().await;
+    let (status, headers, r) = f
+        .send(f.modern_post(&modern(1, "tools/call", json!({"name": "quick"}))))
+        .await;
+    assert_eq!(
+        (status, headers["content-type"].to_str().unwrap()),
+        (200, "application/json")
+    );
+    assert_eq!(r["result"]["resultType"], "complete");
+
+    let mut body = modern(2, "tools/call", json!({"name": "chatty"}));
+    body["params"]["_meta"]["progressToken"] = json!("p");
+    body["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    let response = f.modern_post(&body).send().await.unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let messages = sse_messages(&response.text().await.unwrap());
+    let methods: Vec<_> = messages
+        .iter()
+        .map(|m| m.get("method").cloned().unwrap_or(Value::Null))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            json!("notifications/progress"),
+            json!("notifications/message"),
+            Value::Null
+        ]
+    );
+    assert_eq!(messages[2]["id"], 2);
+
+    // without a token or a level the same tool answers in JSON
+    let (_, headers, _) = f
+        .send(f.modern_post(&modern(3, "tools/call", json!({"name": "chatty"}))))
+        .await;
+    assert_eq!(headers["content-type"], "application/json");
+}
+
+#[tokio::test]
+async fn closing_the_stream_cancels_the_request() {
+    let f = fixture().await;
+    let mut body = modern(1, "tools/call", json!({"name": "slow"}));
+    body["params"]["_meta"]["progressToken"] = json!(1);
+    let response = f.modern_post(&body).send().await.unwrap();
+    let mut stream = response.bytes_stream();
+    let first = stream.next().await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&first).contains("notifications/progress"));
+    drop(stream);
+    tokio::time::timeout(Duration::from_secs(30), f.cancelled.notified())
+        .await
+        .expect("the handler was dropped");
+}
+
+#[tokio::test]
+async fn posted_notifications_are_accepted() {
+    let f = fixture().await;
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9, "_meta": meta()}});
+    let (status, _, body) = f
+        .send(
+            f.post()
+                .header("mcp-protocol-version", "2026-07-28")
+                .body(note.to_string()),
+        )
+        .await;
+    assert_eq!((status, body), (202, Value::Null));
+}
+
+#[tokio::test]
+async fn malformed_bodies() {
+    let f = fixture().await;
+    let (status, _, e) = f
+        .send(
+            f.post()
+                .header("mcp-protocol-version", "2026-07-28")
+                .body("{nope"),
+        )
+        .await;
+    assert_eq!((status, e["error"]["code"].clone()), (400, json!(-32700)));
+}
+
+// ----- initialize era -----
+
+async fn initialize(f: &Fixture, version: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, headers, r) = f.send(f.post().body(init.to_string())).await;
+    assert_eq!(status, 200);
+    assert_eq!(r["result"]["protocolVersion"], version);
+    let session = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    assert!(session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, ..) = f
+        .send(
+            f.post()
+                .header("mcp-session-id", &session)
+                .body(note.to_string()),
+        )
+        .await;
+    assert_eq!(status, 202);
+    session
+}
+
+fn legacy(id: i64, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+#[tokio::test]
+async fn sessions_start_serve_and_end() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-11-25").await;
+    let (status, _, r) = f
+        .send(
+            f.post()
+                .header("mcp-session-id", &session)
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(legacy(1, "tools/list", json!({}))),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert!(
+        r["result"].get("resultType").is_none(),
+        "no 2026 fields in the initialize era"
+    );
+    let (status, ..) = f
+        .send(f.post().body(legacy(2, "tools/list", json!({}))))
+        .await;
+    assert_eq!(status, 400, "no session id");
+    let (status, ..) = f
+        .send(
+            f.post()
+                .header("mcp-session-id", "nope")
+                .body(legacy(3, "tools/list", json!({}))),
+        )
+        .await;
+    assert_eq!(status, 404, "unknown session");
+    let (status, _, e) = f
+        .send(
+            f.post()
+                .header("mcp-session-id", &session)
+                .body(legacy(4, "nope/nope", json!({}))),
+        )
+        .await;
+    assert_eq!(
+        (status, e["error"]["code"].clone()),
+        (200, json!(-32601)),
+        "initialize-era errors ride on 200"
+    );
+    let deleted = f
+        .http
+        .delete(f.running.url())
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200);
+    let (status, ..) = f
+        .send(
+            f.post()
+                .header("mcp-session-id", &session)
+                .body(legacy(5, "tools/list", json!({}))),
+        )
+        .await;
+    assert_eq!(status, 404, "ended session");
+}
+
+#[tokio::test]
+async fn the_get_stream_carries_list_changes_and_keepalives() {
+    let f = fixture_with(HttpOptions::default().keepalive(Duration::from_millis(50))).await;
+    let session = initialize(&f, "2025-06-18").await;
+    let response = f
+        .http
+        .get(f.running.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut stream = response.bytes_stream();
+    let mut text = String::new();
+    while !text.contains(": keepalive") {
+        text.push_str(&String::from_utf8_lossy(
+            &stream.next().await.unwrap().unwrap(),
+        ));
+    }
+    f.server
+        .add_tool(Tool::without_params("late"), |_: Value, _| async { "late" })
+        .unwrap();
+    while !text.contains("list_changed") {
+        text.push_str(&String::from_utf8_lossy(
+            &stream.next().await.unwrap().unwrap(),
+        ));
+    }
+    assert!(text.contains("notifications/tools/list_changed"));
+}
+
+#[tokio::test]
+async fn a_2025_11_25_stream_is_primed_and_resumable() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-11-25").await;
+    let mut call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "chatty", "_meta": {"progressToken": 1}}});
+    call["params"]["arguments"] = json!({});
+    let response = f
+        .post()
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    let text = response.text().await.unwrap();
+    let first_event = text.split("\n\n").next().unwrap();
+    assert!(
+        first_event.contains("retry: ") && first_event.contains("id: "),
+        "priming event: {first_event:?}"
+    );
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .collect();
+    assert!(ids.len() >= 3, "{text}");
+    // resume after the priming event: the rest of the stream is replayed, ending with the result
+    let resumed = f
+        .http
+        .get(f.running.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("last-event-id", ids[0])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let messages = sse_messages(&resumed);
+    assert_eq!(messages.last().unwrap()["id"], 7, "{resumed}");
+    assert_eq!(messages[0]["method"], "notifications/progress");
+}
+
+#[tokio::test]
+async fn batches_only_in_2025_03_26_sessions() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-03-26").await;
+    let batch = format!(
+        "[{},{}]",
+        legacy(1, "tools/list", json!({})),
+        legacy(2, "ping", json!({}))
+    );
+    let (status, _, r) = f
+        .send(
+            f.post()
+                .header("mcp-session-id", &session)
+                .body(batch.clone()),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let ids: HashSet<i64> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, HashSet::from([1, 2]));
+    let newer = initialize(&f, "2025-06-18").await;
+    let (status, ..) = f
+        .send(f.post().header("mcp-session-id", &newer).body(batch))
+        .await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test]
+async fn the_router_mounts_in_another_app() {
+    use axum::Router;
+    use axum::routing::get;
+    let server = test_server(Arc::new(Notify::new()));
+    let app: Router = Router::new()
+        .route("/health", get(|| async { "ok" }))
+        .merge(presa_http::router(
+            server,
+            HttpOptions::default().path("/api/mcp"),
+        ))
+        .layer(axum::middleware::from_fn(
+            |request: axum::extract::Request, next: axum::middleware::Next| async move {
+                let mut response = next.run(request).await;
+                response
+                    .headers_mut()
+                    .insert("x-app", axum::http::HeaderValue::from_static("yes"));
+                response
+            },
+        ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let http = reqwest::Client::new();
+    assert_eq!(
+        http.get(format!("http://{addr}/health"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "ok"
+    );
+    let body = modern(1, "tools/list", json!({}));
+    let response = http
+        .post(format!("http://{addr}/api/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-app"], "yes");
+    let r: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    assert_eq!(r["result"]["tools"][0]["name"], "quick");
+}
+
+#[tokio::test]
+async fn stop_is_graceful() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-11-25").await;
+    let response = f
+        .http
+        .get(f.running.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    let reading = tokio::spawn(async move { response.text().await });
+    f.running.stop().await.unwrap();
+    assert!(
+        reading.await.unwrap().is_ok(),
+        "the event stream ended cleanly"
+    );
+}
