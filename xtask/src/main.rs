@@ -5,18 +5,27 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <task>
+mod conformance;
+
+const USAGE: &str = "usage: cargo xtask <task> [options]
 
 tasks:
-  help    print this message";
+  conformance   run the official MCP conformance runner against presa's fixtures
+                (cargo xtask conformance --help for its options)
+  help          print this message";
 
 fn main() -> ExitCode {
-    let task = std::env::args().nth(1);
-    match task.as_deref() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
         None | Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS
         }
+        Some("conformance") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", conformance::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("conformance") => conformance::run(&args[1..]),
         Some(other) => {
             eprintln!("xtask: unknown task `{other}`\n\n{USAGE}");
             ExitCode::from(2)

@@ -1,6 +1,5 @@
 //! Request dispatch: `method + params + context → result`, the same for every transport.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use presa_core::{
@@ -381,10 +380,7 @@ impl Server {
                 let input = CompletionInput {
                     argument: params.argument.name.clone(),
                     value: params.argument.value.clone(),
-                    arguments: params
-                        .context
-                        .and_then(|c| c.arguments)
-                        .unwrap_or_else(BTreeMap::new),
+                    arguments: params.context.and_then(|c| c.arguments).unwrap_or_default(),
                 };
                 match catch_unwind(completer.complete(input, cx)).await {
                     Ok(completion) => completion,

@@ -20,7 +20,7 @@ pub enum Message {
     /// A user message with this text.
     Text(String),
     /// A message with a role and content.
-    Full(PromptMessage),
+    Full(Box<PromptMessage>),
 }
 
 impl From<&str> for Message {
@@ -37,22 +37,22 @@ impl From<String> for Message {
 
 impl From<PromptMessage> for Message {
     fn from(message: PromptMessage) -> Self {
-        Self::Full(message)
+        Self::Full(Box::new(message))
     }
 }
 
 impl From<(Role, &str)> for Message {
     fn from((role, text): (Role, &str)) -> Self {
-        Self::Full(PromptMessage {
+        Self::Full(Box::new(PromptMessage {
             role,
             content: ContentBlock::text(text),
-        })
+        }))
     }
 }
 
 impl From<(Role, ContentBlock)> for Message {
     fn from((role, content): (Role, ContentBlock)) -> Self {
-        Self::Full(PromptMessage { role, content })
+        Self::Full(Box::new(PromptMessage { role, content }))
     }
 }
 
@@ -60,7 +60,7 @@ impl From<Message> for PromptMessage {
     fn from(message: Message) -> Self {
         match message {
             Message::Text(text) => PromptMessage::text(Role::User, text),
-            Message::Full(message) => message,
+            Message::Full(message) => *message,
         }
     }
 }

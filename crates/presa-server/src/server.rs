@@ -42,7 +42,7 @@ pub(crate) struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        let compile: SchemaCompiler = Arc::new(|schema| presa_schema::compile(schema));
+        let compile: SchemaCompiler = Arc::new(presa_schema::compile);
         Self {
             versions: SupportedVersions::all(),
             page_size: presa_core::DEFAULT_PAGE_SIZE,
