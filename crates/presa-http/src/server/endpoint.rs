@@ -26,13 +26,16 @@ use super::stateless::{self, accepted, bad_message};
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
 
+/// The requests a posted `notifications/cancelled` may stop, by subject and request id.
+type Cancellable = HashMap<(String, RequestId), (AbortHandle, Cancellation)>;
+
 /// What every request of one endpoint shares.
 #[derive(Clone)]
 pub(crate) struct Shared {
     pub(crate) server: Server,
     pub(crate) options: Arc<HttpOptions>,
     pub(crate) sessions: Arc<dyn SessionStore>,
-    cancellable: Arc<Mutex<HashMap<(String, RequestId), (AbortHandle, Cancellation)>>>,
+    cancellable: Arc<Mutex<Cancellable>>,
     sweeper: Arc<Once>,
 }
 

@@ -36,7 +36,7 @@ use tokio::task::JoinHandle;
 
 pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
-pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn};
+pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
 pub use origin::{Origin, OriginLayer};
 pub use session::{HttpSession, InMemorySessionStore, SessionStore};
 

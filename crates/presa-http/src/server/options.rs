@@ -60,8 +60,11 @@ pub enum CancellationPolicy {
     /// A posted cancel stops the request with that id of the same subject. The function names
     /// the subject of an HTTP request (e.g. from an `Authorization` header or a client
     /// certificate); requests without a subject cannot be cancelled this way.
-    Subject(Arc<dyn Fn(&HeaderMap) -> Option<String> + Send + Sync>),
+    Subject(SubjectFn),
 }
+
+/// A function that names the subject of an HTTP request (see [`CancellationPolicy::Subject`]).
+pub type SubjectFn = Arc<dyn Fn(&HeaderMap) -> Option<String> + Send + Sync>;
 
 impl fmt::Debug for CancellationPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
