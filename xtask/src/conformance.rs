@@ -257,11 +257,15 @@ struct Outcome {
 }
 
 impl Outcome {
-    /// Passed: checks exist, at least one succeeded, none failed, and (for the scenarios the
-    /// runner passes vacuously) nothing was skipped.
+    /// Passed: checks exist, at least one succeeded, none failed or warned (the runner's own
+    /// baseline counts a WARNING as a failure), and, for a scenario the runner passes vacuously
+    /// when nothing is exercised, nothing was skipped.
     fn passed(&self, scenario: &str) -> bool {
         let vacuous_when_skipped = scenario == "http-standard-headers";
-        self.success > 0 && self.failure == 0 && !(vacuous_when_skipped && self.skipped > 0)
+        self.success > 0
+            && self.failure == 0
+            && self.warning == 0
+            && !(vacuous_when_skipped && self.skipped > 0)
     }
 }
 
