@@ -1,10 +1,53 @@
 //! MCP clients for presa: discover or initialize, list, call, read, get, complete and listen,
 //! whichever protocol era the server speaks.
 //!
+//! [`Client::connect`] takes the [`ClientChannel`] of a transport (stdio, Streamable HTTP,
+//! in-process), finds out which revision the server speaks — `server/discover` for
+//! 2026-07-28, falling back to the `initialize` handshake — and returns a [`Client`] whose
+//! methods are typed calls: [`list_tools`](Client::list_tools) (every page),
+//! [`call_tool`](Client::call_tool), [`read_resource`](Client::read_resource),
+//! [`get_prompt`](Client::get_prompt), [`complete`](Client::complete), and
+//! [`request`](Client::request) for anything else. Each call takes per-call options (timeout,
+//! progress, log level) before it is awaited. Input the server needs (sampling, elicitation,
+//! roots) is answered by handlers registered in [`ClientOptions`], in both eras.
+//!
+//! This crate is **not** a transport: it opens no sockets or pipes (presa-stdio and presa-http
+//! do, and hand over a [`ClientChannel`]), and it knows the protocol only through presa-core's
+//! sans-IO [`ClientSession`](presa_core::ClientSession), which it drives on one tokio task per
+//! connection. Use presa-core directly to drive a session on another runtime.
+//!
+//! The guide, with examples: `docs/client.md`.
+//!
 //! **Architecture invariant:** presa-client depends on presa-core and never on presa-server; it
 //! opens no sockets or pipes itself.
-//!
-//! The client arrives with the server/client issue; this crate currently carries only the protocol
-//! model it builds on, re-exported from presa-core.
 
-pub use presa_core as core;
+mod cache;
+mod call;
+mod calls;
+mod client;
+mod connect;
+mod driver;
+mod error;
+mod handle;
+mod handler;
+mod info;
+mod mrtr;
+mod notifications;
+mod options;
+mod text;
+mod transport;
+
+pub use call::{CallBuilder, CallFuture, CallOptions};
+pub use client::Client;
+pub use error::ClientError;
+pub use handler::{BoxFuture, InputContext, InputHandler};
+pub use info::ServerInfo;
+pub use notifications::Notifications;
+pub use options::ClientOptions;
+pub use text::{ResultText, StructuredContent};
+pub use transport::*;
+
+/// The guide in `docs/client.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/client.md")]
+struct ClientDocTests;

@@ -845,3 +845,35 @@ fn a_stateless_client_rejects_server_requests() {
     let answer = pair.client.poll_transmit().unwrap().message.to_json();
     assert!(answer.contains("-32601"), "{answer}");
 }
+
+#[test]
+fn a_forgotten_request_is_dropped_without_a_cancel() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let id = pair
+        .client
+        .send_request(pair.now, "tools/list", None, &RequestOptions::default())
+        .unwrap();
+    pair.client.poll_transmit();
+    assert!(pair.client.forget(&id));
+    assert!(!pair.client.forget(&id));
+    assert!(pair.client.poll_transmit().is_none(), "nothing sent");
+    assert_eq!(pair.client.requests_pending(), 0);
+}
+
+#[test]
+fn huge_timeouts_do_not_overflow() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let forever = RequestOptions::default()
+        .timeout(Some(Duration::MAX))
+        .reset_timeout_on_progress(true);
+    pair.client
+        .send_request(pair.now, "tools/call", None, &forever)
+        .unwrap();
+    assert_eq!(
+        pair.client.poll_timeout(),
+        None,
+        "a deadline past the representable is none"
+    );
+}

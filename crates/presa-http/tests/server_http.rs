@@ -1,5 +1,5 @@
 //! The Streamable HTTP server over real HTTP on 127.0.0.1: every rule, both eras.
-
+#![cfg(feature = "server")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;

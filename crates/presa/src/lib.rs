@@ -11,3 +11,8 @@ pub use presa_http as http;
 pub use presa_server as server;
 #[cfg(feature = "stdio")]
 pub use presa_stdio as stdio;
+
+#[cfg(feature = "in-process")]
+mod in_process;
+#[cfg(feature = "in-process")]
+pub use in_process::*;

@@ -381,6 +381,15 @@ impl ClientSession {
         Ok(self.endpoint.cancel(id, reason).is_some())
     }
 
+    /// Stops waiting for a request without telling the server (the transport already failed to
+    /// deliver it, so there is nothing to cancel). Returns `false` when it was not pending.
+    pub fn forget(&mut self, id: &RequestId) -> bool {
+        if let Mode::Initializing { queued, .. } = &mut self.mode {
+            queued.retain(|r| &r.id != id);
+        }
+        self.endpoint.outbound.remove(id).is_some()
+    }
+
     /// Answers a server→client request. Returns `false`, sending nothing, when it is no longer
     /// in flight.
     pub fn respond(&mut self, id: &RequestId, result: Result<RawJson, ErrorObject>) -> bool {

@@ -114,9 +114,13 @@ impl Outbound {
         default_timeout: Option<Duration>,
     ) -> Option<ProgressToken> {
         let timeout = options.timeout.or(default_timeout);
-        let deadline = timeout.map(|t| now + t);
+        // a deadline past what Instant can represent means no deadline
+        let deadline = timeout.and_then(|t| now.checked_add(t));
         let hard_deadline = match (options.reset_timeout_on_progress, timeout) {
-            (true, Some(t)) => Some(now + options.max_total_timeout.unwrap_or(t * 10)),
+            (true, Some(t)) => options
+                .max_total_timeout
+                .or_else(|| t.checked_mul(10))
+                .and_then(|limit| now.checked_add(limit)),
             _ => deadline,
         };
         let progress_token = options.progress.then(|| ProgressToken::from(id.clone()));
@@ -158,8 +162,9 @@ impl Outbound {
     pub(crate) fn progress(&mut self, now: Instant, token: &ProgressToken) -> Option<&RequestId> {
         let id = self.by_token.get(token)?;
         let pending = self.pending.get_mut(id)?;
-        if let (true, Some(timeout)) = (pending.reset_on_progress, pending.timeout) {
-            let mut deadline = now + timeout;
+        if let (true, Some(timeout)) = (pending.reset_on_progress, pending.timeout)
+            && let Some(mut deadline) = now.checked_add(timeout)
+        {
             if let Some(hard) = pending.hard_deadline {
                 deadline = deadline.min(hard);
             }

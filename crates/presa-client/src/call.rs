@@ -1,0 +1,246 @@
+//! Per-call options, and the builder every call returns.
+
+use std::fmt;
+use std::future::IntoFuture;
+use std::sync::Arc;
+use std::time::Duration;
+
+use presa_core::{LoggingLevel, ProgressNotificationParams, RequestOptions};
+
+use crate::{BoxFuture, Client, ClientError};
+
+/// The longest timeout presa hands the session; longer ones are cut to this (a deadline must
+/// stay representable as an `Instant`).
+pub(crate) const MAX_TIMEOUT: Duration = Duration::from_secs(60 * 60 * 24 * 30);
+
+/// A progress callback, shared by every round or page of one call.
+pub(crate) type ProgressFn = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
+
+/// Options of one call: timeout, progress, log level, cache use.
+///
+/// Set them on the call itself (`client.call_tool(..).timeout(..)`), or build a `CallOptions`
+/// once and pass it with [`CallBuilder::options`].
+///
+/// ```
+/// use std::time::Duration;
+/// use presa_client::CallOptions;
+/// use presa_core::LoggingLevel;
+///
+/// let options = CallOptions::new()
+///     .timeout(Duration::from_secs(5))
+///     .on_progress(|p| println!("{}/{:?}", p.progress, p.total))
+///     .log_level(LoggingLevel::Info);
+/// assert_eq!(options.get_timeout(), Some(Duration::from_secs(5)));
+/// ```
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    timeout: Option<Duration>,
+    max_total_timeout: Option<Duration>,
+    reset_timeout_on_progress: bool,
+    progress: Option<ProgressFn>,
+    log_level: Option<LoggingLevel>,
+    no_cache: bool,
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("max_total_timeout", &self.max_total_timeout)
+            .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
+            .field("progress", &self.progress.is_some())
+            .field("log_level", &self.log_level)
+            .field("use_cache", &!self.no_cache)
+            .finish()
+    }
+}
+
+impl CallOptions {
+    /// The defaults: the client's request timeout, no progress, no log messages, the cache
+    /// used when enabled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How long to wait for the response (each page of a listing, each round of an
+    /// input-required exchange, waits this long). On expiry the call fails with
+    /// [`ClientError::TimedOut`] and the server is told to cancel.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout.min(MAX_TIMEOUT));
+        self
+    }
+
+    /// Calls `callback` with each progress notification the server sends for this call (the
+    /// request then carries a `progressToken`).
+    ///
+    /// The callback runs on the client's connection task: keep it short, and hand anything
+    /// slow to a channel.
+    pub fn on_progress(
+        mut self,
+        callback: impl Fn(ProgressNotificationParams) + Send + Sync + 'static,
+    ) -> Self {
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Whether each progress notification restarts the timeout, up to
+    /// [`max_total_timeout`](Self::max_total_timeout).
+    pub fn reset_timeout_on_progress(mut self, reset: bool) -> Self {
+        self.reset_timeout_on_progress = reset;
+        self
+    }
+
+    /// The hard limit when progress restarts the timeout (default: ten times the timeout).
+    pub fn max_total_timeout(mut self, limit: Duration) -> Self {
+        self.max_total_timeout = Some(limit.min(MAX_TIMEOUT));
+        self
+    }
+
+    /// Asks for log messages (`notifications/message`) of `level` and above about this call
+    /// (2026-07-28 `_meta` `io.modelcontextprotocol/logLevel`; the initialize era sets the
+    /// level per session with `logging/setLevel` instead). They arrive on
+    /// [`Client::notifications`].
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// Whether the call may be answered from the cache (default `true`; only matters when
+    /// [`ClientOptions::cache`](crate::ClientOptions::cache) is on). A fresh answer is still
+    /// stored.
+    pub fn use_cache(mut self, use_cache: bool) -> Self {
+        self.no_cache = !use_cache;
+        self
+    }
+
+    /// The timeout set, if any.
+    pub fn get_timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    pub(crate) fn cache_allowed(&self) -> bool {
+        !self.no_cache
+    }
+
+    pub(crate) fn progress_callback(&self) -> Option<ProgressFn> {
+        self.progress.clone()
+    }
+
+    pub(crate) fn get_log_level(&self) -> Option<LoggingLevel> {
+        self.log_level
+    }
+
+    pub(crate) fn request_options(&self) -> RequestOptions {
+        RequestOptions::default()
+            .timeout(self.timeout)
+            .max_total_timeout(self.max_total_timeout)
+            .progress(self.progress.is_some())
+            .reset_timeout_on_progress(self.reset_timeout_on_progress)
+    }
+}
+
+/// The future of a call.
+pub type CallFuture<T> = BoxFuture<'static, Result<T, ClientError>>;
+
+type Run<T> = Box<dyn FnOnce(Client, CallOptions) -> CallFuture<T> + Send>;
+
+/// A call to make: set its options, then `.await` it.
+///
+/// Every request method of [`Client`] returns one. Nothing is sent until it is awaited;
+/// dropping the future before it finishes cancels the request (the server is told with
+/// `notifications/cancelled`, or as the transport expresses cancellation).
+///
+/// ```no_run
+/// # async fn demo(client: presa_client::Client) -> Result<(), presa_client::ClientError> {
+/// use std::time::Duration;
+/// use presa_client::ResultText;
+///
+/// let result = client
+///     .call_tool("index", serde_json::json!({"path": "/src"}))
+///     .timeout(Duration::from_secs(120))
+///     .on_progress(|p| eprintln!("indexed {} of {:?}", p.progress, p.total))
+///     .await?;
+/// println!("{}", result.text());
+/// # Ok(()) }
+/// ```
+#[must_use = "a call does nothing unless awaited"]
+pub struct CallBuilder<T> {
+    client: Client,
+    options: CallOptions,
+    run: Run<T>,
+}
+
+impl<T> fmt::Debug for CallBuilder<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallBuilder")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> CallBuilder<T> {
+    pub(crate) fn new(
+        client: &Client,
+        run: impl FnOnce(Client, CallOptions) -> CallFuture<T> + Send + 'static,
+    ) -> Self {
+        Self {
+            client: client.clone(),
+            options: CallOptions::default(),
+            run: Box::new(run),
+        }
+    }
+
+    /// Replaces all options of this call.
+    pub fn options(mut self, options: CallOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// See [`CallOptions::timeout`].
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.options = self.options.timeout(timeout);
+        self
+    }
+
+    /// See [`CallOptions::on_progress`].
+    pub fn on_progress(
+        mut self,
+        callback: impl Fn(ProgressNotificationParams) + Send + Sync + 'static,
+    ) -> Self {
+        self.options = self.options.on_progress(callback);
+        self
+    }
+
+    /// See [`CallOptions::reset_timeout_on_progress`].
+    pub fn reset_timeout_on_progress(mut self, reset: bool) -> Self {
+        self.options = self.options.reset_timeout_on_progress(reset);
+        self
+    }
+
+    /// See [`CallOptions::max_total_timeout`].
+    pub fn max_total_timeout(mut self, limit: Duration) -> Self {
+        self.options = self.options.max_total_timeout(limit);
+        self
+    }
+
+    /// See [`CallOptions::log_level`].
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.options = self.options.log_level(level);
+        self
+    }
+
+    /// See [`CallOptions::use_cache`].
+    pub fn use_cache(mut self, use_cache: bool) -> Self {
+        self.options = self.options.use_cache(use_cache);
+        self
+    }
+}
+
+impl<T: Send + 'static> IntoFuture for CallBuilder<T> {
+    type Output = Result<T, ClientError>;
+    type IntoFuture = CallFuture<T>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        (self.run)(self.client, self.options)
+    }
+}

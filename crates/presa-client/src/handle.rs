@@ -1,0 +1,190 @@
+//! The connection handle: what a [`Client`](crate::Client) sends its connection task, and the
+//! state they share.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use presa_core::{
+    InitializeResult, LoggingLevel, Notification, ProtocolVersion, RawJson, RequestOptions,
+};
+use serde_json::{Map, Value};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::ClientError;
+use crate::cache::Cache;
+use crate::call::{CallOptions, ProgressFn};
+
+/// Identifies one call between a [`Handle`] and the connection task, before and after the
+/// session gives it a request id.
+pub(crate) type CallKey = u64;
+
+/// What the connection task is asked to do.
+pub(crate) enum Command {
+    /// Send a request and answer `reply` with its outcome.
+    Request(OutgoingCall),
+    /// Speak a 2026-07-28-era revision from now on.
+    Stateless(ProtocolVersion),
+    /// Send a notification.
+    Notify(Notification),
+    /// Run the initialize handshake.
+    Initialize(oneshot::Sender<Result<(ProtocolVersion, InitializeResult), ClientError>>),
+    /// Close the session and the transport, then answer once the transport is done.
+    Close(oneshot::Sender<()>),
+}
+
+pub(crate) struct OutgoingCall {
+    pub(crate) key: CallKey,
+    pub(crate) method: String,
+    pub(crate) params: Option<Map<String, Value>>,
+    pub(crate) options: RequestOptions,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) progress: Option<ProgressFn>,
+    pub(crate) reply: oneshot::Sender<Result<RawJson, ClientError>>,
+}
+
+/// State the connection task and every handle share.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) cache: Option<Mutex<Cache>>,
+    /// The connection task holds the only strong sender, so receivers end with it.
+    pub(crate) notifications: broadcast::WeakSender<Notification>,
+    /// Why the connection ended, once it has.
+    pub(crate) ended: OnceLock<ClientError>,
+    next_key: AtomicU64,
+}
+
+impl Shared {
+    /// Shared state, and the notification sender for the connection task.
+    pub(crate) fn new(
+        cache: bool,
+        notification_capacity: usize,
+    ) -> (Self, broadcast::Sender<Notification>) {
+        let (notifications, _) = broadcast::channel(notification_capacity);
+        let shared = Self {
+            cache: cache.then(|| Mutex::new(Cache::default())),
+            notifications: notifications.downgrade(),
+            ended: OnceLock::new(),
+            next_key: AtomicU64::new(0),
+        };
+        (shared, notifications)
+    }
+
+    /// A new receiver of notifications; already ended when the connection has.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Notification> {
+        match self.notifications.upgrade() {
+            Some(sender) => sender.subscribe(),
+            None => broadcast::channel(1).1,
+        }
+    }
+
+    /// The cache, when enabled. A poisoned lock is taken over: the cache holds no invariant a
+    /// panic could break.
+    pub(crate) fn cache(&self) -> Option<MutexGuard<'_, Cache>> {
+        self.cache
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+
+    /// The error for a call made after the connection ended.
+    pub(crate) fn ended_error(&self) -> ClientError {
+        self.ended.get().cloned().unwrap_or(ClientError::Closed)
+    }
+}
+
+/// A sender of commands to the connection task.
+#[derive(Debug, Clone)]
+pub(crate) struct Handle {
+    commands: mpsc::Sender<Command>,
+    cancels: mpsc::UnboundedSender<CallKey>,
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl Handle {
+    pub(crate) fn new(
+        commands: mpsc::Sender<Command>,
+        cancels: mpsc::UnboundedSender<CallKey>,
+        shared: Arc<Shared>,
+    ) -> Self {
+        Self {
+            commands,
+            cancels,
+            shared,
+        }
+    }
+
+    /// Sends a command; fails when the connection has ended.
+    pub(crate) async fn command(&self, command: Command) -> Result<(), ClientError> {
+        self.commands
+            .send(command)
+            .await
+            .map_err(|_| self.shared.ended_error())
+    }
+
+    /// Sends a request and waits for its result. Dropping the future cancels the request.
+    pub(crate) async fn send(
+        &self,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        options: &CallOptions,
+    ) -> Result<RawJson, ClientError> {
+        let key = self.shared.next_key.fetch_add(1, Ordering::Relaxed);
+        let (reply, rx) = oneshot::channel();
+        self.command(Command::Request(OutgoingCall {
+            key,
+            method: method.to_owned(),
+            params,
+            options: options.request_options(),
+            log_level: options.get_log_level(),
+            progress: options.progress_callback(),
+            reply,
+        }))
+        .await?;
+        // From here on the request is in the task's hands: dropping this future cancels it.
+        let mut in_flight = InFlight {
+            key,
+            rx: Some(rx),
+            cancels: &self.cancels,
+            finished: false,
+        };
+        in_flight.wait(&self.shared).await
+    }
+
+    /// Closes the connection and waits until the transport is done.
+    pub(crate) async fn close(&self) {
+        let (done, rx) = oneshot::channel();
+        if self.command(Command::Close(done)).await.is_ok() {
+            let _ = rx.await;
+        }
+    }
+}
+
+/// A request the connection task holds; cancels it when dropped unfinished.
+struct InFlight<'a> {
+    key: CallKey,
+    rx: Option<oneshot::Receiver<Result<RawJson, ClientError>>>,
+    cancels: &'a mpsc::UnboundedSender<CallKey>,
+    finished: bool,
+}
+
+impl InFlight<'_> {
+    async fn wait(&mut self, shared: &Shared) -> Result<RawJson, ClientError> {
+        let Some(rx) = self.rx.as_mut() else {
+            return Err(ClientError::Closed);
+        };
+        let outcome = rx.await;
+        self.finished = true;
+        outcome.unwrap_or_else(|_| Err(shared.ended_error()))
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            // Close the reply channel first: the task checks it before sending a request it
+            // has not sent yet, so the cancellation cannot overtake the request.
+            drop(self.rx.take());
+            // Unbounded, but holds at most one key per abandoned call.
+            let _ = self.cancels.send(self.key);
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! How a client connects and behaves: [`ClientOptions`].
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use presa_core::{
+    ClientCapabilities, ClientSessionConfig, CreateMessage, CreateMessageRequestParams,
+    CreateMessageResult, Elicit, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    ErrorObject, Implementation, ListRoots, ListRootsResult, ProtocolVersion, RequestParams,
+    RootsCapability, SamplingCapability, SupportedVersions,
+};
+
+use crate::call::MAX_TIMEOUT;
+use crate::handler::{InputContext, InputHandler, InputHandlers};
+
+/// How [`Client::connect`](crate::Client::connect) connects, and how the client behaves.
+///
+/// Every setter consumes and returns the options; the defaults suit most clients.
+///
+/// | Option | Default | Meaning |
+/// |---|---|---|
+/// | [`client_info`](Self::client_info) | `presa-client` and its version | who the client says it is |
+/// | [`protocol_version`](Self::protocol_version) | `None`: probe with `server/discover`, fall back to `initialize` | pin one revision |
+/// | [`request_timeout`](Self::request_timeout) | 60 s | default timeout of every call |
+/// | [`probe_timeout`](Self::probe_timeout) | 10 s | how long `server/discover` may take while connecting |
+/// | [`cache`](Self::cache) | off | keep discover, list and read results for their `ttlMs` |
+/// | [`notification_capacity`](Self::notification_capacity) | 256 | notifications buffered per [`Notifications`](crate::Notifications) receiver |
+/// | [`max_input_rounds`](Self::max_input_rounds) | 8 | 2026-07-28 retries of one call answering `input_required` |
+/// | [`capabilities`](Self::capabilities) | derived from the handlers | the capabilities to declare |
+/// | [`sampling`](Self::sampling), [`elicitation`](Self::elicitation), [`roots`](Self::roots) | none | input handlers |
+///
+/// ```
+/// use std::time::Duration;
+/// use presa_client::ClientOptions;
+/// use presa_core::{ElicitResult, Implementation, ProtocolVersion};
+///
+/// let options = ClientOptions::new(Implementation::new("my-app", "1.0.0"))
+///     .request_timeout(Some(Duration::from_secs(30)))
+///     .protocol_version(Some(ProtocolVersion::V2025_11_25))
+///     .cache(true)
+///     .elicitation(|_params, _cx| async { Ok(ElicitResult::decline()) });
+/// assert!(options.get_capabilities().elicitation.is_some());
+/// ```
+#[derive(Clone)]
+pub struct ClientOptions {
+    client_info: Implementation,
+    protocol_version: Option<ProtocolVersion>,
+    capabilities: Option<ClientCapabilities>,
+    request_timeout: Option<Duration>,
+    probe_timeout: Duration,
+    cache: bool,
+    notification_capacity: usize,
+    max_input_rounds: usize,
+    pub(crate) handlers: InputHandlers,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self::new(Implementation::new(
+            env!("CARGO_PKG_NAME"),
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+}
+
+impl fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("client_info", &self.client_info)
+            .field("protocol_version", &self.protocol_version)
+            .field("capabilities", &self.capabilities)
+            .field("request_timeout", &self.request_timeout)
+            .field("probe_timeout", &self.probe_timeout)
+            .field("cache", &self.cache)
+            .field("notification_capacity", &self.notification_capacity)
+            .field("max_input_rounds", &self.max_input_rounds)
+            .field("handlers", &self.handlers)
+            .finish()
+    }
+}
+
+impl ClientOptions {
+    /// Defaults for the client `client_info`.
+    pub fn new(client_info: Implementation) -> Self {
+        Self {
+            client_info,
+            protocol_version: None,
+            capabilities: None,
+            request_timeout: Some(Duration::from_secs(60)),
+            probe_timeout: Duration::from_secs(10),
+            cache: false,
+            notification_capacity: 256,
+            max_input_rounds: 8,
+            handlers: InputHandlers::default(),
+        }
+    }
+
+    /// Who the client says it is (`clientInfo`).
+    pub fn client_info(mut self, client_info: Implementation) -> Self {
+        self.client_info = client_info;
+        self
+    }
+
+    /// Pins the revision to speak. `None` (the default) sends `server/discover` for 2026-07-28
+    /// and falls back to the `initialize` handshake when the server does not speak it.
+    /// `Some(2026-07-28)` speaks it without fallback (still calling `server/discover` for the
+    /// server's identity); `Some` of an initialize-era revision runs the handshake proposing
+    /// exactly that revision.
+    pub fn protocol_version(mut self, version: Option<ProtocolVersion>) -> Self {
+        self.protocol_version = version;
+        self
+    }
+
+    /// The capabilities to declare. By default they follow from the registered handlers:
+    /// `sampling`, `elicitation` (form mode) and `roots` for each handler present.
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// The default timeout of every call; `None` waits forever. A call may set its own with
+    /// [`CallOptions::timeout`](crate::CallOptions::timeout).
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout.map(|t| t.min(MAX_TIMEOUT));
+        self
+    }
+
+    /// How long connecting waits for the `server/discover` answer before concluding that the
+    /// server only speaks the initialize era (some legacy servers never answer unknown
+    /// requests).
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// Keeps `server/discover`, list and `resources/read` results for as long as their `ttlMs`
+    /// says, and drops them on the matching change notification. See the crate documentation.
+    pub fn cache(mut self, cache: bool) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// How many notifications each [`Notifications`](crate::Notifications) receiver may fall
+    /// behind before the oldest are skipped. Between 1 and 65536.
+    pub fn notification_capacity(mut self, capacity: usize) -> Self {
+        self.notification_capacity = capacity.clamp(1, 1 << 16);
+        self
+    }
+
+    /// How many times one call answering `input_required` (2026-07-28) is retried with the
+    /// handlers' answers before failing with
+    /// [`ClientError::InputRequired`](crate::ClientError::InputRequired).
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
+        self
+    }
+
+    /// Answers `sampling/createMessage` with a closure.
+    pub fn sampling<F, Fut>(self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageRequestParams, InputContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
+    {
+        self.sampling_handler(Arc::new(handler))
+    }
+
+    /// Answers `sampling/createMessage` with a shared handler.
+    pub fn sampling_handler(mut self, handler: Arc<dyn InputHandler<CreateMessage>>) -> Self {
+        self.handlers.sampling = Some(handler);
+        self
+    }
+
+    /// Answers `elicitation/create` with a closure.
+    pub fn elicitation<F, Fut>(self, handler: F) -> Self
+    where
+        F: Fn(ElicitRequestParams, InputContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    {
+        self.elicitation_handler(Arc::new(handler))
+    }
+
+    /// Answers `elicitation/create` with a shared handler.
+    pub fn elicitation_handler(mut self, handler: Arc<dyn InputHandler<Elicit>>) -> Self {
+        self.handlers.elicitation = Some(handler);
+        self
+    }
+
+    /// Answers `roots/list` with a closure.
+    pub fn roots<F, Fut>(self, handler: F) -> Self
+    where
+        F: Fn(RequestParams, InputContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ListRootsResult, ErrorObject>> + Send + 'static,
+    {
+        self.roots_handler(Arc::new(handler))
+    }
+
+    /// Answers `roots/list` with a shared handler.
+    pub fn roots_handler(mut self, handler: Arc<dyn InputHandler<ListRoots>>) -> Self {
+        self.handlers.roots = Some(handler);
+        self
+    }
+
+    /// The pinned revision, if any.
+    pub fn get_protocol_version(&self) -> Option<ProtocolVersion> {
+        self.protocol_version
+    }
+
+    /// The capabilities the client declares: the ones set, or those the handlers imply.
+    pub fn get_capabilities(&self) -> ClientCapabilities {
+        if let Some(capabilities) = &self.capabilities {
+            return capabilities.clone();
+        }
+        ClientCapabilities {
+            sampling: self
+                .handlers
+                .sampling
+                .as_ref()
+                .map(|_| SamplingCapability::default()),
+            elicitation: self
+                .handlers
+                .elicitation
+                .as_ref()
+                .map(|_| ElicitationCapability::default()),
+            roots: self
+                .handlers
+                .roots
+                .as_ref()
+                .map(|_| RootsCapability::default()),
+            ..ClientCapabilities::default()
+        }
+    }
+
+    pub(crate) fn probe(&self) -> Duration {
+        self.probe_timeout
+    }
+
+    pub(crate) fn caching(&self) -> bool {
+        self.cache
+    }
+
+    pub(crate) fn notifications_capacity(&self) -> usize {
+        self.notification_capacity
+    }
+
+    pub(crate) fn input_rounds(&self) -> usize {
+        self.max_input_rounds
+    }
+
+    /// The session configuration these options describe.
+    pub(crate) fn session_config(&self) -> ClientSessionConfig {
+        let versions = self
+            .protocol_version
+            .and_then(|v| SupportedVersions::new([v]).ok())
+            .unwrap_or_default();
+        ClientSessionConfig::new(self.client_info.clone())
+            .versions(versions)
+            .capabilities(self.get_capabilities())
+            .request_timeout(self.request_timeout)
+    }
+}

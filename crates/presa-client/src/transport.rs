@@ -1,0 +1,91 @@
+//! What a transport gives the client: a pair of channels carrying messages.
+
+use std::fmt;
+use std::sync::Arc;
+
+use presa_core::{Message, RequestId};
+use tokio::sync::mpsc;
+
+/// The client's end of a transport: messages go out on `outgoing`, and everything the transport
+/// has to say comes back on `incoming`.
+///
+/// A transport (stdio, Streamable HTTP, in-process) spawns whatever tasks it needs and hands the
+/// client one of these. Dropping `outgoing` asks the transport to close (stdio: close the
+/// server's stdin, wait, then terminate it); the transport then sends
+/// [`TransportEvent::Closed`] and drops its sender.
+#[derive(Debug)]
+pub struct ClientChannel {
+    /// Messages from the client to the server, in order.
+    pub outgoing: mpsc::Sender<Message>,
+    /// What the transport received or noticed.
+    pub incoming: mpsc::Receiver<TransportEvent>,
+}
+
+/// Something a transport reports to the client.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TransportEvent {
+    /// A message from the server.
+    Message(Message),
+    /// Delivering one request failed without closing the transport (e.g. an HTTP POST that got
+    /// an error status with no JSON-RPC body): that request fails with this error.
+    RequestFailed {
+        /// The request that failed.
+        id: RequestId,
+        /// Why.
+        error: TransportError,
+    },
+    /// The transport is gone: every pending request fails, with this error when there is one.
+    Closed(Option<TransportError>),
+}
+
+/// A failure of the transport itself, as opposed to an error the server answered with.
+///
+/// Cheap to clone, so that one failure can fail many pending requests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransportError {
+    kind: TransportErrorKind,
+    message: Arc<str>,
+}
+
+/// What kind of transport failure happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// The connection or process ended (e.g. the server process exited).
+    Closed,
+    /// Reading or writing failed.
+    Io,
+    /// The peer answered in a way the transport cannot use (e.g. an unexpected HTTP status).
+    Protocol,
+    /// The transport could not be established (spawn or connect failed).
+    Connect,
+}
+
+impl TransportError {
+    /// A transport error of `kind` with a message for humans (lowercase, no final period).
+    pub fn new(kind: TransportErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: Arc::from(message.into()),
+        }
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> TransportErrorKind {
+        self.kind
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TransportError {}

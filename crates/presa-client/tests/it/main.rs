@@ -1,0 +1,36 @@
+//! presa-client against a fake server built on presa-core's `ServerSession`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cache;
+mod calls;
+mod connect;
+mod fake;
+mod input;
+mod lifecycle;
+
+use presa_client::{Client, ClientOptions};
+
+use fake::{Fake, FakeConfig};
+
+/// A client connected to a fresh fake server.
+async fn connect_with(config: FakeConfig, options: ClientOptions) -> (Client, Fake) {
+    let (channel, fake) = fake::spawn(config);
+    let client = Client::connect(channel, options).await.unwrap();
+    (client, fake)
+}
+
+async fn modern() -> (Client, Fake) {
+    connect_with(FakeConfig::default(), ClientOptions::default()).await
+}
+
+async fn legacy() -> (Client, Fake) {
+    connect_with(FakeConfig::legacy(), ClientOptions::default()).await
+}
+
+fn methods(messages: &[serde_json::Value]) -> Vec<String> {
+    messages
+        .iter()
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect()
+}

@@ -1,0 +1,441 @@
+//! What every task of one connection shares: the HTTP client, the endpoint, the session state,
+//! and the way back to the client.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use presa_client::{TransportError, TransportErrorKind, TransportEvent};
+use presa_core::{
+    Message, ParamHeaders, ProtocolVersion, RawJson, RequestId, ResponsePayload, request_headers,
+};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE,
+};
+use reqwest::{Method, StatusCode, Url};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::options::{Log, TokenProvider};
+use super::tools;
+
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// `MCP-Protocol-Version` (presa-core's `MCP_PROTOCOL_VERSION_HEADER`), lowercased.
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+const JSON: HeaderValue = HeaderValue::from_static("application/json");
+const JSON_AND_SSE: HeaderValue = HeaderValue::from_static("application/json, text/event-stream");
+const SSE: HeaderValue = HeaderValue::from_static("text/event-stream");
+
+/// The request a response or stream belongs to.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestCtx {
+    pub(crate) id: RequestId,
+    pub(crate) method: String,
+    /// A 2026-07-28 request (its `_meta` names the version).
+    pub(crate) modern: bool,
+    /// The session generation it was sent in.
+    pub(crate) generation: u64,
+    /// A `tools/list` without a cursor: its result starts a fresh listing.
+    pub(crate) first_page: bool,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// An initialize-era handshake was sent on this connection.
+    legacy: bool,
+    /// Bumped by every `initialize`: answers from an older session are not applied.
+    generation: u64,
+    session_id: Option<HeaderValue>,
+    negotiated: Option<ProtocolVersion>,
+    /// The version of the last 2026-07-28 request, for notifications without `_meta`.
+    modern_version: Option<String>,
+    /// Compiled `x-mcp-header` annotations per tool, from the latest `tools/list` pages.
+    tools: HashMap<String, ParamHeaders>,
+    /// The POST endpoint of a 2024-11-05 HTTP+SSE server, once its `endpoint` event came.
+    sse_endpoint: Option<Url>,
+}
+
+pub(crate) struct Conn {
+    pub(crate) http: reqwest::Client,
+    pub(crate) url: Url,
+    /// The user's extra headers.
+    pub(crate) headers: HeaderMap,
+    pub(crate) token: Option<Arc<dyn TokenProvider>>,
+    pub(crate) log: Log,
+    pub(crate) max_message_bytes: usize,
+    pub(crate) events: mpsc::Sender<TransportEvent>,
+    state: Mutex<State>,
+}
+
+impl Conn {
+    pub(crate) fn new(
+        http: reqwest::Client,
+        url: Url,
+        headers: HeaderMap,
+        token: Option<Arc<dyn TokenProvider>>,
+        log: Log,
+        max_message_bytes: usize,
+        events: mpsc::Sender<TransportEvent>,
+    ) -> Self {
+        Self {
+            http,
+            url,
+            headers,
+            token,
+            log,
+            max_message_bytes,
+            events,
+            state: Mutex::default(),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent whatever panicked while holding it.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    // ----- session state -----
+
+    /// An `initialize` is going out: forget the previous session. Returns the new generation.
+    pub(crate) fn begin_initialize(&self) -> u64 {
+        let mut state = self.state();
+        state.legacy = true;
+        state.generation += 1;
+        state.session_id = None;
+        state.negotiated = None;
+        state.sse_endpoint = None;
+        state.generation
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.state().generation
+    }
+
+    pub(crate) fn is_legacy(&self) -> bool {
+        self.state().legacy
+    }
+
+    pub(crate) fn session_id(&self) -> Option<HeaderValue> {
+        self.state().session_id.clone()
+    }
+
+    pub(crate) fn sse_endpoint(&self) -> Option<Url> {
+        self.state().sse_endpoint.clone()
+    }
+
+    /// From now on every message goes to this 2024-11-05 HTTP+SSE endpoint.
+    pub(crate) fn set_sse_endpoint(&self, generation: u64, endpoint: Url) {
+        let mut state = self.state();
+        if state.generation == generation {
+            state.sse_endpoint = Some(endpoint);
+        }
+    }
+
+    pub(crate) fn modern_version(&self) -> Option<String> {
+        self.state().modern_version.clone()
+    }
+
+    /// The `Mcp-Session-Id` of an `initialize` response.
+    pub(crate) fn set_session_id(&self, generation: u64, value: &HeaderValue) {
+        // visible ASCII only (0x21–0x7E)
+        if value.is_empty() || !value.as_bytes().iter().all(|b| (0x21..=0x7e).contains(b)) {
+            self.log
+                .line("ignoring an Mcp-Session-Id that is not visible ASCII");
+            return;
+        }
+        let mut state = self.state();
+        if state.generation == generation {
+            state.session_id = Some(value.clone());
+        }
+    }
+
+    /// The headers of a 2026-07-28 request: the SEP-2243 mirrors, with the tool's
+    /// `Mcp-Param-*` headers when its annotations are known.
+    pub(crate) fn modern_request_headers(
+        &self,
+        version: &str,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<HeaderMap, TransportError> {
+        let name = params.and_then(|p| p.get("name")?.as_str());
+        let tool = {
+            let mut state = self.state();
+            if state.modern_version.as_deref() != Some(version) {
+                state.modern_version = Some(version.to_owned());
+            }
+            match (method, name) {
+                ("tools/call", Some(name)) => state.tools.get(name).cloned(),
+                _ => None,
+            }
+        };
+        let pairs = request_headers(version, method, params, tool.as_ref()).map_err(|e| {
+            TransportError::new(
+                TransportErrorKind::Protocol,
+                format!("cannot mirror the request into headers: {e}"),
+            )
+        })?;
+        header_map(pairs)
+    }
+
+    /// `MCP-Protocol-Version` and `Mcp-Method` for a 2026-07-28 notification.
+    pub(crate) fn modern_notification_headers(
+        &self,
+        version: &str,
+        method: &str,
+    ) -> Result<HeaderMap, TransportError> {
+        header_map(request_headers(version, method, None, None).unwrap_or_default())
+    }
+
+    /// `MCP-Protocol-Version` (2025-06-18 on) and `Mcp-Session-Id` of the current
+    /// initialize-era session.
+    pub(crate) fn legacy_headers(&self) -> HeaderMap {
+        let state = self.state();
+        let mut headers = HeaderMap::new();
+        if let Some(version) = state
+            .negotiated
+            .filter(|v| *v >= ProtocolVersion::V2025_06_18)
+        {
+            headers.insert(PROTOCOL_VERSION, HeaderValue::from_static(version.as_str()));
+        }
+        if let Some(session) = &state.session_id {
+            headers.insert(SESSION_ID, session.clone());
+        }
+        headers
+    }
+
+    // ----- the way back to the client -----
+
+    /// Hands a message to the client, after applying what it teaches about the session (the
+    /// negotiated version, tool annotations). `false` when the client is gone.
+    pub(crate) async fn deliver(&self, mut message: Message, ctx: Option<&RequestCtx>) -> bool {
+        if let (Some(ctx), Message::Response(response)) = (ctx, &mut message)
+            && response.id.as_ref() == Some(&ctx.id)
+            && let ResponsePayload::Result(result) = &mut response.payload
+        {
+            match (ctx.method.as_str(), ctx.modern) {
+                ("initialize", false) => self.learn_version(ctx.generation, result),
+                ("tools/list", true) => self.learn_tools(ctx, result),
+                _ => {}
+            }
+        }
+        self.events
+            .send(TransportEvent::Message(message))
+            .await
+            .is_ok()
+    }
+
+    /// Fails one request.
+    pub(crate) async fn fail(&self, id: &RequestId, error: TransportError) {
+        let event = TransportEvent::RequestFailed {
+            id: id.clone(),
+            error,
+        };
+        let _ = self.events.send(event).await;
+    }
+
+    fn learn_version(&self, generation: u64, result: &RawJson) {
+        #[derive(Deserialize)]
+        struct Negotiated {
+            #[serde(rename = "protocolVersion")]
+            protocol_version: String,
+        }
+        let Ok(negotiated) = serde_json::from_str::<Negotiated>(result.get()) else {
+            return;
+        };
+        let mut state = self.state();
+        if state.generation == generation {
+            state.negotiated = negotiated.protocol_version.parse().ok();
+        }
+    }
+
+    fn learn_tools(&self, ctx: &RequestCtx, result: &mut RawJson) {
+        let screened = tools::screen(result);
+        for (name, error) in &screened.dropped {
+            self.log.line(&format!(
+                "dropping tool {name:?} from tools/list: invalid x-mcp-header annotation: {error}"
+            ));
+        }
+        {
+            let mut state = self.state();
+            if ctx.first_page {
+                state.tools.clear();
+            }
+            for (name, _) in &screened.dropped {
+                state.tools.remove(name);
+            }
+            for (name, headers) in screened.headers {
+                if headers.is_empty() {
+                    state.tools.remove(&name);
+                } else {
+                    state.tools.insert(name, headers);
+                }
+            }
+        }
+        if let Some(rewritten) = screened.result {
+            *result = rewritten;
+        }
+    }
+
+    // ----- HTTP -----
+
+    /// POSTs a JSON-RPC message to the endpoint.
+    pub(crate) async fn post(
+        &self,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+    ) -> Result<reqwest::Response, TransportError> {
+        self.post_to(&self.url, headers, body).await
+    }
+
+    /// POSTs a JSON-RPC message to `url`.
+    pub(crate) async fn post_to(
+        &self,
+        url: &Url,
+        headers: &HeaderMap,
+        body: Vec<u8>,
+    ) -> Result<reqwest::Response, TransportError> {
+        let mut headers = headers.clone();
+        headers.insert(CONTENT_TYPE, JSON);
+        headers.insert(ACCEPT, JSON_AND_SSE);
+        self.send(Method::POST, url, headers, Some(body)).await
+    }
+
+    /// GETs the endpoint's event stream (the session's stream, or a resumed one; or, with no
+    /// session, a 2024-11-05 server's SSE stream).
+    pub(crate) async fn get(
+        &self,
+        last_event_id: Option<&str>,
+    ) -> Result<reqwest::Response, TransportError> {
+        let mut headers = self.legacy_headers();
+        headers.insert(ACCEPT, SSE);
+        if let Some(id) = last_event_id {
+            let id = HeaderValue::from_str(id).map_err(|_| {
+                TransportError::new(
+                    TransportErrorKind::Protocol,
+                    "the server's event id cannot be sent back as Last-Event-ID",
+                )
+            })?;
+            headers.insert(LAST_EVENT_ID, id);
+        }
+        self.send(Method::GET, &self.url, headers, None).await
+    }
+
+    /// DELETEs the session.
+    pub(crate) async fn delete(&self) -> Result<reqwest::Response, TransportError> {
+        self.send(Method::DELETE, &self.url, self.legacy_headers(), None)
+            .await
+    }
+
+    /// Sends a request with the user's headers and token, then `headers` (which win). On a 401
+    /// the token provider may ask for one retry with a fresh token.
+    async fn send(
+        &self,
+        method: Method,
+        url: &Url,
+        headers: HeaderMap,
+        mut body: Option<Vec<u8>>,
+    ) -> Result<reqwest::Response, TransportError> {
+        let mut retried = false;
+        loop {
+            let mut all = self.headers.clone();
+            if let Some(provider) = &self.token {
+                match provider.token().await {
+                    Ok(Some(token)) => {
+                        let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+                            TransportError::new(
+                                TransportErrorKind::Connect,
+                                "the token provider returned a token that cannot be sent in a header",
+                            )
+                        })?;
+                        all.insert(AUTHORIZATION, value);
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        return Err(TransportError::new(
+                            TransportErrorKind::Connect,
+                            format!("the token provider failed: {e}"),
+                        ));
+                    }
+                }
+            }
+            for (name, value) in &headers {
+                all.insert(name.clone(), value.clone());
+            }
+            let mut request = self.http.request(method.clone(), url.clone()).headers(all);
+            // Keep the body for a retry only when a retry is possible.
+            let this_body = match (&self.token, retried) {
+                (Some(_), false) => body.clone(),
+                _ => body.take(),
+            };
+            if let Some(body) = this_body {
+                request = request.body(body);
+            }
+            let response = request.send().await.map_err(|e| send_error(&method, &e))?;
+            if response.status() == StatusCode::UNAUTHORIZED
+                && !retried
+                && let Some(provider) = &self.token
+            {
+                let challenge = response
+                    .headers()
+                    .get(WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                if provider.unauthorized(challenge.as_deref()).await {
+                    retried = true;
+                    continue;
+                }
+            }
+            return Ok(response);
+        }
+    }
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn")
+            .field("url", &self.url.as_str())
+            .finish_non_exhaustive()
+    }
+}
+
+fn header_map(pairs: Vec<(String, String)>) -> Result<HeaderMap, TransportError> {
+    let mut headers = HeaderMap::with_capacity(pairs.len());
+    for (name, value) in pairs {
+        let cannot = |what: &str| {
+            TransportError::new(
+                TransportErrorKind::Protocol,
+                format!("cannot send header {name}: {what}"),
+            )
+        };
+        let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| cannot("invalid name"))?;
+        let value = HeaderValue::from_str(&value).map_err(|_| cannot("invalid value"))?;
+        headers.insert(header, value);
+    }
+    Ok(headers)
+}
+
+/// A failed send: `Connect` when no connection could be made, `Io` otherwise.
+fn send_error(method: &Method, error: &reqwest::Error) -> TransportError {
+    let kind = if error.is_connect() || error.is_timeout() {
+        TransportErrorKind::Connect
+    } else {
+        TransportErrorKind::Io
+    };
+    TransportError::new(kind, format!("{method} failed: {}", describe(error)))
+}
+
+/// An error with its sources, `a: b: c`, without repeating a source already quoted.
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        let part = e.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = e.source();
+    }
+    text
+}

@@ -1,0 +1,363 @@
+//! The connection task: takes the client's messages in order, decides their headers, and runs
+//! each POST on a task of its own; cancels, closes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use presa_client::{TransportError, TransportEvent};
+use presa_core::{
+    CancelledNotificationParams, META_PROTOCOL_VERSION, Message, Notification, Request, RequestId,
+    Response, mcp_name_field, params_meta,
+};
+use reqwest::StatusCode;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::{AbortHandle, Id, JoinError, JoinHandle, JoinSet};
+
+use super::conn::{Conn, RequestCtx};
+use super::post::{self, Outcome, Post};
+use super::{http_sse, stream};
+
+/// How long closing waits for notifications and responses still being POSTed.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// How long the closing `DELETE` may take.
+const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+
+const CANCELLED: &str = "notifications/cancelled";
+
+/// A request whose POST is still running.
+#[derive(Debug)]
+struct Flight {
+    task: AbortHandle,
+    modern: bool,
+}
+
+pub(crate) struct Driver {
+    conn: Arc<Conn>,
+    outgoing: mpsc::Receiver<Message>,
+    tasks: JoinSet<Outcome>,
+    /// Which request each request task serves.
+    requests: HashMap<Id, RequestId>,
+    in_flight: HashMap<RequestId, Flight>,
+    /// The session's GET stream (Streamable HTTP).
+    listen: Option<JoinHandle<()>>,
+    /// The stream of a 2024-11-05 HTTP+SSE server, once the fallback started.
+    http_sse: Option<AbortHandle>,
+}
+
+impl Driver {
+    pub(crate) fn new(conn: Arc<Conn>, outgoing: mpsc::Receiver<Message>) -> Self {
+        Self {
+            conn,
+            outgoing,
+            tasks: JoinSet::new(),
+            requests: HashMap::new(),
+            in_flight: HashMap::new(),
+            listen: None,
+            http_sse: None,
+        }
+    }
+
+    pub(crate) async fn run(mut self) {
+        let error = loop {
+            tokio::select! {
+                message = self.outgoing.recv() => match message {
+                    Some(message) => self.dispatch(message),
+                    None => break None,
+                },
+                Some(done) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
+                    if let Some(error) = self.finished(done) {
+                        break Some(error);
+                    }
+                }
+            }
+        };
+        self.shut_down(error).await;
+    }
+
+    fn dispatch(&mut self, message: Message) {
+        let mut body = Vec::with_capacity(256);
+        message.write_to(&mut body);
+        let initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+        if !initialize && let Some(endpoint) = self.conn.sse_endpoint() {
+            return self.http_sse(message, endpoint, body);
+        }
+        match message {
+            Message::Request(request) => self.request(request, body),
+            Message::Notification(notification) => self.notification(notification, body),
+            Message::Response(response) => self.response(&response, body),
+        }
+    }
+
+    fn request(&mut self, request: Request, body: Vec<u8>) {
+        let Request { id, method, params } = request;
+        let version = meta_version(params.as_deref());
+        let modern = version.is_some();
+        let generation = match (&version, method.as_str()) {
+            (None, "initialize") => {
+                // A new session: the old one's streams go.
+                if let Some(listen) = self.listen.take() {
+                    listen.abort();
+                }
+                if let Some(stream) = self.http_sse.take() {
+                    stream.abort();
+                }
+                self.conn.begin_initialize()
+            }
+            _ => self.conn.generation(),
+        };
+        let mut first_page = false;
+        let headers = match &version {
+            Some(version) => {
+                let params = mirrored_params(&method, params.as_deref());
+                first_page = method == "tools/list"
+                    && params.as_ref().is_none_or(|p| p.get("cursor").is_none());
+                self.conn
+                    .modern_request_headers(version, &method, params.as_ref())
+            }
+            None if method == "initialize" => Ok(Default::default()),
+            None => Ok(self.conn.legacy_headers()),
+        };
+        let ctx = RequestCtx {
+            id: id.clone(),
+            method,
+            modern,
+            generation,
+            first_page,
+        };
+        let conn = self.conn.clone();
+        let post = Post { headers, body };
+        let task = self
+            .tasks
+            .spawn(async move { post::request(&conn, post, ctx).await });
+        self.requests.insert(task.id(), id.clone());
+        if let Some(old) = self.in_flight.insert(id, Flight { task, modern }) {
+            // the client reused an id still in flight; the old POST keeps running untracked
+            tracing::debug!(target: "presa_http", task = %old.task.id(), "request id reused");
+        }
+    }
+
+    fn notification(&mut self, notification: Notification, body: Vec<u8>) {
+        let Notification { method, params } = notification;
+        if method == CANCELLED
+            && let Some(id) = cancelled_request(params.as_deref())
+        {
+            // Stop reading the request's stream in both eras: on 2026-07-28 closing it *is*
+            // the cancellation; in the initialize era the server is told below and should
+            // not answer any more.
+            match self.in_flight.remove(&id) {
+                Some(flight) => {
+                    flight.task.abort();
+                    if flight.modern {
+                        return;
+                    }
+                }
+                None if !self.conn.is_legacy() => return,
+                None => {}
+            }
+        }
+        let headers = match meta_version(params.as_deref()) {
+            Some(version) => self.conn.modern_notification_headers(&version, &method),
+            None if self.conn.is_legacy() => Ok(self.conn.legacy_headers()),
+            None => match self.conn.modern_version() {
+                Some(version) => self.conn.modern_notification_headers(&version, &method),
+                None => Ok(Default::default()),
+            },
+        };
+        let initialized = (method == "notifications/initialized" && self.conn.is_legacy())
+            .then(|| self.conn.generation());
+        let conn = self.conn.clone();
+        let post = Post { headers, body };
+        self.tasks
+            .spawn(async move { post::notify(&conn, post, method, initialized).await });
+    }
+
+    fn response(&mut self, response: &Response, body: Vec<u8>) {
+        let what = match &response.id {
+            Some(id) => format!("the response to server request {id}"),
+            None => "an error response".to_owned(),
+        };
+        let conn = self.conn.clone();
+        let post = Post {
+            headers: Ok(self.conn.legacy_headers()),
+            body,
+        };
+        self.tasks
+            .spawn(async move { post::notify(&conn, post, what, None).await });
+    }
+
+    /// A message for a 2024-11-05 HTTP+SSE server: POSTed to its endpoint, answered on its
+    /// stream.
+    fn http_sse(&mut self, message: Message, endpoint: reqwest::Url, body: Vec<u8>) {
+        let (request, what) = match &message {
+            Message::Request(r) => (Some(r.id.clone()), r.method.clone()),
+            Message::Notification(n) => (None, n.method.clone()),
+            Message::Response(_) => (None, "a response".to_owned()),
+        };
+        let conn = self.conn.clone();
+        let post = Post {
+            headers: Ok(Default::default()),
+            body,
+        };
+        self.tasks.spawn(async move {
+            http_sse::send(&conn, &endpoint, post, request.as_ref(), &what).await;
+            Outcome::Done
+        });
+    }
+
+    /// A POST task ended; returns the error that ends the transport, if it says so.
+    fn finished(&mut self, done: Result<(Id, Outcome), JoinError>) -> Option<TransportError> {
+        let (task, outcome) = match done {
+            Ok((task, outcome)) => (task, Some(outcome)),
+            Err(e) => {
+                if e.is_panic() {
+                    tracing::error!(target: "presa_http", "a POST task panicked");
+                }
+                (e.id(), None)
+            }
+        };
+        if let Some(id) = self.requests.remove(&task)
+            && self.in_flight.get(&id).is_some_and(|f| f.task.id() == task)
+        {
+            self.in_flight.remove(&id);
+        }
+        match outcome? {
+            Outcome::Done => None,
+            Outcome::Initialized { generation } => {
+                if generation == self.conn.generation() {
+                    if let Some(old) = self.listen.take() {
+                        old.abort();
+                    }
+                    let conn = self.conn.clone();
+                    self.listen = Some(tokio::spawn(async move {
+                        stream::listen(&conn, generation).await;
+                    }));
+                }
+                None
+            }
+            Outcome::End(error) => Some(error),
+            Outcome::HttpSse { ctx, body, refused } => {
+                if ctx.generation == self.conn.generation() {
+                    let conn = self.conn.clone();
+                    let task = self
+                        .tasks
+                        .spawn(async move { http_sse::fallback(&conn, ctx, body, refused).await });
+                    self.http_sse = Some(task);
+                } else {
+                    let events = self.conn.events.clone();
+                    tokio::spawn(async move {
+                        let event = TransportEvent::RequestFailed {
+                            id: ctx.id,
+                            error: refused,
+                        };
+                        let _ = events.send(event).await;
+                    });
+                }
+                None
+            }
+        }
+    }
+
+    /// Ends the transport: streams stop, pending notifications get a moment, the session is
+    /// deleted (orderly close only), and the client hears `Closed`.
+    async fn shut_down(mut self, error: Option<TransportError>) {
+        self.outgoing.close();
+        if let Some(listen) = self.listen.take() {
+            listen.abort();
+            let _ = listen.await;
+        }
+        if let Some(stream) = self.http_sse.take() {
+            stream.abort();
+        }
+        for (_, flight) in self.in_flight.drain() {
+            flight.task.abort();
+        }
+        if error.is_none() {
+            let drain = async { while self.tasks.join_next().await.is_some() {} };
+            let _ = tokio::time::timeout(CLOSE_GRACE, drain).await;
+        }
+        self.tasks.shutdown().await;
+        if error.is_none() && self.conn.session_id().is_some() {
+            match tokio::time::timeout(DELETE_TIMEOUT, self.conn.delete()).await {
+                Ok(Ok(response))
+                    if response.status().is_success()
+                        || response.status() == StatusCode::METHOD_NOT_ALLOWED => {}
+                Ok(Ok(response)) => self.conn.log.line(&format!(
+                    "the server refused to end the session: HTTP {}",
+                    response.status()
+                )),
+                Ok(Err(e)) => self
+                    .conn
+                    .log
+                    .line(&format!("could not end the session: {e}")),
+                Err(_) => self
+                    .conn
+                    .log
+                    .line("could not end the session: DELETE timed out"),
+            }
+        }
+        let _ = self.conn.events.send(TransportEvent::Closed(error)).await;
+    }
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("conn", &self.conn)
+            .field("in_flight", &self.in_flight.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `_meta` protocol version of a 2026-07-28 message.
+fn meta_version(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+    let meta = params_meta(params)?;
+    Some(meta.get(META_PROTOCOL_VERSION)?.as_str()?.to_owned())
+}
+
+/// The params, parsed, when headers mirror some of them (`Mcp-Name`, `Mcp-Param-*`, or the
+/// cursor of `tools/list`).
+fn mirrored_params(method: &str, params: Option<&serde_json::value::RawValue>) -> Option<Value> {
+    if mcp_name_field(method).is_none() && method != "tools/call" && method != "tools/list" {
+        return None;
+    }
+    serde_json::from_str(params?.get()).ok()
+}
+
+/// The request a `notifications/cancelled` names.
+fn cancelled_request(params: Option<&serde_json::value::RawValue>) -> Option<RequestId> {
+    serde_json::from_str::<CancelledNotificationParams>(params?.get())
+        .ok()?
+        .request_id
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::value::RawValue;
+
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn the_meta_version_marks_a_2026_message() {
+        let modern = raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#);
+        assert_eq!(meta_version(Some(&modern)).as_deref(), Some("2026-07-28"));
+        for legacy in [r#"{}"#, r#"{"_meta":{"progressToken":1}}"#, r#"[1]"#] {
+            assert_eq!(meta_version(Some(&raw(legacy))), None, "{legacy}");
+        }
+        assert_eq!(meta_version(None), None);
+    }
+
+    #[test]
+    fn cancellations_name_their_request() {
+        let params = raw(r#"{"requestId":"a","reason":"x"}"#);
+        assert_eq!(cancelled_request(Some(&params)), Some(RequestId::from("a")));
+        assert_eq!(cancelled_request(Some(&raw("{}"))), None);
+    }
+}

@@ -1,0 +1,227 @@
+//! The server side: a presa server on stdin and stdout.
+
+use std::fmt;
+use std::io;
+
+use presa_core::{ErrorObject, Response, Transmit};
+use presa_server::{ConnectionOptions, Incoming, Server, ServerChannel, serve_connection};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+use crate::StdioError;
+use crate::framing::{Line, LineReader, LineWriter, Log, is_blank};
+
+/// How many messages may wait in each direction between the pipes and the connection.
+const QUEUE: usize = 64;
+
+/// Tunables of [`serve`].
+///
+/// ```
+/// use presa_stdio::ServeOptions;
+///
+/// let options = ServeOptions::default()
+///     .max_line_bytes(1_000_000)
+///     .log(|line| eprintln!("my-server: {line}"));
+/// # drop(options);
+/// ```
+pub struct ServeOptions {
+    input: Option<Box<dyn AsyncRead + Unpin + Send>>,
+    output: Option<Box<dyn AsyncWrite + Unpin + Send>>,
+    log: Log,
+    max_line_bytes: usize,
+    connection: ConnectionOptions,
+}
+
+impl Default for ServeOptions {
+    /// stdin and stdout, diagnostics as `tracing` warnings, lines up to 2,000,000 bytes, default
+    /// connection options.
+    fn default() -> Self {
+        Self {
+            input: None,
+            output: None,
+            log: Log::default(),
+            max_line_bytes: 2_000_000,
+            connection: ConnectionOptions::default(),
+        }
+    }
+}
+
+impl fmt::Debug for ServeOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServeOptions")
+            .field(
+                "input",
+                &if self.input.is_some() {
+                    "custom"
+                } else {
+                    "stdin"
+                },
+            )
+            .field(
+                "output",
+                &if self.output.is_some() {
+                    "custom"
+                } else {
+                    "stdout"
+                },
+            )
+            .field("max_line_bytes", &self.max_line_bytes)
+            .field("connection", &self.connection)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServeOptions {
+    /// Reads requests from `input` instead of stdin (for tests, or another byte stream).
+    #[must_use]
+    pub fn input(mut self, input: impl AsyncRead + Unpin + Send + 'static) -> Self {
+        self.input = Some(Box::new(input));
+        self
+    }
+
+    /// Writes messages to `output` instead of stdout. It is flushed whenever no message is
+    /// waiting, and shut down when [`serve`] returns.
+    #[must_use]
+    pub fn output(mut self, output: impl AsyncWrite + Unpin + Send + 'static) -> Self {
+        self.output = Some(Box::new(output));
+        self
+    }
+
+    /// Where diagnostics go: each call gets one line of text about something the client did not
+    /// hear about otherwise (an over-long line skipped); read and write failures are returned by
+    /// [`serve`] instead. The default emits a `tracing` warning (target `presa_stdio`); never write
+    /// to stdout here.
+    #[must_use]
+    pub fn log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.log = Log::new(log);
+        self
+    }
+
+    /// The longest line accepted, in bytes, without its line ending (default 2,000,000). A
+    /// longer line is answered with `-32600` (no id: it was not read) as soon as it passes the
+    /// limit, and skipped up to its newline without being stored; the session goes on.
+    #[must_use]
+    pub fn max_line_bytes(mut self, max: usize) -> Self {
+        self.max_line_bytes = max;
+        self
+    }
+
+    /// Options of the connection layer (requests served at once).
+    #[must_use]
+    pub fn connection(mut self, connection: ConnectionOptions) -> Self {
+        self.connection = connection;
+        self
+    }
+}
+
+/// Serves `server` on stdin and stdout (or the streams in `options`) until the input ends, then
+/// waits for the requests in flight, writes their responses, flushes, and returns.
+///
+/// One message per line; an empty line is skipped; `\r\n` works as a line ending; a last line
+/// without a newline before the end of the input is read as a message. A line that is not JSON
+/// gets `-32700`, one that is not a valid message `-32600`, and the session goes on.
+///
+/// Only protocol messages are written to the output: a stdio server must not print to stdout.
+/// Log to stderr instead (a `tracing` subscriber writing to stderr, or `eprintln!`).
+///
+/// # Errors
+///
+/// [`StdioError::Read`] if reading the input failed (the requests in flight are answered
+/// first), [`StdioError::Write`] if writing the output failed (e.g. the client went away;
+/// requests in flight are abandoned).
+///
+/// ```no_run
+/// use presa_core::Tool;
+/// use presa_server::{Context, Server};
+/// use serde_json::Value;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::builder("demo", "1.0.0")
+///     .tool_sync(Tool::without_params("ping"), |_: Value, _: Context| "pong")
+///     .build()?;
+/// presa_stdio::serve(server, presa_stdio::ServeOptions::default()).await?;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn serve(server: Server, options: ServeOptions) -> Result<(), StdioError> {
+    let ServeOptions {
+        input,
+        output,
+        log,
+        max_line_bytes,
+        connection,
+    } = options;
+    let input = input.unwrap_or_else(|| Box::new(tokio::io::stdin()));
+    let output = output.unwrap_or_else(|| Box::new(tokio::io::stdout()));
+
+    let (incoming_tx, incoming) = mpsc::channel(QUEUE);
+    let (outgoing, outgoing_rx) = mpsc::channel(QUEUE);
+    let writer = tokio::spawn(write_output(outgoing_rx, output));
+    let reader = read_input(input, max_line_bytes, incoming_tx, outgoing.clone(), log);
+    let session = serve_connection(server, ServerChannel { incoming, outgoing }, connection);
+    tokio::pin!(session);
+
+    // Read until the input ends (the connection then drains) or the connection stops early
+    // (the output failed); then let the connection finish.
+    let read = tokio::select! {
+        read = reader => {
+            session.await;
+            read
+        }
+        () = &mut session => Ok(()),
+    };
+    let written = match writer.await {
+        Ok(written) => written,
+        Err(join) => Err(io::Error::other(format!("the writer task failed: {join}"))),
+    };
+    written.map_err(StdioError::Write)?;
+    read.map_err(StdioError::Read)
+}
+
+/// Feeds input lines to the connection; answers over-long lines itself.
+async fn read_input(
+    input: impl AsyncRead + Unpin,
+    max: usize,
+    incoming: mpsc::Sender<Incoming>,
+    outgoing: mpsc::Sender<Transmit>,
+    log: Log,
+) -> io::Result<()> {
+    let mut lines = LineReader::new(input, max, false);
+    while let Some(line) = lines.next_line().await? {
+        let delivered = match line {
+            Line::Full(bytes) if is_blank(&bytes) => continue,
+            Line::Full(bytes) => incoming.send(Incoming::Frame(bytes)).await.is_ok(),
+            Line::TooLong { .. } => {
+                log.line(&format!("skipping an input line longer than {max} bytes"));
+                let error = ErrorObject::invalid_request(format!(
+                    "Invalid request: line longer than {max} bytes"
+                ));
+                let message = Response::error(None, error).into();
+                outgoing
+                    .send(Transmit {
+                        message,
+                        related_request: None,
+                    })
+                    .await
+                    .is_ok()
+            }
+        };
+        if !delivered {
+            // the connection is gone (its output failed)
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Drains the connection's messages into the output, one line each.
+async fn write_output(
+    mut queue: mpsc::Receiver<Transmit>,
+    output: impl AsyncWrite + Unpin,
+) -> io::Result<()> {
+    let mut writer = LineWriter::new(output);
+    while let Some(first) = queue.recv().await {
+        writer.write_burst(first, &mut queue).await?;
+    }
+    writer.shutdown().await
+}
