@@ -8,11 +8,11 @@ use presa::server::{
 use serde_json::{Value, json};
 
 /// The logo: a one-pixel PNG, already base64-encoded.
-pub const LOGO_PNG: &str =
+pub(crate) const LOGO_PNG: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mP8/x8AAusB9Y9Z4p8AAAAASUVORK5CYII=";
 
 /// Who the library knows, by id.
-pub fn person(id: &str) -> Option<&'static str> {
+pub(crate) fn person(id: &str) -> Option<&'static str> {
     match id {
         "ada" => Some("Ada Lovelace"),
         "alan" => Some("Alan Turing"),
@@ -33,7 +33,7 @@ fn object(value: Value) -> serde_json::Map<String, Value> {
 }
 
 /// Builds the library server.
-pub fn library() -> Result<Server, BuildError> {
+pub(crate) fn library() -> Result<Server, BuildError> {
     let add = Tool::new(
         "add",
         object(json!({
