@@ -32,7 +32,8 @@ async fn countdown(args: Value, cx: Context) -> String {
     let mut notice = StopNotice { finished: false };
     for left in (1..=seconds).rev() {
         let done = (seconds - left) as f64;
-        cx.progress(done, Some(seconds as f64), Some(&format!("{left} to go"))).await;
+        cx.progress(done, Some(seconds as f64), Some(&format!("{left} to go")))
+            .await;
         cx.log(LoggingLevel::Info, json!({ "left": left })).await;
         tokio::select! {
             () = tokio::time::sleep(Duration::from_millis(100)) => {}
@@ -45,7 +46,8 @@ async fn countdown(args: Value, cx: Context) -> String {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let schema = json!({"type": "object", "properties": {"seconds": {"type": "integer", "minimum": 0}}});
+    let schema =
+        json!({"type": "object", "properties": {"seconds": {"type": "integer", "minimum": 0}}});
     let server = Server::builder("countdown", "1.0.0")
         .logging(true)
         .tool(
@@ -55,7 +57,9 @@ async fn main() -> ExitCode {
         )
         .build();
     let result = match server {
-        Ok(server) => presa::stdio::serve(server, ServeOptions::default()).await.map_err(|e| e.to_string()),
+        Ok(server) => presa::stdio::serve(server, ServeOptions::default())
+            .await
+            .map_err(|e| e.to_string()),
         Err(error) => Err(error.to_string()),
     };
     match result {

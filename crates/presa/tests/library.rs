@@ -33,17 +33,35 @@ pub fn example(name: &str) -> PathBuf {
 async fn replay(client: &Client, version: ProtocolVersion) {
     assert_eq!(client.protocol_version(), version);
 
-    let result = client.call_tool("add", json!({"numbers": [1, 2, 3]})).await.unwrap();
-    assert_eq!(result.structured_content.as_ref().and_then(|s| s["sum"].as_f64()), Some(6.0));
+    let result = client
+        .call_tool("add", json!({"numbers": [1, 2, 3]}))
+        .await
+        .unwrap();
+    assert_eq!(
+        result
+            .structured_content
+            .as_ref()
+            .and_then(|s| s["sum"].as_f64()),
+        Some(6.0)
+    );
 
-    let result = client.call_tool("add", json!({"numbers": ["one"]})).await.unwrap();
+    let result = client
+        .call_tool("add", json!({"numbers": ["one"]}))
+        .await
+        .unwrap();
     assert!(result.is_error());
-    assert_eq!(result.text(), "Invalid arguments at /numbers/0: expected number, got string");
+    assert_eq!(
+        result.text(),
+        "Invalid arguments at /numbers/0: expected number, got string"
+    );
 
     let result = client.call_tool("logo", json!({})).await.unwrap();
     assert_eq!(result.content[0].as_text(), Some("Here is the logo:"));
     let image = serde_json::to_value(&result.content[1]).unwrap();
-    assert_eq!((image["type"].as_str(), image["mimeType"].as_str()), (Some("image"), Some("image/png")));
+    assert_eq!(
+        (image["type"].as_str(), image["mimeType"].as_str()),
+        (Some("image"), Some("image/png"))
+    );
     assert_eq!(image["data"], definitions::LOGO_PNG);
 
     let readme = client.read_resource("file:///readme.txt").await.unwrap();
@@ -54,26 +72,52 @@ async fn replay(client: &Client, version: ProtocolVersion) {
     assert_eq!(ada["text"], "Ada Lovelace");
 
     let missing = client.read_resource("people://nobody").await.unwrap_err();
-    let ClientError::Server(error) = &missing else { panic!("{missing:?}") };
+    let ClientError::Server(error) = &missing else {
+        panic!("{missing:?}")
+    };
     assert_eq!(error.message, "Resource not found");
     assert!(missing.is_resource_not_found());
     let expected_code = if version == MODERN { -32602 } else { -32002 };
     assert_eq!(error.code.code(), expected_code);
     assert_eq!(error.data, Some(json!({"uri": "people://nobody"})));
 
-    let prompt = client.get_prompt("introduce", json!({"id": "alan"})).await.unwrap();
-    assert_eq!(prompt.messages[0].content.as_text(), Some("Introduce Alan Turing in one sentence."));
+    let prompt = client
+        .get_prompt("introduce", json!({"id": "alan"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        prompt.messages[0].content.as_text(),
+        Some("Introduce Alan Turing in one sentence.")
+    );
 
-    let completion = client.complete(CompletionReference::prompt("introduce"), "id", "a").await.unwrap();
+    let completion = client
+        .complete(CompletionReference::prompt("introduce"), "id", "a")
+        .await
+        .unwrap();
     assert_eq!(completion.completion.values, ["ada", "alan"]);
-    let completion = client.complete(CompletionReference::resource("people://{id}"), "id", "al").await.unwrap();
+    let completion = client
+        .complete(CompletionReference::resource("people://{id}"), "id", "al")
+        .await
+        .unwrap();
     assert_eq!(completion.completion.values, ["alan"]);
 
     let capabilities = serde_json::to_value(&client.info().capabilities).unwrap();
-    assert_eq!(capabilities, json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}}));
-    assert_eq!(client.info().server_info.as_ref().map(|i| i.name.as_str()), Some("library"));
+    assert_eq!(
+        capabilities,
+        json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}})
+    );
+    assert_eq!(
+        client.info().server_info.as_ref().map(|i| i.name.as_str()),
+        Some("library")
+    );
 
-    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(names, ["add", "logo"]);
 }
 
@@ -81,21 +125,42 @@ async fn replay(client: &Client, version: ProtocolVersion) {
 /// server runs in this process.
 async fn replay_changes(server: &Server, client: &Client) {
     server
-        .add_tool(Tool::without_params("late").description("Added while serving"), |_: Value, _: Context| async { "late" })
+        .add_tool(
+            Tool::without_params("late").description("Added while serving"),
+            |_: Value, _: Context| async { "late" },
+        )
         .unwrap();
-    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(names, ["add", "logo", "late"]);
-    assert_eq!(client.call_tool("late", json!({})).await.unwrap().text(), "late");
+    assert_eq!(
+        client.call_tool("late", json!({})).await.unwrap().text(),
+        "late"
+    );
     assert!(server.remove_tool("late"));
 
     // list results of more than 10 items come in pages
     for i in 0..11 {
-        server.add_tool(Tool::without_params(format!("extra_{i:02}")), |_: Value, _: Context| async { "" }).unwrap();
+        server
+            .add_tool(
+                Tool::without_params(format!("extra_{i:02}")),
+                |_: Value, _: Context| async { "" },
+            )
+            .unwrap();
     }
     let first = client.list_tools_page(None).await.unwrap();
     assert_eq!(first.tools.len(), 10);
     assert!(first.next_cursor.is_some());
-    assert_eq!(client.list_tools().await.unwrap().len(), 13, "every page, followed");
+    assert_eq!(
+        client.list_tools().await.unwrap().len(),
+        13,
+        "every page, followed"
+    );
     for i in 0..11 {
         server.remove_tool(&format!("extra_{i:02}"));
     }
@@ -103,7 +168,9 @@ async fn replay_changes(server: &Server, client: &Client) {
 
 async fn in_process(version: ProtocolVersion) {
     let server = definitions::library().unwrap();
-    let client = Client::connect(presa::in_process(server.clone()), options(version)).await.unwrap();
+    let client = Client::connect(presa::in_process(server.clone()), options(version))
+        .await
+        .unwrap();
     replay(&client, version).await;
     replay_changes(&server, &client).await;
     client.close().await;
@@ -121,8 +188,11 @@ async fn in_process_2025_11_25() {
 
 async fn over_http(version: ProtocolVersion) {
     let server = definitions::library().unwrap();
-    let running = presa::http::serve(server.clone(), presa::http::HttpOptions::default()).await.unwrap();
-    let channel = presa::http::client(running.url(), presa::http::HttpClientOptions::default()).unwrap();
+    let running = presa::http::serve(server.clone(), presa::http::HttpOptions::default())
+        .await
+        .unwrap();
+    let channel =
+        presa::http::client(running.url(), presa::http::HttpClientOptions::default()).unwrap();
     let client = Client::connect(channel, options(version)).await.unwrap();
     replay(&client, version).await;
     replay_changes(&server, &client).await;
@@ -141,7 +211,11 @@ async fn http_2025_11_25() {
 }
 
 async fn over_stdio(version: ProtocolVersion) {
-    let channel = presa::stdio::command([example("library")], presa::stdio::CommandOptions::default()).unwrap();
+    let channel = presa::stdio::command(
+        [example("library")],
+        presa::stdio::CommandOptions::default(),
+    )
+    .unwrap();
     let client = Client::connect(channel, options(version)).await.unwrap();
     replay(&client, version).await;
     client.close().await;
@@ -160,6 +234,8 @@ async fn stdio_2025_11_25() {
 #[tokio::test]
 async fn a_client_without_a_pinned_revision_discovers_2026_07_28() {
     let server = definitions::library().unwrap();
-    let client = Client::connect(presa::in_process(server), ClientOptions::default()).await.unwrap();
+    let client = Client::connect(presa::in_process(server), ClientOptions::default())
+        .await
+        .unwrap();
     assert_eq!(client.protocol_version(), MODERN);
 }

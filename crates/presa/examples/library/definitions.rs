@@ -22,7 +22,10 @@ pub(crate) fn person(id: &str) -> Option<&'static str> {
 
 /// The ids starting with what was typed.
 async fn complete_person(input: CompletionInput, _cx: Context) -> Vec<&'static str> {
-    ["ada", "alan"].into_iter().filter(|id| id.starts_with(&input.value)).collect()
+    ["ada", "alan"]
+        .into_iter()
+        .filter(|id| id.starts_with(&input.value))
+        .collect()
 }
 
 fn object(value: Value) -> serde_json::Map<String, Value> {
@@ -56,12 +59,29 @@ pub(crate) fn library() -> Result<Server, BuildError> {
     Server::builder("library", "0.1.0")
         .page_size(10)
         .tool(add, |args: Value, _cx: Context| async move {
-            let sum: f64 = args["numbers"].as_array().into_iter().flatten().filter_map(Value::as_f64).sum();
-            json!({ "sum": sum })
+            let sum: f64 = args["numbers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_f64)
+                .sum();
+            // whole sums read best as integers: {"sum": 6}, not {"sum": 6.0}
+            let whole = sum.fract() == 0.0 && sum.abs() < 9_007_199_254_740_992.0;
+            if whole {
+                json!({ "sum": sum as i64 })
+            } else {
+                json!({ "sum": sum })
+            }
         })
-        .tool_sync(Tool::without_params("logo").description("A one-pixel PNG."), |_: Value, _cx: Context| {
-            Content(vec![content::text("Here is the logo:"), content::image_base64(LOGO_PNG, "image/png")])
-        })
+        .tool_sync(
+            Tool::without_params("logo").description("A one-pixel PNG."),
+            |_: Value, _cx: Context| {
+                Content(vec![
+                    content::text("Here is the logo:"),
+                    content::image_base64(LOGO_PNG, "image/png"),
+                ])
+            },
+        )
         .resource(
             Resource::new("file:///readme.txt", "readme").mime_type("text/plain"),
             |_cx: Context| async { "Read me first." },
@@ -72,7 +92,10 @@ pub(crate) fn library() -> Result<Server, BuildError> {
         )
         .complete_template_variable("people://{id}", "id", complete_person)
         .prompt(introduce, |args: PromptArgs, _cx: Context| async move {
-            let name = args.get("id").and_then(|id| person(id)).unwrap_or("someone");
+            let name = args
+                .get("id")
+                .and_then(|id| person(id))
+                .unwrap_or("someone");
             format!("Introduce {name} in one sentence.")
         })
         .complete_prompt_argument("introduce", "id", complete_person)

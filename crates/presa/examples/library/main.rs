@@ -24,7 +24,9 @@ async fn main() -> ExitCode {
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.as_slice() {
-        [] => presa::stdio::serve(server, ServeOptions::default()).await.map_err(|e| e.to_string()),
+        [] => presa::stdio::serve(server, ServeOptions::default())
+            .await
+            .map_err(|e| e.to_string()),
         [flag, address] if flag == "--http" => serve_http(server, address).await,
         _ => Err("usage: library [--http HOST:PORT]".to_owned()),
     };
@@ -40,7 +42,9 @@ async fn main() -> ExitCode {
 async fn serve_http(server: presa::server::Server, address: &str) -> Result<(), String> {
     let (host, port) = address.rsplit_once(':').ok_or("--http takes HOST:PORT")?;
     let port: u16 = port.parse().map_err(|_| format!("not a port: {port}"))?;
-    let running = serve(server, HttpOptions::default().host(host).port(port)).await.map_err(|e| e.to_string())?;
+    let running = serve(server, HttpOptions::default().host(host).port(port))
+        .await
+        .map_err(|e| e.to_string())?;
     println!("listening {}", running.url());
     let _ = tokio::signal::ctrl_c().await;
     running.stop().await.map_err(|e| e.to_string())

@@ -1,0 +1,121 @@
+//! Interoperability over Streamable HTTP, in both eras, with MCP implementations presa did not
+//! write, installed by the tests from the npm registry and PyPI (pinned in `interop/`, see
+//! `interop/mod.rs`): the TypeScript SDK (v1 `@modelcontextprotocol/sdk`, v2
+//! `@modelcontextprotocol/client` and `@modelcontextprotocol/server`), its reference server
+//! `@modelcontextprotocol/server-everything`, and the Python SDK (`mcp`). Every server listens
+//! on 127.0.0.1, on a free port it prints.
+//!
+//! - presa's HTTP server (the `library` example with `--http`) driven by independent clients:
+//!   TypeScript v1, TypeScript v2 and Python in the initialize era (an `Mcp-Session-Id`
+//!   session, ended with `DELETE` by the TypeScript clients); TypeScript v2 (pinned) and Python
+//!   (probing with `server/discover`) on 2026-07-28.
+//! - presa's HTTP client driving independent servers: server-everything on its own Streamable
+//!   HTTP entry point (initialize era only: presa's `server/discover` probe must fall back to
+//!   `initialize`), and servers built on the TypeScript SDK v2 (`createMcpHandler`) and on the
+//!   Python SDK (`streamable_http_app`), on 2026-07-28 (found by the probe) and in the
+//!   initialize era (pinned).
+
+#![cfg(all(
+    feature = "server",
+    feature = "client",
+    feature = "stdio",
+    feature = "http"
+))]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod interop;
+
+use interop::library::{self, Driver};
+use interop::peers::{self, DualEraServer};
+use interop::{Listening, node};
+use presa::client::{Client, ClientOptions};
+use presa::core::ProtocolVersion;
+use presa::http::HttpClientOptions;
+
+/// Runs `driver` against presa's library server on HTTP, and checks what it saw.
+fn drive_library(driver: Driver) {
+    let server = Listening::library();
+    let mut client = driver.command();
+    client.args(["--http", server.url()]);
+    let report = interop::report(client);
+    library::check(&report, driver);
+    // The TypeScript drivers report the `Mcp-Session-Id` of an initialize-era session (and
+    // end it with `DELETE`).
+    if matches!(driver, Driver::SdkV1 | Driver::SdkV2Initialize) {
+        assert!(
+            report["sessionId"].is_string(),
+            "an initialize-era session: {report:#}"
+        );
+    }
+}
+
+/// Connects presa's client to the server at `url`, pinned to `version` if given.
+async fn connect(url: &str, version: Option<ProtocolVersion>) -> Client {
+    let channel = presa::http::client(url, HttpClientOptions::default()).unwrap();
+    Client::connect(channel, ClientOptions::default().protocol_version(version))
+        .await
+        .unwrap()
+}
+
+/// Drives `server` on HTTP, letting presa's client find the era (2026-07-28 is expected) or
+/// pinning the initialize era.
+async fn drive_dual_era_server(server: DualEraServer, version: ProtocolVersion) {
+    let listening = Listening::start("the dual-era server", server.command("http"));
+    let pin = (version != ProtocolVersion::V2026_07_28).then_some(version);
+    let client = connect(listening.url(), pin).await;
+    peers::dual_era_server(&client, server, version).await;
+    client.close().await;
+}
+
+#[test]
+fn typescript_sdk_v1_client_drives_presa_http_server_in_the_initialize_era() {
+    drive_library(Driver::SdkV1);
+}
+
+#[test]
+fn typescript_sdk_v2_client_drives_presa_http_server_in_the_initialize_era() {
+    drive_library(Driver::SdkV2Initialize);
+}
+
+#[test]
+fn typescript_sdk_v2_client_drives_presa_http_server_on_2026_07_28() {
+    drive_library(Driver::SdkV2Stateless);
+}
+
+#[test]
+fn python_sdk_client_drives_presa_http_server_in_the_initialize_era() {
+    drive_library(Driver::PythonInitialize);
+}
+
+#[test]
+fn python_sdk_client_drives_presa_http_server_on_2026_07_28() {
+    drive_library(Driver::PythonStateless);
+}
+
+#[tokio::test]
+async fn presa_http_client_drives_server_everything_in_the_initialize_era() {
+    let server = Listening::start("server-everything", node().script("everything-http.mjs"));
+    let client = connect(server.url(), None).await;
+    peers::server_everything(&client).await;
+    client.close().await;
+}
+
+#[tokio::test]
+async fn presa_http_client_drives_typescript_sdk_v2_server_on_2026_07_28() {
+    drive_dual_era_server(DualEraServer::SdkV2, ProtocolVersion::V2026_07_28).await;
+}
+
+#[tokio::test]
+async fn presa_http_client_drives_typescript_sdk_v2_server_in_the_initialize_era() {
+    drive_dual_era_server(DualEraServer::SdkV2, ProtocolVersion::V2025_11_25).await;
+}
+
+#[tokio::test]
+async fn presa_http_client_drives_python_sdk_server_on_2026_07_28() {
+    drive_dual_era_server(DualEraServer::Python, ProtocolVersion::V2026_07_28).await;
+}
+
+#[tokio::test]
+async fn presa_http_client_drives_python_sdk_server_in_the_initialize_era() {
+    drive_dual_era_server(DualEraServer::Python, ProtocolVersion::V2025_11_25).await;
+}
