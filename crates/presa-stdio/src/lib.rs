@@ -36,8 +36,3 @@ pub use error::*;
 pub use server::*;
 
 pub use presa_core as core;
-
-/// The examples of `docs/transports.md`, compiled as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../docs/transports.md")]
-struct TransportDocTests;

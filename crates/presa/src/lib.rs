@@ -16,3 +16,13 @@ pub use presa_stdio as stdio;
 mod in_process;
 #[cfg(feature = "in-process")]
 pub use in_process::*;
+
+/// The examples of docs/transports.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "stdio", feature = "http"))]
+#[doc = include_str!("../../../docs/transports.md")]
+struct TransportsGuide;
+
+/// The examples of docs/initialize-era.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "in-process", feature = "http"))]
+#[doc = include_str!("../../../docs/initialize-era.md")]
+struct InitializeEraGuide;

@@ -28,7 +28,7 @@
 //!   request's stream instead of being POSTed (on HTTP the closed stream is the cancellation);
 //!   in the initialize era it is POSTed, and the stream is dropped too.
 //!
-//! `docs/http-client.md` in the repository describes every rule, with examples.
+//! `docs/transports.md` in the repository describes every rule, with examples.
 
 mod conn;
 mod driver;
@@ -154,8 +154,3 @@ fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, HttpClientError
     }
     Ok(map)
 }
-
-/// The guide in `docs/http-client.md`, compiled as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../../docs/http-client.md")]
-struct HttpClientDocTests;
