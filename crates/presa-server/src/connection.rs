@@ -8,13 +8,15 @@ use presa_core::{
     ErrorObject, LoggingLevel, Message, Notification, Packet, RawJson, RequestId, Response,
     ServerEvent, ServerSession, Transmit, decode_packet,
 };
+use presa_core::{RequestError, RequestOptions};
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use crate::context::{BoxFuture, Cancellation, Context, Peer};
 use crate::definitions::ListKind;
+use crate::input::InputError;
 use crate::server::Server;
 
 /// What a transport hands the connection layer.
@@ -90,6 +92,12 @@ enum Command {
         logger: Option<String>,
         data: Value,
     },
+    Request {
+        related: RequestId,
+        method: String,
+        params: Value,
+        reply: oneshot::Sender<Result<Value, InputError>>,
+    },
 }
 
 #[derive(Debug)]
@@ -135,6 +143,30 @@ impl Peer for ConnectionPeer {
             let _ = commands.send(command).await;
         })
     }
+
+    fn request(
+        &self,
+        related: &RequestId,
+        method: &str,
+        params: Value,
+    ) -> BoxFuture<'static, Result<Value, InputError>> {
+        let commands = self.commands.clone();
+        let (reply, answer) = oneshot::channel();
+        let command = Command::Request {
+            related: related.clone(),
+            method: method.to_owned(),
+            params,
+            reply,
+        };
+        Box::pin(async move {
+            if commands.send(command).await.is_err() {
+                return Err(InputError::Unavailable("the session ended".into()));
+            }
+            answer
+                .await
+                .unwrap_or_else(|_| Err(InputError::Unavailable("the session ended".into())))
+        })
+    }
 }
 
 fn now() -> std::time::Instant {
@@ -158,6 +190,8 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
         commands: commands_tx.clone(),
     });
     let mut in_flight: HashMap<RequestId, (AbortHandle, Cancellation)> = HashMap::new();
+    let mut waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>> =
+        HashMap::new();
     let mut list_changes = server.list_changes();
     let mut input_open = true;
 
@@ -197,8 +231,12 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                         task.abort();
                     }
                 }
-                // Initialized, responses to server requests, progress and other notifications:
-                // nothing to do here yet.
+                ServerEvent::Response { id, outcome, .. } => {
+                    if let Some(reply) = waiting.remove(&id) {
+                        let _ = reply.send(answer_of(outcome));
+                    }
+                }
+                // Initialized, progress on server requests and other notifications: nothing to do.
                 _ => {}
             }
         }
@@ -217,6 +255,20 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                 }
                 Command::Progress { id, progress, total, message } => {
                     let _ = session.progress(&id, progress, total, message);
+                }
+                Command::Request { related, method, params, reply } => {
+                    let params = match params {
+                        Value::Object(map) => Some(map),
+                        _ => None,
+                    };
+                    match session.send_request(now(), &method, params, &RequestOptions::default(), Some(related)) {
+                        Ok(id) => {
+                            waiting.insert(id, reply);
+                        }
+                        Err(error) => {
+                            let _ = reply.send(Err(InputError::Unavailable(error.to_string())));
+                        }
+                    }
                 }
                 Command::Log { id, level, logger, data } => {
                     session.log(Some(&id), level, logger.as_deref(), data);
@@ -287,6 +339,17 @@ fn announce(server: &Server, session: &mut ServerSession, kind: ListKind) {
         ListKind::Prompts => "notifications/prompts/list_changed",
     };
     session.notify(Notification::without_params(method), None);
+}
+
+/// What a handler waiting on a server→client request gets.
+fn answer_of(outcome: Result<RawJson, RequestError>) -> Result<Value, InputError> {
+    match outcome {
+        Ok(raw) => {
+            serde_json::from_str(raw.get()).map_err(|e| InputError::InvalidAnswer(e.to_string()))
+        }
+        Err(RequestError::Peer(error)) => Err(InputError::Rejected(error)),
+        Err(other) => Err(InputError::Unavailable(other.to_string())),
+    }
 }
 
 fn abort_all(in_flight: &mut HashMap<RequestId, (AbortHandle, Cancellation)>) {

@@ -3,12 +3,18 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use presa_core::{
-    ClientCapabilities, ClientContext, Implementation, LoggingLevel, Meta, ProtocolVersion,
-    RequestId,
+    ClientCapabilities, ClientContext, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, Era, ErrorObject, Implementation, InputRequest,
+    InputResponse, ListRootsResult, LoggingLevel, Meta, ProtocolVersion, RequestId,
+};
+
+use crate::input::{
+    Asks, InputError, Round, check_elicit_answer, elicit_answer, method_of,
+    missing_capability_error, request_params, required_capability, roots_answer, sample_answer,
 };
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -39,6 +45,23 @@ pub trait Peer: Send + Sync + fmt::Debug {
         logger: Option<String>,
         data: Value,
     ) -> BoxFuture<'static, ()>;
+
+    /// Sends a server→client request (`elicitation/create`, `sampling/createMessage`,
+    /// `roots/list`) while serving `related`, and waits for the client's answer. Only
+    /// initialize-era sessions can; the default answers that this connection cannot.
+    fn request(
+        &self,
+        related: &RequestId,
+        method: &str,
+        params: Value,
+    ) -> BoxFuture<'static, Result<Value, InputError>> {
+        let _ = (related, method, params);
+        Box::pin(async {
+            Err(InputError::Unavailable(
+                "this connection cannot send requests to the client".into(),
+            ))
+        })
+    }
 }
 
 /// A peer that drops everything (for direct dispatch in tests and tools).
@@ -126,6 +149,10 @@ struct ContextInner {
     meta: Option<Meta>,
     peer: Arc<dyn Peer>,
     cancellation: Cancellation,
+    /// What the handler asked for and cannot have yet (2026-07-28), or why it must fail.
+    asks: Arc<Asks>,
+    /// The answers of a 2026-07-28 round; absent where the request cannot ask for input.
+    round: OnceLock<Arc<Round>>,
 }
 
 impl fmt::Debug for Context {
@@ -154,6 +181,8 @@ impl Context {
                 meta,
                 peer,
                 cancellation,
+                asks: Arc::default(),
+                round: OnceLock::new(),
             }),
         }
     }
@@ -253,6 +282,142 @@ impl Context {
     /// The request's cancellation signal.
     pub fn cancellation(&self) -> &Cancellation {
         &self.inner.cancellation
+    }
+
+    pub(crate) fn asks(&self) -> Arc<Asks> {
+        Arc::clone(&self.inner.asks)
+    }
+
+    /// Gives a 2026-07-28 request its round of answers, making it able to ask for input.
+    pub(crate) fn attach_round(&self, round: Arc<Round>) {
+        let _ = self.inner.round.set(round);
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`): a form, or a URL to
+    /// visit. Named by its position among this handler's requests; see
+    /// [`elicit_as`](Self::elicit_as) to name it.
+    ///
+    /// Initialize era: a request to the client, answered while the handler waits. 2026-07-28:
+    /// the request ends with an `input_required` result, and when the client retries with the
+    /// answer the handler runs again from the start and this call returns it — so code before
+    /// it runs once per round. A client that did not declare the capability fails the whole
+    /// request (`-32021` on 2026-07-28).
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, InputError> {
+        let key = self.inner.asks.default_key("elicit");
+        self.elicit_as(key, params).await
+    }
+
+    /// [`elicit`](Self::elicit) under a key of your choosing (the key of `inputRequests` on
+    /// 2026-07-28; unique within the request).
+    pub async fn elicit_as(
+        &self,
+        key: impl Into<String>,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult, InputError> {
+        let check = params.clone();
+        self.ask(
+            key.into(),
+            InputRequest::Elicit(params),
+            elicit_answer,
+            move |answer| check_elicit_answer(&check, answer),
+        )
+        .await
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`), the same way as
+    /// [`elicit`](Self::elicit).
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, InputError> {
+        let key = self.inner.asks.default_key("sample");
+        self.sample_as(key, params).await
+    }
+
+    /// [`sample`](Self::sample) under a key of your choosing.
+    pub async fn sample_as(
+        &self,
+        key: impl Into<String>,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, InputError> {
+        self.ask(
+            key.into(),
+            InputRequest::CreateMessage(params),
+            sample_answer,
+            |_| Ok(()),
+        )
+        .await
+    }
+
+    /// Asks the client for its roots (`roots/list`), the same way as [`elicit`](Self::elicit).
+    pub async fn roots(&self) -> Result<ListRootsResult, InputError> {
+        let key = self.inner.asks.default_key("roots");
+        self.roots_as(key).await
+    }
+
+    /// [`roots`](Self::roots) under a key of your choosing.
+    pub async fn roots_as(&self, key: impl Into<String>) -> Result<ListRootsResult, InputError> {
+        self.ask(
+            key.into(),
+            InputRequest::ListRoots(None),
+            roots_answer,
+            |_| Ok(()),
+        )
+        .await
+    }
+
+    async fn ask<T: serde::de::DeserializeOwned>(
+        &self,
+        key: String,
+        request: InputRequest,
+        read: fn(&InputResponse) -> Option<T>,
+        check: impl Fn(&T) -> Result<(), String>,
+    ) -> Result<T, InputError> {
+        let modern = self.protocol_version().era() == Era::Stateless;
+        if let Some(required) = required_capability(&request, self.client_capabilities()) {
+            self.inner
+                .asks
+                .fail(missing_capability_error(required, modern));
+            return std::future::pending().await;
+        }
+        if !modern {
+            let method = method_of(&request);
+            let answer = self
+                .inner
+                .peer
+                .request(&self.inner.request_id, method, request_params(&request))
+                .await?;
+            return serde_json::from_value(answer)
+                .map_err(|e| InputError::InvalidAnswer(format!("{method}: {e}")));
+        }
+        let Some(round) = self.inner.round.get() else {
+            return Err(InputError::NotAllowed);
+        };
+        match round.responses.get(&key) {
+            None => {
+                self.inner.asks.ask(key, request);
+                std::future::pending().await
+            }
+            Some(response) => {
+                let checked = read(response)
+                    .ok_or_else(|| format!("is not a {} result", method_of(&request)))
+                    .and_then(|answer| check(&answer).map(|()| answer));
+                match checked {
+                    Ok(answer) => {
+                        if let Ok(mut used) = round.used.lock() {
+                            used.insert(key);
+                        }
+                        Ok(answer)
+                    }
+                    Err(why) => {
+                        self.inner.asks.fail(ErrorObject::invalid_params(format!(
+                            "inputResponses.{key} {why}"
+                        )));
+                        std::future::pending().await
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -9,14 +9,16 @@ use presa_core::{
     PaginatedRequestParams, RawJson, ReadResourceRequestParams, ReadResourceResult,
     ResourceNotFoundData, ResultType, paginate, to_raw,
 };
+use presa_core::{InputRequest, InputRequiredResult, InputResponses, request_state_binding};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::catch::catch_unwind;
-use crate::context::Context;
+use crate::context::{BoxFuture, Context};
 use crate::definitions::{CompletionTarget, Definitions};
+use crate::input::{Round, Suspendable, Suspension};
 use crate::prompt::CompletionInput;
 use crate::resource::ResourceOutcome;
 use crate::server::Server;
@@ -200,6 +202,7 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
+        let raw_params = params;
         let params: CallToolRequestParams = parse(params)?;
         let Some(entry) = defs.tool(&params.name) else {
             return Err(ErrorObject::invalid_params(format!(
@@ -210,6 +213,18 @@ impl Server {
         let entry = Arc::clone(entry);
         let modern = cx.protocol_version().era() == Era::Stateless;
         let arguments = params.arguments.unwrap_or_default();
+        let binding = request_state_binding(
+            "tools/call",
+            &serde_json::json!({ "name": params.name, "arguments": Value::Object(arguments.clone()) }),
+        );
+        let round = self.open_round(
+            &cx,
+            "tools/call",
+            &binding,
+            raw_params,
+            params.input_responses,
+            params.request_state,
+        )?;
         let mut result = match entry
             .input
             .as_ref()
@@ -222,14 +237,15 @@ impl Server {
                     .collect();
                 CallToolResult::error(lines.join("\n"))
             }
-            _ => {
-                let handler = Arc::clone(&entry.handler);
-                match catch_unwind(handler.call(arguments, cx)).await {
-                    Ok(Ok(result)) => result,
-                    Ok(Err(error)) => return Err(error),
-                    Err(panic) => CallToolResult::error(panic),
+            _ => match run(&cx, entry.handler.call(arguments, cx.clone())).await {
+                Ok(Ok(Ok(result))) => result,
+                Ok(Ok(Err(error))) => return Err(error),
+                Ok(Err(panic)) => CallToolResult::error(panic),
+                Err(Suspension::Input(requests)) => {
+                    return self.input_required(round.as_deref(), requests, "tools/call", &binding);
                 }
-            }
+                Err(Suspension::Error(error)) => return Err(error),
+            },
         };
         if let (Some(validator), false) = (&entry.output, result.is_error()) {
             match &result.structured_content {
@@ -260,33 +276,49 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
+        let raw_params = params;
         let params: ReadResourceRequestParams = parse(params)?;
         let version = cx.protocol_version();
         let modern = version.era() == Era::Stateless;
+        let binding =
+            request_state_binding("resources/read", &serde_json::json!({ "uri": params.uri }));
+        let round = self.open_round(
+            &cx,
+            "resources/read",
+            &binding,
+            raw_params,
+            params.input_responses,
+            params.request_state,
+        )?;
         let outcome = if let Some(entry) = defs.resource(&params.uri) {
-            let future =
-                entry
-                    .handler
-                    .read(params.uri.clone(), entry.resource.mime_type.clone(), cx);
-            catch_unwind(future).await
+            let future = entry.handler.read(
+                params.uri.clone(),
+                entry.resource.mime_type.clone(),
+                cx.clone(),
+            );
+            run(&cx, future).await
         } else if let Some((entry, variables)) = defs.match_template(&params.uri) {
             let future = entry.handler.read(
                 params.uri.clone(),
                 variables,
                 entry.template.mime_type.clone(),
-                cx,
+                cx.clone(),
             );
-            catch_unwind(future).await
+            run(&cx, future).await
         } else {
-            Ok(ResourceOutcome::NotFound)
+            Ok(Ok(ResourceOutcome::NotFound))
         };
         let contents = match outcome {
-            Ok(ResourceOutcome::Found(contents)) => contents,
-            Ok(ResourceOutcome::NotFound) => {
+            Ok(Ok(ResourceOutcome::Found(contents))) => contents,
+            Ok(Ok(ResourceOutcome::NotFound)) => {
                 return Err(ResourceNotFoundData { uri: params.uri }.into_error(modern));
             }
-            Ok(ResourceOutcome::Error(error)) => return Err(error),
-            Err(panic) => return Err(ErrorObject::internal_error(panic)),
+            Ok(Ok(ResourceOutcome::Error(error))) => return Err(error),
+            Ok(Err(panic)) => return Err(ErrorObject::internal_error(panic)),
+            Err(Suspension::Input(requests)) => {
+                return self.input_required(round.as_deref(), requests, "resources/read", &binding);
+            }
+            Err(Suspension::Error(error)) => return Err(error),
         };
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
         let mut result = ReadResourceResult {
@@ -305,6 +337,7 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
+        let raw_params = params;
         let params: GetPromptRequestParams = parse(params)?;
         let Some(entry) = defs.prompt(&params.name) else {
             return Err(ErrorObject::invalid_params(format!(
@@ -334,9 +367,25 @@ impl Server {
             )));
         }
         let modern = cx.protocol_version().era() == Era::Stateless;
-        let mut result = match catch_unwind(entry.handler.get(arguments, cx)).await {
-            Ok(result) => result?,
-            Err(panic) => return Err(ErrorObject::internal_error(panic)),
+        let binding = request_state_binding(
+            "prompts/get",
+            &serde_json::json!({ "name": params.name, "arguments": serde_json::to_value(&arguments).unwrap_or_default() }),
+        );
+        let round = self.open_round(
+            &cx,
+            "prompts/get",
+            &binding,
+            raw_params,
+            params.input_responses,
+            params.request_state,
+        )?;
+        let mut result = match run(&cx, entry.handler.get(arguments, cx.clone())).await {
+            Ok(Ok(result)) => result?,
+            Ok(Err(panic)) => return Err(ErrorObject::internal_error(panic)),
+            Err(Suspension::Input(requests)) => {
+                return self.input_required(round.as_deref(), requests, "prompts/get", &binding);
+            }
+            Err(Suspension::Error(error)) => return Err(error),
         };
         self.stamp(modern, &mut result.result_type, &mut result.meta);
         raw(&result)
@@ -394,6 +443,129 @@ impl Server {
             ..Default::default()
         };
         self.stamp(modern, &mut result.result_type, &mut result.meta);
+        raw(&result)
+    }
+}
+
+/// What a handler run ended with: its output, a panic message, or a suspension.
+type Run<T> = Result<Result<T, String>, Suspension>;
+
+/// Runs a handler future, catching a panic and suspending it when it asks for input it cannot
+/// have yet.
+async fn run<T: Send + 'static>(cx: &Context, future: BoxFuture<'static, T>) -> Run<T> {
+    let caught: BoxFuture<'static, Result<T, String>> = Box::pin(catch_unwind(future));
+    Suspendable::new(caught, cx.asks()).await
+}
+
+/// Whether the raw params carry `"inputResponses": null` (malformed, unlike an absent member).
+fn null_input_responses(params: Option<&RawValue>) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(rename = "inputResponses", default, deserialize_with = "present")]
+        input_responses: Option<Box<RawValue>>,
+    }
+    /// `Some` for a member that is there, `null` included.
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+        <Box<RawValue> as serde::Deserialize>::deserialize(d).map(Some)
+    }
+    params
+        .and_then(|p| serde_json::from_str::<Probe>(p.get()).ok())
+        .and_then(|probe| probe.input_responses)
+        .is_some_and(|raw| raw.get().trim() == "null")
+}
+
+impl Server {
+    /// Opens a 2026-07-28 round for an input-capable request: the answers of the sealed state
+    /// plus this retry's `inputResponses`, attached to the context.
+    fn open_round(
+        &self,
+        cx: &Context,
+        method: &str,
+        binding: &Value,
+        raw_params: Option<&RawValue>,
+        responses: Option<InputResponses>,
+        state: Option<String>,
+    ) -> Result<Option<Arc<Round>>, ErrorObject> {
+        if cx.protocol_version().era() != Era::Stateless {
+            return Ok(None);
+        }
+        if responses.is_none() && null_input_responses(raw_params) {
+            return Err(ErrorObject::invalid_params(
+                "inputResponses must be an object",
+            ));
+        }
+        let mut all = std::collections::BTreeMap::new();
+        if let Some(token) = state {
+            let codec = self
+                .inner
+                .options
+                .request_state
+                .as_ref()
+                .ok_or_else(|| ErrorObject::internal_error("no request state key"))?;
+            let opened = codec.open(std::time::SystemTime::now(), &token, method, binding)?;
+            if let Some(earlier) = opened.get("responses") {
+                let earlier: InputResponses = serde_json::from_value(earlier.clone())
+                    .map_err(|e| ErrorObject::invalid_params(format!("requestState: {e}")))?;
+                all.extend(earlier);
+            }
+        }
+        all.extend(responses.unwrap_or_default());
+        let round = Arc::new(Round {
+            responses: all,
+            used: Default::default(),
+        });
+        cx.attach_round(Arc::clone(&round));
+        Ok(Some(round))
+    }
+
+    /// The `input_required` result for a suspended handler: what it asked for, and a sealed
+    /// state carrying the answers it already used.
+    fn input_required(
+        &self,
+        round: Option<&Round>,
+        requests: std::collections::BTreeMap<String, InputRequest>,
+        method: &str,
+        binding: &Value,
+    ) -> Result<RawJson, ErrorObject> {
+        let codec = self
+            .inner
+            .options
+            .request_state
+            .as_ref()
+            .ok_or_else(|| ErrorObject::internal_error("no request state key"))?;
+        let used: serde_json::Map<String, Value> = match round {
+            Some(round) => {
+                let used = round.used.lock().map(|u| u.clone()).unwrap_or_default();
+                round
+                    .responses
+                    .iter()
+                    .filter(|(key, _)| used.contains(*key))
+                    .map(|(key, response)| {
+                        (
+                            key.clone(),
+                            serde_json::to_value(response).unwrap_or(Value::Null),
+                        )
+                    })
+                    .collect()
+            }
+            None => serde_json::Map::new(),
+        };
+        let state = serde_json::json!({ "responses": used });
+        let sealed = codec.seal(
+            std::time::SystemTime::now(),
+            self.inner.options.request_state_ttl,
+            method,
+            binding,
+            &state,
+        );
+        let mut result = InputRequiredResult {
+            result_type: ResultType::InputRequired,
+            input_requests: Some(requests),
+            request_state: Some(sealed),
+            meta: None,
+        };
+        let mut result_type = None;
+        self.stamp(true, &mut result_type, &mut result.meta);
         raw(&result)
     }
 }

@@ -52,6 +52,10 @@ pub enum BuildError {
         /// Why.
         error: presa_core::UriTemplateError,
     },
+    /// The `requestState` key is unusable (too short).
+    RequestStateKey(presa_core::RequestStateKeyError),
+    /// The operating system gave no randomness for a `requestState` key.
+    Randomness(String),
     /// A completion was registered for something that does not exist.
     UnknownCompletionTarget {
         /// The prompt name or template URI.
@@ -82,6 +86,8 @@ impl fmt::Display for BuildError {
             Self::UriTemplate { template, error } => {
                 write!(f, "resource template {template:?}: {error}")
             }
+            Self::RequestStateKey(error) => write!(f, "request state key: {error}"),
+            Self::Randomness(error) => write!(f, "no randomness for a request state key: {error}"),
             Self::UnknownCompletionTarget { target, argument } => {
                 write!(
                     f,

@@ -3,11 +3,13 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use presa_core::{
     CacheScope, DiscoverResult, Implementation, Prompt, ProtocolVersion, Resource,
     ResourceTemplate, ServerCapabilities, ServerSessionConfig, SupportedVersions, Tool,
 };
+use presa_core::{RequestStateCodec, RequestStateKey};
 use tokio::sync::broadcast;
 
 use crate::context::Context;
@@ -38,6 +40,9 @@ pub(crate) struct Options {
     pub(crate) subscribe: bool,
     pub(crate) logging: bool,
     pub(crate) server_info_in_meta: bool,
+    /// Seals the `requestState` of 2026-07-28 input rounds.
+    pub(crate) request_state: Option<Arc<RequestStateCodec>>,
+    pub(crate) request_state_ttl: Duration,
 }
 
 impl Default for Options {
@@ -53,6 +58,8 @@ impl Default for Options {
             subscribe: false,
             logging: false,
             server_info_in_meta: true,
+            request_state: None,
+            request_state_ttl: Duration::from_secs(600),
         }
     }
 }
@@ -447,6 +454,29 @@ impl ServerBuilder {
         self
     }
 
+    /// The key that seals the `requestState` of 2026-07-28 input rounds (at least 32 bytes).
+    ///
+    /// Every instance behind a load balancer needs the same key, so that any of them can serve
+    /// a client's retry. Without one, the server draws a random key at `build()`, which serves a
+    /// single instance.
+    pub fn request_state_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        match RequestStateKey::new(key) {
+            Ok(key) => self.options.request_state = Some(Arc::new(RequestStateCodec::new(key))),
+            Err(error) => {
+                if self.error.is_none() {
+                    self.error = Some(BuildError::RequestStateKey(error));
+                }
+            }
+        }
+        self
+    }
+
+    /// How long a sealed `requestState` stays valid (default 10 minutes).
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.options.request_state_ttl = ttl;
+        self
+    }
+
     /// Whether 2026-07-28 results carry the server's identity in `_meta` (default true).
     pub fn server_info_in_results(mut self, include: bool) -> Self {
         self.options.server_info_in_meta = include;
@@ -593,9 +623,15 @@ impl ServerBuilder {
     }
 
     /// The server, or the first definition that was refused.
-    pub fn build(self) -> Result<Server, BuildError> {
+    pub fn build(mut self) -> Result<Server, BuildError> {
         if let Some(error) = self.error {
             return Err(error);
+        }
+        if self.options.request_state.is_none() {
+            let mut key = [0u8; 32];
+            getrandom::fill(&mut key).map_err(|e| BuildError::Randomness(e.to_string()))?;
+            let key = RequestStateKey::new(key).map_err(BuildError::RequestStateKey)?;
+            self.options.request_state = Some(Arc::new(RequestStateCodec::new(key)));
         }
         let (changes, _) = broadcast::channel(64);
         Ok(Server {

@@ -1,0 +1,277 @@
+//! Asking the client for input from inside a handler: elicitation, sampling and roots, the same
+//! call in both eras.
+//!
+//! - Initialize era: a real server→client request on the session; the handler waits for the
+//!   answer.
+//! - 2026-07-28: the first time a handler asks, the request ends with an `input_required` result
+//!   listing what it needs and a sealed `requestState`; the client retries with the answers, the
+//!   handler runs again from the start, and this time the same call returns the answer. Nothing
+//!   is remembered between rounds but what the sealed state carries.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll};
+
+use presa_core::{
+    ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ElicitationCapability, ErrorObject, InputRequest, InputResponse, JsonObject, ListRootsResult,
+    MissingRequiredClientCapabilityData, SamplingCapability,
+};
+use serde_json::Value;
+
+use crate::context::BoxFuture;
+
+/// Why a request for input got no answer the handler can use.
+///
+/// (A request the client cannot serve at all — a capability it did not declare — never returns:
+/// the whole request fails with `-32021` on 2026-07-28, `-32602` before.)
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum InputError {
+    /// The client answered the server→client request with an error (initialize era).
+    Rejected(ErrorObject),
+    /// The session ended before the answer arrived, or it timed out.
+    Unavailable(String),
+    /// This request cannot ask for input (on 2026-07-28 only `tools/call`, `prompts/get` and
+    /// `resources/read` can).
+    NotAllowed,
+    /// The client's answer does not have the shape of the result asked for.
+    InvalidAnswer(String),
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rejected(error) => write!(f, "the client refused: {}", error.message),
+            Self::Unavailable(why) => write!(f, "no answer from the client: {why}"),
+            Self::NotAllowed => f.write_str("this request cannot ask the client for input"),
+            Self::InvalidAnswer(why) => write!(f, "the client's answer is not usable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Why a handler's request was suspended instead of finishing.
+#[derive(Debug)]
+pub(crate) enum Suspension {
+    /// It asked for input the client has not given yet.
+    Input(BTreeMap<String, InputRequest>),
+    /// The request must fail with this error (missing capability, malformed answer).
+    Error(ErrorObject),
+}
+
+/// One round of a 2026-07-28 request: the answers at hand, and what the handler still needs.
+#[derive(Debug, Default)]
+pub(crate) struct Round {
+    /// Answers from the sealed state and this retry's `inputResponses`.
+    pub(crate) responses: BTreeMap<String, InputResponse>,
+    /// The keys the handler used, which the next state carries.
+    pub(crate) used: Mutex<BTreeSet<String>>,
+}
+
+/// What a request's handler asked for that it cannot have yet.
+#[derive(Debug, Default)]
+pub(crate) struct Asks {
+    pending: Mutex<BTreeMap<String, InputRequest>>,
+    error: Mutex<Option<ErrorObject>>,
+    next_key: Mutex<u64>,
+}
+
+impl Asks {
+    pub(crate) fn ask(&self, key: String, request: InputRequest) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.entry(key).or_insert(request);
+        }
+    }
+
+    pub(crate) fn fail(&self, error: ErrorObject) {
+        if let Ok(mut slot) = self.error.lock() {
+            slot.get_or_insert(error);
+        }
+    }
+
+    /// A key for an ask that named none: its kind and its position among this handler's asks,
+    /// which is the same in every round as long as the handler asks in the same order.
+    pub(crate) fn default_key(&self, kind: &str) -> String {
+        let n = self.next_key.lock().map(|mut n| {
+            *n += 1;
+            *n
+        });
+        format!("{kind}-{}", n.unwrap_or(0))
+    }
+
+    fn suspension(&self) -> Option<Suspension> {
+        if let Some(error) = self.error.lock().ok().and_then(|mut e| e.take()) {
+            return Some(Suspension::Error(error));
+        }
+        let pending = self
+            .pending
+            .lock()
+            .ok()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default();
+        (!pending.is_empty()).then_some(Suspension::Input(pending))
+    }
+}
+
+/// Runs a handler until it finishes, or until it has asked for input it cannot have (it is then
+/// dropped: it runs again from the start on the retry).
+pub(crate) struct Suspendable<T> {
+    future: BoxFuture<'static, T>,
+    asks: Arc<Asks>,
+}
+
+impl<T> Suspendable<T> {
+    pub(crate) fn new(future: BoxFuture<'static, T>, asks: Arc<Asks>) -> Self {
+        Self { future, asks }
+    }
+}
+
+impl<T> Future for Suspendable<T> {
+    type Output = Result<T, Suspension>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        match self.future.as_mut().poll(cx) {
+            Poll::Ready(value) => Poll::Ready(Ok(value)),
+            Poll::Pending => match self.asks.suspension() {
+                Some(suspension) => Poll::Ready(Err(suspension)),
+                None => Poll::Pending,
+            },
+        }
+    }
+}
+
+/// The capability an input request needs, as the `requiredCapabilities` of `-32021`.
+pub(crate) fn required_capability(
+    request: &InputRequest,
+    declared: &ClientCapabilities,
+) -> Option<ClientCapabilities> {
+    let empty = JsonObject::new;
+    match request {
+        InputRequest::Elicit(ElicitRequestParams::Form(_))
+            if !declared.supports_elicitation_form() =>
+        {
+            Some(ClientCapabilities {
+                elicitation: Some(ElicitationCapability {
+                    form: Some(empty()),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+        }
+        InputRequest::Elicit(ElicitRequestParams::Url(_))
+            if !declared.supports_elicitation_url() =>
+        {
+            Some(ClientCapabilities {
+                elicitation: Some(ElicitationCapability {
+                    url: Some(empty()),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+        }
+        InputRequest::CreateMessage(params) => {
+            let needs_tools = params.tools.as_ref().is_some_and(|t| !t.is_empty())
+                || params.tool_choice.is_some();
+            let sampling = declared.sampling.as_ref();
+            match sampling {
+                None => Some(ClientCapabilities {
+                    sampling: Some(SamplingCapability::default()),
+                    ..Default::default()
+                }),
+                Some(s) if needs_tools && s.tools.is_none() => Some(ClientCapabilities {
+                    sampling: Some(SamplingCapability {
+                        tools: Some(empty()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }),
+                Some(_) => None,
+            }
+        }
+        InputRequest::ListRoots(_) if declared.roots.is_none() => Some(ClientCapabilities {
+            roots: Some(Default::default()),
+            ..Default::default()
+        }),
+        _ => None,
+    }
+}
+
+/// The error for a request whose input needs a capability the client did not declare.
+pub(crate) fn missing_capability_error(required: ClientCapabilities, modern: bool) -> ErrorObject {
+    let what = serde_json::to_string(&required).unwrap_or_default();
+    let message = format!("This request needs a client capability that was not declared: {what}");
+    if modern {
+        MissingRequiredClientCapabilityData {
+            required_capabilities: required,
+        }
+        .into_error(message)
+    } else {
+        ErrorObject::invalid_params(message)
+    }
+}
+
+/// The method name of an input request.
+pub(crate) fn method_of(request: &InputRequest) -> &'static str {
+    match request {
+        InputRequest::Elicit(_) => "elicitation/create",
+        InputRequest::CreateMessage(_) => "sampling/createMessage",
+        _ => "roots/list",
+    }
+}
+
+/// Checks an elicitation answer against the schema it answered.
+pub(crate) fn check_elicit_answer(
+    request: &ElicitRequestParams,
+    answer: &ElicitResult,
+) -> Result<(), String> {
+    let (ElicitRequestParams::Form(form), Some(content)) = (request, &answer.content) else {
+        return Ok(());
+    };
+    if answer.action != presa_core::ElicitAction::Accept {
+        return Ok(());
+    }
+    let schema = serde_json::to_value(&form.requested_schema).map_err(|e| e.to_string())?;
+    let validator = presa_schema::compile(&schema).map_err(|e| e.to_string())?;
+    validator
+        .validate(&Value::Object(content.clone()))
+        .map_err(|e| format!("content {e}"))
+}
+
+/// Reads an answer of one kind out of an input response.
+pub(crate) fn elicit_answer(response: &InputResponse) -> Option<ElicitResult> {
+    match response {
+        InputResponse::Elicit(r) => Some(r.clone()),
+        _ => None,
+    }
+}
+
+/// Reads a sampling answer out of an input response.
+pub(crate) fn sample_answer(response: &InputResponse) -> Option<CreateMessageResult> {
+    match response {
+        InputResponse::CreateMessage(r) => Some(r.clone()),
+        _ => None,
+    }
+}
+
+/// Reads a roots answer out of an input response.
+pub(crate) fn roots_answer(response: &InputResponse) -> Option<ListRootsResult> {
+    match response {
+        InputResponse::ListRoots(r) => Some(r.clone()),
+        _ => None,
+    }
+}
+
+/// What an input request params turn into for the initialize era's real request.
+pub(crate) fn request_params(request: &InputRequest) -> Value {
+    match request {
+        InputRequest::Elicit(p) => serde_json::to_value(p).unwrap_or_default(),
+        InputRequest::CreateMessage(p) => serde_json::to_value(p).unwrap_or_default(),
+        InputRequest::ListRoots(p) => serde_json::to_value(p).unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
