@@ -39,6 +39,7 @@
 //! `resources/subscribe`, `subscriptions/listen`, tasks and skills. For the same reason the
 //! server announces neither `listChanged` nor `resources.subscribe`.
 
+mod input_tools;
 mod prompts;
 mod resources;
 mod tools;
@@ -75,6 +76,7 @@ fn conformance_server() -> Result<Server, BuildError> {
     let builder = tools::register(builder, &cell);
     let builder = resources::register(builder);
     let builder = prompts::register(builder);
+    let builder = input_tools::register(builder);
     let server = builder.build()?;
     // the cell is new and this is the only place that fills it
     let _ = cell.set(server.clone());
