@@ -15,7 +15,7 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use crate::context::{BoxFuture, Cancellation, Context, Peer};
-use crate::definitions::ListKind;
+use crate::events::{Change, list_changed_method};
 use crate::input::InputError;
 use crate::server::Server;
 
@@ -98,6 +98,10 @@ enum Command {
         params: Value,
         reply: oneshot::Sender<Result<Value, InputError>>,
     },
+    Notify {
+        related: RequestId,
+        notification: Notification,
+    },
 }
 
 #[derive(Debug)]
@@ -167,6 +171,17 @@ impl Peer for ConnectionPeer {
                 .unwrap_or_else(|_| Err(InputError::Unavailable("the session ended".into())))
         })
     }
+
+    fn notify(&self, related: &RequestId, notification: Notification) -> BoxFuture<'static, ()> {
+        let commands = self.commands.clone();
+        let command = Command::Notify {
+            related: related.clone(),
+            notification,
+        };
+        Box::pin(async move {
+            let _ = commands.send(command).await;
+        })
+    }
 }
 
 fn now() -> std::time::Instant {
@@ -192,11 +207,14 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
     let mut in_flight: HashMap<RequestId, (AbortHandle, Cancellation)> = HashMap::new();
     let mut waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>> =
         HashMap::new();
-    let mut list_changes = server.list_changes();
+    let mut changes = server.changes();
+    // initialize-era resource subscriptions of this session
+    let mut subscribed: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut input_open = true;
 
     loop {
-        // outputs: messages, then events, then the next deadline
+        // outputs: messages, then events (which may produce messages again), then the deadline
+        let mut produced = false;
         while let Some(transmit) = session.poll_transmit() {
             if outgoing.send(transmit).await.is_err() {
                 abort_all(&mut in_flight);
@@ -204,8 +222,20 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             }
         }
         while let Some(event) = session.poll_event() {
+            produced = true;
             match event {
                 ServerEvent::Request(request) => {
+                    if request.client.protocol_version.era() == presa_core::Era::Initialize
+                        && let Some(result) = subscription_request(
+                            &server,
+                            &mut subscribed,
+                            &request.method,
+                            request.params.as_deref(),
+                        )
+                    {
+                        session.respond(&request.id, result);
+                        continue;
+                    }
                     let cancellation = Cancellation::new();
                     let meta = presa_core::params_meta(request.params.as_deref());
                     let cx = Context::new(
@@ -240,6 +270,9 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                 _ => {}
             }
         }
+        if produced {
+            continue;
+        }
         if !input_open && in_flight.is_empty() {
             return;
         }
@@ -255,6 +288,12 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                 }
                 Command::Progress { id, progress, total, message } => {
                     let _ = session.progress(&id, progress, total, message);
+                }
+                Command::Notify { related, notification } => {
+                    // only while the request is in flight: nothing follows a response
+                    if in_flight.contains_key(&related) {
+                        session.notify(notification, Some(related));
+                    }
                 }
                 Command::Request { related, method, params, reply } => {
                     let params = match params {
@@ -286,9 +325,9 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                 }
                 None => input_open = false,
             },
-            change = list_changes.recv() => {
-                if let Ok(kind) = change {
-                    announce(&server, &mut session, kind);
+            change = changes.recv() => {
+                if let Ok(change) = change {
+                    announce(&server, &mut session, &subscribed, change);
                 }
             },
             () = sleep_until(deadline), if deadline.is_some() => session.handle_timeout(now()),
@@ -327,18 +366,72 @@ fn take_frame(session: &mut ServerSession, bytes: &[u8]) -> Vec<Response> {
     }
 }
 
-/// Tells an initialized initialize-era peer that a list changed, when the server says so.
-fn announce(server: &Server, session: &mut ServerSession, kind: ListKind) {
-    session.set_capabilities(server.capabilities());
-    if !server.notifies_list_changes() || session.initialize_era_client().is_none() {
+/// Tells an initialized initialize-era peer of a change it listens for: list changes when the
+/// server announces them, resource updates for the URIs it subscribed to.
+fn announce(
+    server: &Server,
+    session: &mut ServerSession,
+    subscribed: &std::collections::HashSet<String>,
+    change: Change,
+) {
+    if matches!(change, Change::ListChanged(_)) {
+        session.set_capabilities(server.capabilities());
+    }
+    if session.initialize_era_client().is_none() {
         return;
     }
-    let method = match kind {
-        ListKind::Tools => "notifications/tools/list_changed",
-        ListKind::Resources => "notifications/resources/list_changed",
-        ListKind::Prompts => "notifications/prompts/list_changed",
+    let notification = match change {
+        Change::ListChanged(kind) if server.notifies_list_changes() => {
+            Notification::without_params(list_changed_method(kind))
+        }
+        Change::ResourceUpdated(uri) if subscribed.contains(&uri) => {
+            match Notification::new(
+                "notifications/resources/updated",
+                &serde_json::json!({ "uri": uri }),
+            ) {
+                Ok(notification) => notification,
+                Err(_) => return,
+            }
+        }
+        _ => return,
     };
-    session.notify(Notification::without_params(method), None);
+    session.notify(notification, None);
+}
+
+/// Serves `resources/subscribe` and `resources/unsubscribe` of an initialize-era session, whose
+/// subscriptions live with the connection. `None` when the request is not one of them.
+fn subscription_request(
+    server: &Server,
+    subscribed: &mut std::collections::HashSet<String>,
+    method: &str,
+    params: Option<&serde_json::value::RawValue>,
+) -> Option<Result<RawJson, ErrorObject>> {
+    let subscribe = match method {
+        "resources/subscribe" => true,
+        "resources/unsubscribe" => false,
+        _ => return None,
+    };
+    if !server.supports_subscriptions() {
+        return None;
+    }
+    let params = params.map_or("{}", |p| p.get());
+    let uri = match serde_json::from_str::<presa_core::SubscribeRequestParams>(params) {
+        Ok(params) => params.uri,
+        Err(e) => {
+            return Some(Err(ErrorObject::invalid_params(format!(
+                "Invalid params: {e}"
+            ))));
+        }
+    };
+    if subscribe {
+        subscribed.insert(uri);
+    } else {
+        subscribed.remove(&uri);
+    }
+    Some(
+        presa_core::to_raw(&serde_json::Map::new())
+            .map_err(|e| ErrorObject::internal_error(e.to_string())),
+    )
 }
 
 /// What a handler waiting on a server→client request gets.

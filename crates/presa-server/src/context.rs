@@ -46,6 +46,17 @@ pub trait Peer: Send + Sync + fmt::Debug {
         data: Value,
     ) -> BoxFuture<'static, ()>;
 
+    /// Sends a notification on `related`'s stream while it is in flight (what a
+    /// `subscriptions/listen` request delivers). The default drops it.
+    fn notify(
+        &self,
+        related: &RequestId,
+        notification: presa_core::Notification,
+    ) -> BoxFuture<'static, ()> {
+        let _ = (related, notification);
+        Box::pin(async {})
+    }
+
     /// Sends a server→client request (`elicitation/create`, `sampling/createMessage`,
     /// `roots/list`) while serving `related`, and waits for the client's answer. Only
     /// initialize-era sessions can; the default answers that this connection cannot.
@@ -282,6 +293,14 @@ impl Context {
     /// The request's cancellation signal.
     pub fn cancellation(&self) -> &Cancellation {
         &self.inner.cancellation
+    }
+
+    /// Sends a notification on this request's stream (see [`Peer::notify`]).
+    pub(crate) async fn notify(&self, notification: presa_core::Notification) {
+        self.inner
+            .peer
+            .notify(&self.inner.request_id, notification)
+            .await;
     }
 
     pub(crate) fn asks(&self) -> Arc<Asks> {

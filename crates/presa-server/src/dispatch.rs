@@ -9,7 +9,14 @@ use presa_core::{
     PaginatedRequestParams, RawJson, ReadResourceRequestParams, ReadResourceResult,
     ResourceNotFoundData, ResultType, paginate, to_raw,
 };
-use presa_core::{InputRequest, InputRequiredResult, InputResponses, request_state_binding};
+use presa_core::{
+    InputRequest, InputRequiredResult, InputResponses, Notification, SubscriptionFilter,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
+    SubscriptionsListenResult, request_state_binding, subscription_meta,
+};
+
+use crate::definitions::ListKind;
+use crate::events::{Change, list_changed_method};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -71,6 +78,7 @@ impl Server {
                 self.complete(&defs, params, cx).await
             }
             "server/discover" if modern => raw(&self.discover_result()),
+            "subscriptions/listen" if modern => self.listen(params, cx).await,
             _ => Err(ErrorObject::method_not_found(method)),
         }
     }
@@ -567,6 +575,79 @@ impl Server {
         let mut result_type = None;
         self.stamp(true, &mut result_type, &mut result.meta);
         raw(&result)
+    }
+}
+
+impl Server {
+    /// `subscriptions/listen` (2026-07-28): the acknowledgement with the honoured filter, then
+    /// the changes it asked for, each tagged with the subscription id, until the client ends the
+    /// stream (the request is cancelled) or the server shuts down (the listen result).
+    async fn listen(&self, params: Option<&RawValue>, cx: Context) -> Result<RawJson, ErrorObject> {
+        let params: SubscriptionsListenRequestParams = parse(params)?;
+        let options = &self.inner.options;
+        let asked = params.notifications;
+        let honour =
+            |flag: Option<bool>| (options.list_changed && flag == Some(true)).then_some(true);
+        let honoured = SubscriptionFilter {
+            tools_list_changed: honour(asked.tools_list_changed),
+            prompts_list_changed: honour(asked.prompts_list_changed),
+            resources_list_changed: honour(asked.resources_list_changed),
+            resource_subscriptions: if options.subscribe {
+                asked.resource_subscriptions.clone()
+            } else {
+                None
+            },
+            ..Default::default()
+        };
+        let id = cx.request_id().clone();
+        // subscribe before acknowledging, so that nothing after the acknowledgement is missed
+        let mut changes = self.changes();
+        let ack = SubscriptionsAcknowledgedNotificationParams::new(&id, honoured.clone());
+        if let Ok(ack) = Notification::new("notifications/subscriptions/acknowledged", &ack) {
+            cx.notify(ack).await;
+        }
+        loop {
+            let change = tokio::select! {
+                change = changes.recv() => change,
+                () = cx.cancelled() => break,
+            };
+            let notification = match change {
+                Ok(Change::ListChanged(kind)) => {
+                    let wanted = match kind {
+                        ListKind::Tools => honoured.tools_list_changed,
+                        ListKind::Prompts => honoured.prompts_list_changed,
+                        ListKind::Resources => honoured.resources_list_changed,
+                    };
+                    if wanted != Some(true) {
+                        continue;
+                    }
+                    Notification::new(
+                        list_changed_method(kind),
+                        &serde_json::json!({ "_meta": subscription_meta(&id) }),
+                    )
+                }
+                Ok(Change::ResourceUpdated(uri)) => {
+                    let watched = honoured
+                        .resource_subscriptions
+                        .iter()
+                        .flatten()
+                        .any(|w| *w == uri || uri.starts_with(w.as_str()));
+                    if !watched {
+                        continue;
+                    }
+                    Notification::new(
+                        "notifications/resources/updated",
+                        &serde_json::json!({ "_meta": subscription_meta(&id), "uri": uri }),
+                    )
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            };
+            if let Ok(notification) = notification {
+                cx.notify(notification).await;
+            }
+        }
+        raw(&SubscriptionsListenResult::closed(&id))
     }
 }
 

@@ -12,6 +12,8 @@ use presa_core::{
 use presa_core::{RequestStateCodec, RequestStateKey};
 use tokio::sync::broadcast;
 
+use crate::events::{Change, EventBus, InMemoryBus};
+
 use crate::context::Context;
 use crate::definitions::{
     CompletionTarget, Definitions, ListKind, PromptEntry, ResourceEntry, SchemaCompiler,
@@ -69,7 +71,7 @@ pub(crate) struct Inner {
     pub(crate) instructions: Option<String>,
     pub(crate) options: Options,
     definitions: RwLock<Arc<Definitions>>,
-    changes: broadcast::Sender<ListKind>,
+    bus: Arc<dyn EventBus>,
 }
 
 /// An MCP server: definitions (tools, resources, resource templates, prompts) as plain data plus
@@ -120,6 +122,7 @@ impl Server {
             options: Options::default(),
             definitions: Definitions::default(),
             error: None,
+            bus: None,
         }
     }
 
@@ -183,10 +186,21 @@ impl Server {
         self.inner.options.list_changed
     }
 
-    /// Receives a [`ListKind`] each time a list changes (whether or not the server announces
-    /// list changes to clients).
-    pub fn list_changes(&self) -> broadcast::Receiver<ListKind> {
-        self.inner.changes.subscribe()
+    /// Receives every change from now on: lists changing (whether or not the server announces
+    /// list changes to clients) and resources updated.
+    pub fn changes(&self) -> broadcast::Receiver<Change> {
+        self.inner.bus.subscribe()
+    }
+
+    /// Tells listening clients that the resource at `uri` changed: 2026-07-28 listen streams
+    /// whose filter names it, initialize-era sessions that subscribed to it.
+    pub fn resource_updated(&self, uri: impl Into<String>) {
+        self.inner.bus.publish(Change::ResourceUpdated(uri.into()));
+    }
+
+    /// Whether clients may subscribe to resource updates.
+    pub fn supports_subscriptions(&self) -> bool {
+        self.inner.options.subscribe
     }
 
     fn change(
@@ -209,7 +223,7 @@ impl Server {
         };
         if changed {
             // nobody listening is fine
-            let _ = self.inner.changes.send(kind);
+            self.inner.bus.publish(Change::ListChanged(kind));
         }
         Ok(changed)
     }
@@ -345,6 +359,7 @@ pub struct ServerBuilder {
     options: Options,
     definitions: Definitions,
     error: Option<BuildError>,
+    bus: Option<Arc<dyn EventBus>>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -451,6 +466,12 @@ impl ServerBuilder {
     /// Whether the server sends log messages (the `logging` capability; default false).
     pub fn logging(mut self, logging: bool) -> Self {
         self.options.logging = logging;
+        self
+    }
+
+    /// The bus that fans changes out to listening clients (default: in this process).
+    pub fn event_bus(mut self, bus: Arc<dyn EventBus>) -> Self {
+        self.bus = Some(bus);
         self
     }
 
@@ -633,14 +654,13 @@ impl ServerBuilder {
             let key = RequestStateKey::new(key).map_err(BuildError::RequestStateKey)?;
             self.options.request_state = Some(Arc::new(RequestStateCodec::new(key)));
         }
-        let (changes, _) = broadcast::channel(64);
         Ok(Server {
             inner: Arc::new(Inner {
                 info: self.info,
                 instructions: self.instructions,
                 options: self.options,
                 definitions: RwLock::new(Arc::new(self.definitions)),
-                changes,
+                bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
             }),
         })
     }

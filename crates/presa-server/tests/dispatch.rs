@@ -535,10 +535,10 @@ async fn cache_hints_come_from_the_option() {
 #[tokio::test]
 async fn definitions_change_while_serving() {
     let s = server();
-    let mut changes = s.list_changes();
+    let mut changes = s.changes();
     s.add_tool(Tool::without_params("late"), |_: Value, _| async { "late" })
         .unwrap();
-    assert_eq!(changes.recv().await.unwrap(), ListKind::Tools);
+    assert_eq!(changes.recv().await.unwrap(), Change::ListChanged(ListKind::Tools));
     assert_eq!(
         call(&s, MODERN, "tools/call", json!({"name": "late"}))
             .await
@@ -546,7 +546,7 @@ async fn definitions_change_while_serving() {
         "late"
     );
     assert!(s.remove_tool("late"));
-    assert_eq!(changes.recv().await.unwrap(), ListKind::Tools);
+    assert_eq!(changes.recv().await.unwrap(), Change::ListChanged(ListKind::Tools));
     assert!(
         !s.remove_tool("late"),
         "nothing to remove, no change announced"
@@ -560,7 +560,7 @@ async fn definitions_change_while_serving() {
     );
     s.add_resource(Resource::new("mem://x", "x"), |_| async { "x" })
         .unwrap();
-    assert_eq!(changes.recv().await.unwrap(), ListKind::Resources);
+    assert_eq!(changes.recv().await.unwrap(), Change::ListChanged(ListKind::Resources));
     assert!(s.remove_resource("mem://x"));
     s.add_resource_template(
         ResourceTemplate::new("t://{a}", "t"),

@@ -34,10 +34,9 @@
 //! template, prompts and a completion, as the runner's scenarios expect them; see the modules.
 //! Logging is on. Caching hints are five minutes, public: nothing here depends on the caller.
 //!
-//! Scenarios that need features presa does not have yet are not served: requests from a tool
-//! to the client (sampling, elicitation, roots, and the 2026-07-28 `input_required` results),
-//! `resources/subscribe`, `subscriptions/listen`, tasks and skills. For the same reason the
-//! server announces neither `listChanged` nor `resources.subscribe`.
+//! Tools ask the client for input (sampling, elicitation, roots) through the same calls in both
+//! eras. List changes are announced (`listChanged`) and resources can be subscribed to, in both
+//! eras (`resources/subscribe`, `subscriptions/listen`). Tasks and skills are not served.
 
 mod input_tools;
 mod prompts;
@@ -72,6 +71,8 @@ fn conformance_server() -> Result<Server, BuildError> {
     let builder = Server::builder("presa-conformance-server", env!("CARGO_PKG_VERSION"))
         .title("presa conformance server")
         .logging(true)
+        .list_changed(true)
+        .subscribe(true)
         .cache(300_000, CacheScope::Public);
     let builder = tools::register(builder, &cell);
     let builder = resources::register(builder);

@@ -37,6 +37,9 @@ pub(crate) struct Shared {
     pub(crate) sessions: Arc<dyn SessionStore>,
     cancellable: Arc<Mutex<Cancellable>>,
     sweeper: Arc<Once>,
+    /// The cancellation of each open 2026-07-28 listen stream, ended at shutdown.
+    listens: Arc<Mutex<HashMap<u64, Cancellation>>>,
+    next_listen: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Shared {
@@ -50,6 +53,8 @@ impl Shared {
             options: Arc::new(options),
             sessions,
             cancellable: Arc::default(),
+            listens: Arc::default(),
+            next_listen: Arc::default(),
             sweeper: Arc::new(Once::new()),
         }
     }
@@ -116,8 +121,30 @@ impl Shared {
         });
     }
 
-    /// Ends every session (graceful stop).
+    /// Remembers an open listen stream, to end it gracefully at shutdown; returns its key.
+    pub(crate) fn remember_listen(&self, cancellation: Cancellation) -> u64 {
+        let key = self
+            .next_listen
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut listens) = self.listens.lock() {
+            listens.insert(key, cancellation);
+        }
+        key
+    }
+
+    pub(crate) fn forget_listen(&self, key: u64) {
+        if let Ok(mut listens) = self.listens.lock() {
+            listens.remove(&key);
+        }
+    }
+
+    /// Ends every session and listen stream (graceful stop).
     pub(crate) fn close_sessions(&self) {
+        if let Ok(mut listens) = self.listens.lock() {
+            for (_, cancellation) in listens.drain() {
+                cancellation.cancel();
+            }
+        }
         for session in self.sessions.all() {
             self.sessions.remove(session.id());
             session.close();

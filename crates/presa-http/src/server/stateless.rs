@@ -148,8 +148,14 @@ async fn run(
     );
     let server = shared.server.clone();
     let (method, params) = (request.method, request.params);
+    let listen =
+        (method == "subscriptions/listen").then(|| shared.remember_listen(cancellation.clone()));
+    let forget = shared.clone();
     let task = tokio::spawn(async move {
         let result = server.handle(&method, params.as_deref(), cx).await;
+        if let Some(key) = listen {
+            forget.forget_listen(key);
+        }
         let _ = frames_tx.send(Frame::Done(result)).await;
     });
     let subject = shared.subject(headers);
@@ -195,7 +201,7 @@ async fn run(
                     }
                 }
             });
-            sse_response(events, None, guard)
+            sse_response(events, Some(shared.options.keepalive), guard)
         }
         // the task ended without a result: it panicked outside the handler or was aborted
         None => error_response(
@@ -270,6 +276,10 @@ impl Peer for StatelessPeer {
             }
             _ => Box::pin(async {}),
         }
+    }
+
+    fn notify(&self, _: &RequestId, notification: Notification) -> BoxFuture<'static, ()> {
+        self.send(Ok(notification))
     }
 }
 

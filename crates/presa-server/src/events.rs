@@ -1,0 +1,72 @@
+//! Changes a server announces, and the bus that fans them out to every listening connection.
+
+use std::fmt;
+
+use tokio::sync::broadcast;
+
+use crate::definitions::ListKind;
+
+/// Something that changed on a server, which listening clients may be told about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Change {
+    /// A list changed (definitions added or removed).
+    ListChanged(ListKind),
+    /// A resource's contents changed.
+    ResourceUpdated(String),
+}
+
+/// Fans changes out to every connection that listens (2026-07-28 `subscriptions/listen`
+/// streams, initialize-era sessions).
+///
+/// The in-memory default serves one process. Several instances behind a load balancer that
+/// must all hear of a change (a resource updated through one of them) plug in a bus over a
+/// shared engine, e.g. Redis pub/sub, that republishes what any instance publishes.
+pub trait EventBus: Send + Sync + fmt::Debug + 'static {
+    /// Announces a change.
+    fn publish(&self, change: Change);
+    /// Receives every change published from now on.
+    fn subscribe(&self) -> broadcast::Receiver<Change>;
+}
+
+/// The in-process [`EventBus`]: a broadcast channel.
+#[derive(Debug)]
+pub struct InMemoryBus {
+    sender: broadcast::Sender<Change>,
+}
+
+impl InMemoryBus {
+    /// A bus keeping up to `capacity` changes for a slow listener (who then skips the oldest).
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            sender: broadcast::channel(capacity.max(1)).0,
+        }
+    }
+}
+
+impl Default for InMemoryBus {
+    /// Up to 256 changes held for a slow listener.
+    fn default() -> Self {
+        Self::new(256)
+    }
+}
+
+impl EventBus for InMemoryBus {
+    fn publish(&self, change: Change) {
+        // nobody listening is fine
+        let _ = self.sender.send(change);
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.sender.subscribe()
+    }
+}
+
+/// The notification method announcing a change of `kind`.
+pub(crate) fn list_changed_method(kind: ListKind) -> &'static str {
+    match kind {
+        ListKind::Tools => "notifications/tools/list_changed",
+        ListKind::Resources => "notifications/resources/list_changed",
+        ListKind::Prompts => "notifications/prompts/list_changed",
+    }
+}
