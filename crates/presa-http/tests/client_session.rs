@@ -137,6 +137,77 @@ async fn the_get_stream_delivers_server_messages_and_responses_are_posted() {
 }
 
 #[tokio::test]
+async fn requests_after_initialized_wait_for_the_get_stream() {
+    let mut mock = Mock::start().await;
+    let mut transport = Transport::connect(&mock.url);
+    let get = handshake(&mut mock, &mut transport, "2025-11-25").await;
+    transport
+        .send(legacy(1, "tools/call", json!({"name": "ask"})))
+        .await;
+    // held back: a server pushing elicitation/create on the GET stream would lose it
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(mock.try_next().is_none());
+
+    let _stream = get.respond_sse(&[]);
+    let post = mock.next().await;
+    assert_eq!(post.rpc_method(), "tools/call");
+    post.respond_result(json!({"content": []}));
+    assert_eq!(transport.message().await["id"], 1);
+}
+
+#[tokio::test]
+async fn a_get_stream_that_never_answers_holds_requests_two_seconds_at_most() {
+    let mut mock = Mock::start().await;
+    let mut transport = Transport::connect(&mock.url);
+    let _get = handshake(&mut mock, &mut transport, "2025-11-25").await;
+    let sent = Instant::now();
+    transport.send(legacy(1, "tools/list", json!({}))).await;
+    let post = mock.next().await;
+    let waited = sent.elapsed();
+    assert!(waited >= Duration::from_millis(1900), "{waited:?}");
+    assert!(waited < Duration::from_secs(4), "{waited:?}");
+    assert_eq!(post.rpc_method(), "tools/list");
+}
+
+#[tokio::test]
+async fn closing_sends_what_waited_for_the_get_stream() {
+    let mut mock = Mock::start().await;
+    let mut transport = Transport::connect(&mock.url);
+    let get = handshake(&mut mock, &mut transport, "2025-11-25").await;
+    transport
+        .send(notification("notifications/roots/list_changed", json!({})))
+        .await;
+    let _incoming = transport.close();
+    let post = mock.next().await;
+    assert_eq!(post.rpc_method(), "notifications/roots/list_changed");
+    post.accept();
+    assert_eq!(mock.next().await.method, "DELETE");
+    drop(get);
+}
+
+#[tokio::test]
+async fn nothing_waits_when_initialized_is_refused() {
+    let mut mock = Mock::start().await;
+    let mut transport = Transport::connect(&mock.url);
+    transport.send(initialize()).await;
+    mock.next().await.respond_json_with(
+        200,
+        &[("mcp-session-id", SESSION)],
+        &initialize_result("2025-11-25"),
+    );
+    transport.message().await;
+    transport
+        .send(notification("notifications/initialized", json!({})))
+        .await;
+    transport.send(legacy(1, "tools/list", json!({}))).await;
+    mock.next().await.respond(400, &[], "no");
+    // no GET stream: the request goes at once
+    let post = mock.next().await;
+    assert_eq!(post.method, "POST");
+    assert_eq!(post.rpc_method(), "tools/list");
+}
+
+#[tokio::test]
 async fn a_stream_that_ends_early_is_resumed_with_last_event_id_after_retry() {
     let mut mock = Mock::start().await;
     let mut transport = Transport::connect(&mock.url);

@@ -297,3 +297,118 @@ async fn an_initialize_era_peer_hears_of_list_changes() {
         "notifications/tools/list_changed"
     );
 }
+
+fn listen(id: Value, filter: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {"notifications": filter, "_meta": meta(json!({}))}})
+}
+
+#[tokio::test]
+async fn a_listen_stream_is_acknowledged_then_gets_only_what_it_asked_for() {
+    let (server, _, _) = fixture();
+    let mut peer = Peer::start(server.clone(), ConnectionOptions::default());
+    peer.send(listen(
+        json!("sub-a"),
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["mem://watched"]}),
+    ))
+    .await;
+    let ack = peer.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-a"
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true}),
+        "subscriptions are off on this server"
+    );
+    server
+        .add_prompt(
+            presa_core::Prompt::new("p"),
+            |_: PromptArgs, _: Context| async { "p" },
+        )
+        .unwrap();
+    server
+        .add_tool(Tool::without_params("late"), |_: Value, _: Context| async {
+            "late"
+        })
+        .unwrap();
+    let note = peer.next().await;
+    assert_eq!(
+        note["method"], "notifications/tools/list_changed",
+        "the prompt change was not asked for"
+    );
+    assert_eq!(
+        note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-a"
+    );
+    // the client ends it with a cancel: no result follows
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "sub-a"}})).await;
+    peer.send(call(9, "quick", json!({}))).await;
+    assert_eq!(peer.next().await["id"], 9);
+}
+
+#[tokio::test]
+async fn resource_updates_reach_listeners_and_initialize_era_subscribers() {
+    let server = Server::builder("subs", "1")
+        .subscribe(true)
+        .resource(
+            presa_core::Resource::new("mem://watched", "watched"),
+            |_: Context| async { "v1" },
+        )
+        .build()
+        .unwrap();
+    let mut modern = Peer::start(server.clone(), ConnectionOptions::default());
+    modern
+        .send(listen(
+            json!(7),
+            json!({"resourceSubscriptions": ["mem://watched"]}),
+        ))
+        .await;
+    assert_eq!(
+        modern.next().await["params"]["notifications"],
+        json!({"resourceSubscriptions": ["mem://watched"]})
+    );
+
+    let mut legacy = Peer::start(server.clone(), ConnectionOptions::default());
+    legacy.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}})).await;
+    assert_eq!(
+        legacy.next().await["result"]["capabilities"]["resources"]["subscribe"],
+        true
+    );
+    legacy
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    legacy.send(json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": "mem://watched"}})).await;
+    assert_eq!(legacy.next().await["result"], json!({}));
+
+    server.resource_updated("mem://other");
+    server.resource_updated("mem://watched");
+    let update = modern.next().await;
+    assert_eq!(
+        (update["method"].clone(), update["params"]["uri"].clone()),
+        (
+            json!("notifications/resources/updated"),
+            json!("mem://watched")
+        )
+    );
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    let update = legacy.next().await;
+    assert_eq!(update["params"], json!({"uri": "mem://watched"}));
+
+    legacy.send(json!({"jsonrpc": "2.0", "id": 2, "method": "resources/unsubscribe", "params": {"uri": "mem://watched"}})).await;
+    assert_eq!(legacy.next().await["result"], json!({}));
+    server.resource_updated("mem://watched");
+    legacy
+        .send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+        .await;
+    assert_eq!(
+        legacy.next().await["id"],
+        3,
+        "no update after unsubscribing"
+    );
+}

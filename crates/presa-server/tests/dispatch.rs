@@ -538,7 +538,10 @@ async fn definitions_change_while_serving() {
     let mut changes = s.changes();
     s.add_tool(Tool::without_params("late"), |_: Value, _| async { "late" })
         .unwrap();
-    assert_eq!(changes.recv().await.unwrap(), Change::ListChanged(ListKind::Tools));
+    assert_eq!(
+        changes.recv().await.unwrap(),
+        Change::ListChanged(ListKind::Tools)
+    );
     assert_eq!(
         call(&s, MODERN, "tools/call", json!({"name": "late"}))
             .await
@@ -546,7 +549,10 @@ async fn definitions_change_while_serving() {
         "late"
     );
     assert!(s.remove_tool("late"));
-    assert_eq!(changes.recv().await.unwrap(), Change::ListChanged(ListKind::Tools));
+    assert_eq!(
+        changes.recv().await.unwrap(),
+        Change::ListChanged(ListKind::Tools)
+    );
     assert!(
         !s.remove_tool("late"),
         "nothing to remove, no change announced"
@@ -560,7 +566,10 @@ async fn definitions_change_while_serving() {
     );
     s.add_resource(Resource::new("mem://x", "x"), |_| async { "x" })
         .unwrap();
-    assert_eq!(changes.recv().await.unwrap(), Change::ListChanged(ListKind::Resources));
+    assert_eq!(
+        changes.recv().await.unwrap(),
+        Change::ListChanged(ListKind::Resources)
+    );
     assert!(s.remove_resource("mem://x"));
     s.add_resource_template(
         ResourceTemplate::new("t://{a}", "t"),

@@ -1,7 +1,7 @@
 //! The connection task: takes the client's messages in order, decides their headers, and runs
 //! each POST on a task of its own; cancels, closes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,8 +12,9 @@ use presa_core::{
 };
 use reqwest::StatusCode;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, Id, JoinError, JoinHandle, JoinSet};
+use tokio::time::Instant;
 
 use super::conn::{Conn, RequestCtx};
 use super::post::{self, Outcome, Post};
@@ -24,6 +25,9 @@ const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// How long the closing `DELETE` may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long messages after `notifications/initialized` wait for the session's GET stream.
+const STREAM_WAIT: Duration = Duration::from_secs(2);
+
 const CANCELLED: &str = "notifications/cancelled";
 
 /// A request whose POST is still running.
@@ -31,6 +35,41 @@ const CANCELLED: &str = "notifications/cancelled";
 struct Flight {
     task: AbortHandle,
     modern: bool,
+}
+
+/// Messages held back after `notifications/initialized` until the session's GET stream is
+/// open, so that a server that pushes requests there (not tied to any POST) finds it, and
+/// none is sent into a stream that does not exist yet.
+///
+/// Opens when the GET gets its response (whatever the status), when the server refuses
+/// `notifications/initialized`, or after [`STREAM_WAIT`].
+#[derive(Debug)]
+struct Gate {
+    /// The task POSTing `notifications/initialized`.
+    initialized: Id,
+    /// Fires when the GET stream got its response; set once that GET was sent.
+    stream: Option<oneshot::Receiver<()>>,
+    deadline: Instant,
+    held: VecDeque<Message>,
+}
+
+impl Gate {
+    /// Resolves when the gate may open; never without a gate.
+    async fn opened(gate: &mut Option<Self>) {
+        let Some(gate) = gate else {
+            return std::future::pending().await;
+        };
+        let deadline = tokio::time::sleep_until(gate.deadline);
+        match &mut gate.stream {
+            Some(stream) => {
+                tokio::select! {
+                    _ = stream => {}
+                    () = deadline => {}
+                }
+            }
+            None => deadline.await,
+        }
+    }
 }
 
 pub(crate) struct Driver {
@@ -44,6 +83,8 @@ pub(crate) struct Driver {
     listen: Option<JoinHandle<()>>,
     /// The stream of a 2024-11-05 HTTP+SSE server, once the fallback started.
     http_sse: Option<AbortHandle>,
+    /// Messages waiting for the session's GET stream.
+    gate: Option<Gate>,
 }
 
 impl Driver {
@@ -56,6 +97,7 @@ impl Driver {
             in_flight: HashMap::new(),
             listen: None,
             http_sse: None,
+            gate: None,
         }
     }
 
@@ -71,15 +113,24 @@ impl Driver {
                         break Some(error);
                     }
                 }
+                () = Gate::opened(&mut self.gate) => self.open_gate(),
             }
         };
         self.shut_down(error).await;
     }
 
     fn dispatch(&mut self, message: Message) {
+        let initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+        if let Some(gate) = &mut self.gate {
+            if !initialize {
+                gate.held.push_back(message);
+                return;
+            }
+            // a new session: what waited for the old one goes first
+            self.open_gate();
+        }
         let mut body = Vec::with_capacity(256);
         message.write_to(&mut body);
-        let initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
         if !initialize && let Some(endpoint) = self.conn.sse_endpoint() {
             return self.http_sse(message, endpoint, body);
         }
@@ -169,8 +220,26 @@ impl Driver {
             .then(|| self.conn.generation());
         let conn = self.conn.clone();
         let post = Post { headers, body };
-        self.tasks
+        let task = self
+            .tasks
             .spawn(async move { post::notify(&conn, post, method, initialized).await });
+        if initialized.is_some() {
+            self.gate = Some(Gate {
+                initialized: task.id(),
+                stream: None,
+                deadline: Instant::now() + STREAM_WAIT,
+                held: VecDeque::new(),
+            });
+        }
+    }
+
+    /// Sends what the gate held, in order.
+    fn open_gate(&mut self) {
+        if let Some(gate) = self.gate.take() {
+            for message in gate.held {
+                self.dispatch(message);
+            }
+        }
     }
 
     fn response(&mut self, response: &Response, body: Vec<u8>) {
@@ -222,17 +291,28 @@ impl Driver {
         {
             self.in_flight.remove(&id);
         }
+        let initialized = self.gate.as_ref().is_some_and(|g| g.initialized == task);
+        if initialized && !matches!(outcome, Some(Outcome::Initialized { .. })) {
+            // the server refused notifications/initialized: no GET stream to wait for
+            self.open_gate();
+        }
         match outcome? {
             Outcome::Done => None,
             Outcome::Initialized { generation } => {
+                let (opened, stream) = oneshot::channel();
                 if generation == self.conn.generation() {
                     if let Some(old) = self.listen.take() {
                         old.abort();
                     }
                     let conn = self.conn.clone();
                     self.listen = Some(tokio::spawn(async move {
-                        stream::listen(&conn, generation).await;
+                        stream::listen(&conn, generation, opened).await;
                     }));
+                }
+                match &mut self.gate {
+                    Some(gate) if initialized => gate.stream = Some(stream),
+                    // an older session's: nothing waits for it
+                    _ => {}
                 }
                 None
             }
@@ -263,6 +343,10 @@ impl Driver {
     /// deleted (orderly close only), and the client hears `Closed`.
     async fn shut_down(mut self, error: Option<TransportError>) {
         self.outgoing.close();
+        if error.is_none() {
+            // on an orderly close, held notifications get the grace below like the others
+            self.open_gate();
+        }
         if let Some(listen) = self.listen.take() {
             listen.abort();
             let _ = listen.await;

@@ -16,7 +16,8 @@
 //! - **Initialize-era sessions**: the `Mcp-Session-Id` of the `initialize` response and the
 //!   negotiated `MCP-Protocol-Version` (2025-06-18 on) go on every later request; after
 //!   `notifications/initialized` the session's GET stream is opened (a 405 means the server
-//!   offers none); closing sends `DELETE`.
+//!   offers none), and later messages wait for its response (2 s at most) so that nothing the
+//!   server pushes there is lost; closing sends `DELETE`.
 //! - **Answers** come as JSON or as an event stream; the stream's notifications and server
 //!   requests are delivered as they arrive. An error status with a JSON-RPC error in the body
 //!   is delivered as that error (it is the server's answer); without one the request fails

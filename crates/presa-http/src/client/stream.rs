@@ -6,6 +6,7 @@ use std::time::Duration;
 use presa_client::{TransportError, TransportErrorKind};
 use presa_core::{Message, Packet, decode_packet};
 use reqwest::StatusCode;
+use tokio::sync::oneshot;
 
 use super::conn::{Conn, RequestCtx, describe};
 use super::sse::{SseEvent, SseParser, TooLarge};
@@ -193,12 +194,18 @@ pub(crate) async fn answer(conn: &Conn, response: reqwest::Response, ctx: &Reque
 /// The session's GET stream (initialize era): server requests and notifications outside any
 /// request. Reconnects when it ends (with `Last-Event-ID` when the server sent ids); stops on an
 /// error status (405: the server offers none), or after reconnections that bring nothing.
-pub(crate) async fn listen(conn: &Conn, generation: u64) {
+/// `opened` fires once the first GET has its response (or failed).
+pub(crate) async fn listen(conn: &Conn, generation: u64, opened: oneshot::Sender<()>) {
     let mut parser = SseParser::new(conn.max_message_bytes);
     let mut idle = 0;
+    let mut opened = Some(opened);
     loop {
         let last_event_id = parser.last_event_id().map(str::to_owned);
-        match conn.get(last_event_id.as_deref()).await {
+        let response = conn.get(last_event_id.as_deref()).await;
+        if let Some(opened) = opened.take() {
+            let _ = opened.send(());
+        }
+        match response {
             Ok(response) if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
                 tracing::debug!(target: "presa_http", "the server offers no GET stream (405)");
                 return;
