@@ -17,6 +17,7 @@ use presa_core::{
 
 use crate::definitions::ListKind;
 use crate::events::{Change, list_changed_method};
+use presa_core::{HasMeta, HasResultType};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -65,14 +66,64 @@ impl Server {
         let has_resources = !defs.resources.is_empty() || !defs.templates.is_empty();
         let modern = cx.protocol_version().era() == Era::Stateless;
         match method {
-            "tools/list" if !defs.tools.is_empty() => self.list_tools(&defs, params, modern),
+            "tools/list" if !defs.tools.is_empty() => self.list(
+                &defs,
+                &defs.tools,
+                params,
+                modern,
+                |t| t.tool.clone(),
+                |p| ListToolsResult {
+                    tools: p.items,
+                    next_cursor: p.next_cursor,
+                    ttl_ms: p.ttl_ms,
+                    cache_scope: p.cache_scope,
+                    ..Default::default()
+                },
+            ),
             "tools/call" if !defs.tools.is_empty() => self.call_tool(&defs, params, cx).await,
-            "resources/list" if has_resources => self.list_resources(&defs, params, modern),
-            "resources/templates/list" if has_resources => {
-                self.list_templates(&defs, params, modern)
-            }
+            "resources/list" if has_resources => self.list(
+                &defs,
+                &defs.resources,
+                params,
+                modern,
+                |r| r.resource.clone(),
+                |p| ListResourcesResult {
+                    resources: p.items,
+                    next_cursor: p.next_cursor,
+                    ttl_ms: p.ttl_ms,
+                    cache_scope: p.cache_scope,
+                    ..Default::default()
+                },
+            ),
+            "resources/templates/list" if has_resources => self.list(
+                &defs,
+                &defs.templates,
+                params,
+                modern,
+                |t| t.template.clone(),
+                |p| ListResourceTemplatesResult {
+                    resource_templates: p.items,
+                    next_cursor: p.next_cursor,
+                    ttl_ms: p.ttl_ms,
+                    cache_scope: p.cache_scope,
+                    ..Default::default()
+                },
+            ),
             "resources/read" if has_resources => self.read_resource(&defs, params, cx).await,
-            "prompts/list" if !defs.prompts.is_empty() => self.list_prompts(&defs, params, modern),
+            "prompts/list" if !defs.prompts.is_empty() => self.list(
+                &defs,
+                &defs.prompts,
+                params,
+                modern,
+                |p| p.prompt.clone(),
+                |p| ListPromptsResult {
+                    prompts: p.items,
+                    next_cursor: p.next_cursor,
+                    ttl_ms: p.ttl_ms,
+                    cache_scope: p.cache_scope,
+                    ..Default::default()
+                },
+            ),
             "prompts/get" if !defs.prompts.is_empty() => self.get_prompt(&defs, params, cx).await,
             "completion/complete" if !defs.completions.is_empty() => {
                 self.complete(&defs, params, cx).await
@@ -85,13 +136,18 @@ impl Server {
 
     /// Stamps a 2026-07-28 result: `resultType`, the server's identity, and (for cacheable
     /// results) the caching hints. Initialize-era results get none of these.
-    fn stamp(&self, modern: bool, result_type: &mut Option<ResultType>, meta: &mut Option<Meta>) {
+    fn stamp<R: HasResultType + HasMeta>(&self, modern: bool, result: &mut R) {
         if !modern {
             return;
         }
-        if result_type.is_none() {
-            *result_type = Some(ResultType::Complete);
+        if result.result_type().is_none() {
+            result.set_result_type(Some(ResultType::Complete));
         }
+        self.stamp_server_info(result.meta_mut());
+    }
+
+    /// Puts the server's identity in a 2026-07-28 result's `_meta`, unless told not to.
+    fn stamp_server_info(&self, meta: &mut Option<Meta>) {
         if self.inner.options.server_info_in_meta {
             let info = serde_json::to_value(&self.inner.info).unwrap_or(Value::Null);
             meta.get_or_insert_with(Meta::new)
@@ -128,79 +184,30 @@ impl Server {
         Ok((items.get(range).unwrap_or_default(), next))
     }
 
-    fn list_tools(
+    /// One page of a list: the entries' wire descriptions, the next cursor and the cache hints,
+    /// made into the list's result by `build`.
+    fn list<E, T, R>(
         &self,
         defs: &Definitions,
+        entries: &[Arc<E>],
         params: Option<&RawValue>,
         modern: bool,
-    ) -> Result<RawJson, ErrorObject> {
-        let (page, next_cursor) = self.page(defs, &defs.tools, params)?;
+        describe: impl Fn(&E) -> T,
+        build: impl FnOnce(ListPage<T>) -> R,
+    ) -> Result<RawJson, ErrorObject>
+    where
+        R: Serialize + HasResultType + HasMeta,
+    {
+        let (page, next_cursor) = self.page(defs, entries, params)?;
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
-        let mut result = ListToolsResult {
-            tools: page.iter().map(|t| t.tool.clone()).collect(),
+        let items = page.iter().map(|entry| describe(entry)).collect();
+        let mut result = build(ListPage {
+            items,
             next_cursor,
             ttl_ms,
             cache_scope,
-            ..Default::default()
-        };
-        self.stamp(modern, &mut result.result_type, &mut result.meta);
-        raw(&result)
-    }
-
-    fn list_resources(
-        &self,
-        defs: &Definitions,
-        params: Option<&RawValue>,
-        modern: bool,
-    ) -> Result<RawJson, ErrorObject> {
-        let (page, next_cursor) = self.page(defs, &defs.resources, params)?;
-        let (ttl_ms, cache_scope) = self.cache_hints(modern);
-        let mut result = ListResourcesResult {
-            resources: page.iter().map(|r| r.resource.clone()).collect(),
-            next_cursor,
-            ttl_ms,
-            cache_scope,
-            ..Default::default()
-        };
-        self.stamp(modern, &mut result.result_type, &mut result.meta);
-        raw(&result)
-    }
-
-    fn list_templates(
-        &self,
-        defs: &Definitions,
-        params: Option<&RawValue>,
-        modern: bool,
-    ) -> Result<RawJson, ErrorObject> {
-        let (page, next_cursor) = self.page(defs, &defs.templates, params)?;
-        let (ttl_ms, cache_scope) = self.cache_hints(modern);
-        let mut result = ListResourceTemplatesResult {
-            resource_templates: page.iter().map(|t| t.template.clone()).collect(),
-            next_cursor,
-            ttl_ms,
-            cache_scope,
-            ..Default::default()
-        };
-        self.stamp(modern, &mut result.result_type, &mut result.meta);
-        raw(&result)
-    }
-
-    fn list_prompts(
-        &self,
-        defs: &Definitions,
-        params: Option<&RawValue>,
-        modern: bool,
-    ) -> Result<RawJson, ErrorObject> {
-        let (page, next_cursor) = self.page(defs, &defs.prompts, params)?;
-        let (ttl_ms, cache_scope) = self.cache_hints(modern);
-        let mut result = ListPromptsResult {
-            prompts: page.iter().map(|p| p.prompt.clone()).collect(),
-            next_cursor,
-            ttl_ms,
-            cache_scope,
-            ..Default::default()
-        };
-        self.stamp(modern, &mut result.result_type, &mut result.meta);
+        });
+        self.stamp(modern, &mut result);
         raw(&result)
     }
 
@@ -274,7 +281,7 @@ impl Server {
                 }
             }
         }
-        self.stamp(modern, &mut result.result_type, &mut result.meta);
+        self.stamp(modern, &mut result);
         raw(&result)
     }
 
@@ -335,7 +342,7 @@ impl Server {
             cache_scope,
             ..Default::default()
         };
-        self.stamp(modern, &mut result.result_type, &mut result.meta);
+        self.stamp(modern, &mut result);
         raw(&result)
     }
 
@@ -395,7 +402,7 @@ impl Server {
             }
             Err(Suspension::Error(error)) => return Err(error),
         };
-        self.stamp(modern, &mut result.result_type, &mut result.meta);
+        self.stamp(modern, &mut result);
         raw(&result)
     }
 
@@ -450,7 +457,7 @@ impl Server {
             completion,
             ..Default::default()
         };
-        self.stamp(modern, &mut result.result_type, &mut result.meta);
+        self.stamp(modern, &mut result);
         raw(&result)
     }
 }
@@ -572,8 +579,7 @@ impl Server {
             request_state: Some(sealed),
             meta: None,
         };
-        let mut result_type = None;
-        self.stamp(true, &mut result_type, &mut result.meta);
+        self.stamp_server_info(&mut result.meta);
         raw(&result)
     }
 }
@@ -649,6 +655,14 @@ impl Server {
         }
         raw(&SubscriptionsListenResult::closed(&id))
     }
+}
+
+/// What every list page holds before it becomes its list's result.
+struct ListPage<T> {
+    items: Vec<T>,
+    next_cursor: Option<String>,
+    ttl_ms: Option<u64>,
+    cache_scope: Option<presa_core::CacheScope>,
 }
 
 fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
