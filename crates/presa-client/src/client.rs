@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use presa_core::{ClientCapabilities, ClientSession, Notification, ProtocolVersion};
 use tokio::sync::mpsc;
@@ -50,6 +51,7 @@ struct Inner {
     capabilities: ClientCapabilities,
     handlers: InputHandlers,
     max_input_rounds: usize,
+    request_timeout: Option<Duration>,
 }
 
 impl fmt::Debug for Client {
@@ -97,6 +99,7 @@ impl Client {
                 capabilities: options.get_capabilities(),
                 handlers: options.handlers.clone(),
                 max_input_rounds: options.input_rounds(),
+                request_timeout: options.default_timeout(),
             }),
         })
     }
@@ -152,5 +155,9 @@ impl Client {
 
     pub(crate) fn max_input_rounds(&self) -> usize {
         self.inner.max_input_rounds
+    }
+
+    pub(crate) fn request_timeout(&self) -> Option<Duration> {
+        self.inner.request_timeout
     }
 }

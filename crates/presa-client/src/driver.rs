@@ -1,7 +1,7 @@
 //! The connection task: owns the [`ClientSession`] and the transport's channels, and drives
 //! one from the other.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use presa_core::{
@@ -18,6 +18,9 @@ use crate::{ClientChannel, ClientError, TransportError, TransportErrorKind, Tran
 
 /// Stop taking new commands while this many messages wait for the transport.
 const OUT_QUEUE_LIMIT: usize = 64;
+
+/// The long-lived request of a 2026-07-28 subscription.
+const LISTEN: &str = "subscriptions/listen";
 
 /// Server→client requests served at once; more are refused with `-32603`.
 const SERVING_LIMIT: usize = 64;
@@ -58,6 +61,9 @@ pub(crate) struct Driver {
     out_queue: VecDeque<Message>,
     calls: HashMap<RequestId, Waiting>,
     keys: HashMap<CallKey, RequestId>,
+    /// Pending `subscriptions/listen` requests, cancelled when the client closes (a server
+    /// finishes its requests before it ends, and a listen never finishes by itself).
+    listens: HashSet<RequestId>,
     init: Option<(RequestId, InitReply)>,
     /// Input handlers answering server→client requests (initialize era).
     serving: JoinSet<Result<RawJson, ErrorObject>>,
@@ -87,6 +93,7 @@ impl Driver {
             out_queue: VecDeque::new(),
             calls: HashMap::new(),
             keys: HashMap::new(),
+            listens: HashSet::new(),
             init: None,
             serving: JoinSet::new(),
             serving_ids: HashMap::new(),
@@ -211,7 +218,7 @@ impl Driver {
     }
 
     fn send_request(&mut self, call: OutgoingCall) {
-        if call.reply.is_closed() {
+        if call.reply.is_closed() && !call.detached {
             // The caller gave up before the request went out.
             return;
         }
@@ -224,6 +231,12 @@ impl Driver {
         );
         match sent {
             Ok(id) => {
+                if call.method == LISTEN {
+                    self.listens.insert(id.clone());
+                }
+                if let Some(sent) = call.sent {
+                    let _ = sent.send(id.clone());
+                }
                 self.keys.insert(call.key, id.clone());
                 self.calls.insert(
                     id,
@@ -246,6 +259,7 @@ impl Driver {
             return;
         };
         self.calls.remove(&id);
+        self.listens.remove(&id);
         let _ = self.session.cancel(&id, Some("abandoned by the client"));
     }
 
@@ -270,6 +284,7 @@ impl Driver {
             return;
         };
         self.keys.remove(&waiting.key);
+        self.listens.remove(id);
         let _ = waiting.reply.send(Err(ClientError::Transport(error)));
         // Forget the request without telling the server: the transport already knows it failed.
         self.session.forget(id);
@@ -291,6 +306,7 @@ impl Driver {
                 }
             }
             ClientEvent::Response { id, outcome, .. } => {
+                self.listens.remove(&id);
                 if let Some(waiting) = self.calls.remove(&id) {
                     self.keys.remove(&waiting.key);
                     let outcome = outcome.map_err(|e| self.request_error(e));
@@ -371,6 +387,7 @@ impl Driver {
         match error {
             RequestError::Peer(error) => ClientError::Server(error),
             RequestError::TimedOut => ClientError::TimedOut,
+            RequestError::CancelledByPeer { reason } => ClientError::CancelledByServer { reason },
             _ => self.shared.ended_error(),
         }
     }
@@ -389,6 +406,7 @@ impl Driver {
                 .send(Err(ClientError::Transport(error.clone())));
         }
         self.keys.clear();
+        self.listens.clear();
         self.outgoing = None;
     }
 
@@ -400,6 +418,10 @@ impl Driver {
             if let Command::Close(done) = command {
                 let _ = done.send(());
             }
+        }
+        // Tell the server to end the subscriptions still open, so that it can finish.
+        for id in std::mem::take(&mut self.listens) {
+            let _ = self.session.cancel(&id, Some("client closed"));
         }
         self.session.close();
         self.pump();

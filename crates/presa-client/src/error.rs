@@ -56,6 +56,12 @@ pub enum ClientError {
         /// The handler's error.
         error: ErrorObject,
     },
+    /// The server ended the request with `notifications/cancelled` (2026-07-28: how a server
+    /// may end a subscription).
+    CancelledByServer {
+        /// Why, if the server said.
+        reason: Option<String>,
+    },
 }
 
 impl ClientError {
@@ -122,6 +128,10 @@ impl fmt::Display for ClientError {
             Self::InputRefused { method, error } => {
                 write!(f, "input handler for {method} refused: {}", error.message)
             }
+            Self::CancelledByServer { reason: None } => f.write_str("server cancelled the request"),
+            Self::CancelledByServer {
+                reason: Some(reason),
+            } => write!(f, "server cancelled the request: {reason}"),
         }
     }
 }
@@ -160,6 +170,9 @@ mod tests {
             ClientError::Handshake(HandshakeError::TimedOut),
             ClientError::InvalidResult("missing field `tools`".into()),
             ClientError::InputRequired(Box::default()),
+            ClientError::CancelledByServer {
+                reason: Some("shutting down".into()),
+            },
         ];
         for case in cases {
             let text = case.to_string();

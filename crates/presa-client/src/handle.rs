@@ -1,11 +1,13 @@
 //! The connection handle: what a [`Client`](crate::Client) sends its connection task, and the
 //! state they share.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use presa_core::{
-    InitializeResult, LoggingLevel, Notification, ProtocolVersion, RawJson, RequestOptions,
+    InitializeResult, LoggingLevel, Notification, ProtocolVersion, RawJson, RequestId,
+    RequestOptions,
 };
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -40,6 +42,11 @@ pub(crate) struct OutgoingCall {
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) progress: Option<ProgressFn>,
     pub(crate) reply: oneshot::Sender<Result<RawJson, ClientError>>,
+    /// Told the request's id once it is sent (for requests whose notifications are matched by
+    /// it, such as `subscriptions/listen`).
+    pub(crate) sent: Option<oneshot::Sender<RequestId>>,
+    /// Sent even though nobody waits for the outcome.
+    pub(crate) detached: bool,
 }
 
 /// State the connection task and every handle share.
@@ -50,6 +57,9 @@ pub(crate) struct Shared {
     pub(crate) notifications: broadcast::WeakSender<Notification>,
     /// Why the connection ended, once it has.
     pub(crate) ended: OnceLock<ClientError>,
+    /// Initialize-era resource subscriptions: how many [`Subscription`](crate::Subscription)s
+    /// watch each URI (the server keeps one set per session, so only the last may unsubscribe).
+    pub(crate) watched: Mutex<HashMap<String, usize>>,
     next_key: AtomicU64,
 }
 
@@ -64,6 +74,7 @@ impl Shared {
             cache: cache.then(|| Mutex::new(Cache::default())),
             notifications: notifications.downgrade(),
             ended: OnceLock::new(),
+            watched: Mutex::default(),
             next_key: AtomicU64::new(0),
         };
         (shared, notifications)
@@ -137,16 +148,83 @@ impl Handle {
             log_level: options.get_log_level(),
             progress: options.progress_callback(),
             reply,
+            sent: None,
+            detached: false,
         }))
         .await?;
         // From here on the request is in the task's hands: dropping this future cancels it.
-        let mut in_flight = InFlight {
+        let mut in_flight = OpenCall {
             key,
             rx: Some(rx),
-            cancels: &self.cancels,
+            cancels: self.cancels.clone(),
             finished: false,
         };
         in_flight.wait(&self.shared).await
+    }
+
+    /// Sends a long-lived request (no timeout): returns its id once sent, and the call to
+    /// await its outcome on, which cancels the request when dropped unfinished.
+    pub(crate) async fn open(
+        &self,
+        method: &str,
+        params: Option<Map<String, Value>>,
+    ) -> Result<(RequestId, OpenCall), ClientError> {
+        let key = self.shared.next_key.fetch_add(1, Ordering::Relaxed);
+        let (reply, rx) = oneshot::channel();
+        let (sent, id) = oneshot::channel();
+        self.command(Command::Request(OutgoingCall {
+            key,
+            method: method.to_owned(),
+            params,
+            options: RequestOptions::default().without_timeout(),
+            log_level: None,
+            progress: None,
+            reply,
+            sent: Some(sent),
+            detached: false,
+        }))
+        .await?;
+        let call = OpenCall {
+            key,
+            rx: Some(rx),
+            cancels: self.cancels.clone(),
+            finished: false,
+        };
+        // Not sent (the session refused it): the reply says why.
+        let Ok(id) = id.await else {
+            let mut call = call;
+            let outcome = call.wait(&self.shared).await;
+            return Err(outcome.err().unwrap_or(ClientError::Closed));
+        };
+        Ok((id, call))
+    }
+
+    /// Queues a request whose outcome nobody waits for, without waiting (for use in `drop`):
+    /// it goes out after every command sent before. Best effort: skipped when the command queue
+    /// is full and no tokio runtime is at hand to wait for room, or the connection ended.
+    pub(crate) fn send_detached(&self, method: &str, params: Option<Map<String, Value>>) {
+        let key = self.shared.next_key.fetch_add(1, Ordering::Relaxed);
+        let (reply, _) = oneshot::channel();
+        let command = Command::Request(OutgoingCall {
+            key,
+            method: method.to_owned(),
+            params,
+            options: RequestOptions::default(),
+            log_level: None,
+            progress: None,
+            reply,
+            sent: None,
+            detached: true,
+        });
+        match self.commands.try_send(command) {
+            Err(mpsc::error::TrySendError::Full(command)) => {
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    let commands = self.commands.clone();
+                    runtime.spawn(async move { commands.send(command).await });
+                }
+            }
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
+        }
     }
 
     /// Closes the connection and waits until the transport is done.
@@ -159,25 +237,33 @@ impl Handle {
 }
 
 /// A request the connection task holds; cancels it when dropped unfinished.
-struct InFlight<'a> {
+#[derive(Debug)]
+pub(crate) struct OpenCall {
     key: CallKey,
     rx: Option<oneshot::Receiver<Result<RawJson, ClientError>>>,
-    cancels: &'a mpsc::UnboundedSender<CallKey>,
+    cancels: mpsc::UnboundedSender<CallKey>,
     finished: bool,
 }
 
-impl InFlight<'_> {
-    async fn wait(&mut self, shared: &Shared) -> Result<RawJson, ClientError> {
-        let Some(rx) = self.rx.as_mut() else {
+impl OpenCall {
+    /// The request's outcome. Cancel-safe: awaiting it again after a dropped wait goes on
+    /// waiting; after it returned once it returns [`ClientError::Closed`].
+    pub(crate) async fn wait(&mut self, shared: &Shared) -> Result<RawJson, ClientError> {
+        let Some(rx) = self.rx.as_mut().filter(|_| !self.finished) else {
             return Err(ClientError::Closed);
         };
         let outcome = rx.await;
         self.finished = true;
         outcome.unwrap_or_else(|_| Err(shared.ended_error()))
     }
+
+    /// Whether the outcome was taken.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.finished
+    }
 }
 
-impl Drop for InFlight<'_> {
+impl Drop for OpenCall {
     fn drop(&mut self) {
         if !self.finished {
             // Close the reply channel first: the task checks it before sending a request it

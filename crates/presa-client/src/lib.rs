@@ -10,6 +10,8 @@
 //! [`request`](Client::request) for anything else. Each call takes per-call options (timeout,
 //! progress, log level) before it is awaited. Input the server needs (sampling, elicitation,
 //! roots) is answered by handlers registered in [`ClientOptions`], in both eras.
+//! [`subscribe`](Client::subscribe) opens a [`Subscription`] to list changes and resource
+//! updates, also in both eras.
 //!
 //! This crate is **not** a transport: it opens no sockets or pipes (presa-stdio and presa-http
 //! do, and hand over a [`ClientChannel`]), and it knows the protocol only through presa-core's
@@ -34,6 +36,7 @@ mod info;
 mod mrtr;
 mod notifications;
 mod options;
+mod subscription;
 mod text;
 mod transport;
 
@@ -44,6 +47,7 @@ pub use handler::{BoxFuture, InputContext, InputHandler};
 pub use info::ServerInfo;
 pub use notifications::Notifications;
 pub use options::ClientOptions;
+pub use subscription::{ChangeEvent, Subscription, SubscriptionOptions};
 pub use text::{ResultText, StructuredContent};
 pub use transport::*;
 

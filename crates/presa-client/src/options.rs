@@ -232,6 +232,10 @@ impl ClientOptions {
         }
     }
 
+    pub(crate) fn default_timeout(&self) -> Option<Duration> {
+        self.request_timeout
+    }
+
     pub(crate) fn probe(&self) -> Duration {
         self.probe_timeout
     }

@@ -877,3 +877,59 @@ fn huge_timeouts_do_not_overflow() {
         "a deadline past the representable is none"
     );
 }
+
+#[test]
+fn a_request_without_timeout_outlives_the_session_default() {
+    let config = client_config().request_timeout(Some(SECOND));
+    let mut pair = Pair::new(config, server_config());
+    pair.client.use_stateless(ProtocolVersion::V2026_07_28);
+    let listen = RequestOptions::default().without_timeout();
+    let id = pair
+        .client
+        .send_request(
+            pair.now,
+            "subscriptions/listen",
+            params(json!({"notifications": {}})),
+            &listen,
+        )
+        .unwrap();
+    pair.client.poll_transmit();
+    assert_eq!(pair.client.poll_timeout(), None);
+    pair.advance(3600 * SECOND);
+    assert_eq!(pair.client.requests_pending(), 1, "still waiting");
+    assert!(pair.client.cancel(&id, None).unwrap());
+}
+
+#[test]
+fn a_stateless_server_cancelling_a_request_of_ours_ends_it() {
+    let mut pair = Pair::default();
+    pair.client.use_stateless(ProtocolVersion::V2026_07_28);
+    let id = pair
+        .client
+        .send_request(
+            pair.now,
+            "subscriptions/listen",
+            params(json!({"notifications": {}})),
+            &RequestOptions::default().without_timeout(),
+        )
+        .unwrap();
+    pair.client.poll_transmit();
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 0, "reason": "shutting down"}});
+    let message = decode_message(cancel.to_string().as_bytes()).unwrap();
+    pair.client.handle_message(pair.now, message.clone());
+    while let Some(e) = pair.client.poll_event() {
+        pair.client_events.push(e);
+    }
+    assert_eq!(
+        pair.take_client_response(&id),
+        Err(RequestError::CancelledByPeer {
+            reason: Some("shutting down".into())
+        })
+    );
+    assert_eq!(pair.client.requests_pending(), 0);
+    // a second cancel, or one for a request never sent, is ignored
+    pair.client.handle_message(pair.now, message);
+    assert!(pair.client.poll_event().is_none());
+    assert!(pair.client.poll_transmit().is_none());
+}

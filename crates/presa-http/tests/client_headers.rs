@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use client_support::{Mock, Transport, modern, notification};
 use presa_client::BoxFuture;
-use presa_http::{HttpClientOptions, TokenError, TokenProvider};
+use presa_http::{Credential, HttpClientOptions, Refusal, TokenError, TokenProvider};
 use serde_json::{Value, json};
 
 fn tools_page() -> Value {
@@ -227,9 +227,12 @@ async fn extra_headers_and_tokens_go_on_every_request() {
             Box::pin(async move { Ok(Some(format!("token-{n}"))) })
         }
 
-        fn unauthorized<'a>(&'a self, challenge: Option<&'a str>) -> BoxFuture<'a, bool> {
-            let retry = challenge == Some("Bearer error=\"invalid_token\"");
-            Box::pin(async move { retry })
+        fn refused<'a>(&'a self, refusal: Refusal<'a>) -> BoxFuture<'a, Result<bool, TokenError>> {
+            let retry = refusal.status() == 401
+                && refusal.attempt() == 0
+                && refusal.challenge() == Some("Bearer error=\"invalid_token\"")
+                && refusal.sent() == Some(&Credential::Bearer("token-0".into()));
+            Box::pin(async move { Ok(retry) })
         }
     }
 
@@ -257,7 +260,7 @@ async fn extra_headers_and_tokens_go_on_every_request() {
     assert_eq!(retry.header("authorization"), Some("Bearer token-1"));
     assert_eq!(retry.rpc_id(), 1);
     retry.respond(401, &[], "");
-    // one retry only: the second 401 fails the request
+    // the provider retries once only: the second 401 fails the request
     match transport.event().await {
         presa_client::TransportEvent::RequestFailed { id, error } => {
             assert_eq!(id, 1.into());

@@ -14,6 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
+use crate::auth::AuthInfo;
 use crate::context::{BoxFuture, Cancellation, Context, Peer};
 use crate::events::{Change, list_changed_method};
 use crate::input::InputError;
@@ -28,6 +29,10 @@ pub enum Incoming {
     Frame(Vec<u8>),
     /// A message the transport already decoded.
     Message(Message),
+    /// A decoded message with the identity the transport verified for it (an authenticated HTTP
+    /// request); a request's handler sees it as [`Context::auth`], instead of the connection's
+    /// [`ConnectionOptions::auth`].
+    Authenticated(Message, Arc<AuthInfo>),
 }
 
 /// The server's end of a transport: frames in, messages out.
@@ -51,12 +56,16 @@ pub struct ServerChannel {
 #[derive(Clone, Debug)]
 pub struct ConnectionOptions {
     max_in_flight: usize,
+    auth: Option<Arc<AuthInfo>>,
 }
 
 impl Default for ConnectionOptions {
-    /// At most 128 requests served at once.
+    /// At most 128 requests served at once; no identity.
     fn default() -> Self {
-        Self { max_in_flight: 128 }
+        Self {
+            max_in_flight: 128,
+            auth: None,
+        }
     }
 }
 
@@ -66,6 +75,28 @@ impl ConnectionOptions {
     pub fn max_in_flight(mut self, max: usize) -> Self {
         self.max_in_flight = max.max(1);
         self
+    }
+
+    /// The identity of everyone on this connection, for transports that authenticate the
+    /// connection as a whole (e.g. a stdio server trusting the user who started it with the
+    /// scopes its tools require). Requests see it as [`Context::auth`] unless they arrive as
+    /// [`Incoming::Authenticated`].
+    ///
+    /// ```
+    /// use presa_server::{AuthInfo, ConnectionOptions};
+    ///
+    /// let options = ConnectionOptions::default()
+    ///     .auth(AuthInfo::new().with_subject("local-user").with_scopes(["files:write"]));
+    /// assert_eq!(options.get_auth().and_then(|a| a.subject()), Some("local-user"));
+    /// ```
+    pub fn auth(mut self, auth: impl Into<Arc<AuthInfo>>) -> Self {
+        self.auth = Some(auth.into());
+        self
+    }
+
+    /// The identity of everyone on this connection.
+    pub fn get_auth(&self) -> Option<&AuthInfo> {
+        self.auth.as_deref()
     }
 
     /// The limit on requests served at once.
@@ -205,12 +236,18 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
         commands: commands_tx.clone(),
     });
     let mut in_flight: HashMap<RequestId, (AbortHandle, Cancellation)> = HashMap::new();
+    // 2026-07-28 listens in flight: they never finish by themselves, so they are ended
+    // (gracefully, with their result) when the input ends
+    let mut listens: std::collections::HashSet<RequestId> = std::collections::HashSet::new();
     let mut waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>> =
         HashMap::new();
     let mut changes = server.changes();
     // initialize-era resource subscriptions of this session
     let mut subscribed: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut input_open = true;
+    // the identity of the input being handled: its requests are queued as events at once and
+    // drained before the next input is read
+    let mut auth = options.auth.clone();
 
     loop {
         // outputs: messages, then events (which may produce messages again), then the deadline
@@ -238,13 +275,19 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                     }
                     let cancellation = Cancellation::new();
                     let meta = presa_core::params_meta(request.params.as_deref());
-                    let cx = Context::new(
+                    let mut cx = Context::new(
                         request.id.clone(),
                         request.client,
                         meta,
                         Arc::clone(&peer),
                         cancellation.clone(),
                     );
+                    if let Some(auth) = &auth {
+                        cx = cx.with_auth(Arc::clone(auth));
+                    }
+                    if request.method == "subscriptions/listen" {
+                        listens.insert(request.id.clone());
+                    }
                     let (server, commands, id) =
                         (server.clone(), commands_tx.clone(), request.id.clone());
                     let task = tokio::spawn(async move {
@@ -256,6 +299,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                     in_flight.insert(request.id, (task.abort_handle(), cancellation));
                 }
                 ServerEvent::Cancelled { id, .. } => {
+                    listens.remove(&id);
                     if let Some((task, cancellation)) = in_flight.remove(&id) {
                         cancellation.cancel();
                         task.abort();
@@ -282,6 +326,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             biased;
             Some(command) = commands.recv() => match command {
                 Command::Respond { id, result } => {
+                    listens.remove(&id);
                     if in_flight.remove(&id).is_some() {
                         session.respond(&id, result);
                     }
@@ -314,8 +359,16 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                 }
             },
             input = incoming.recv(), if reading => match input {
-                Some(Incoming::Message(message)) => session.handle_message(now(), message),
+                Some(Incoming::Message(message)) => {
+                    auth.clone_from(&options.auth);
+                    session.handle_message(now(), message);
+                }
+                Some(Incoming::Authenticated(message, identity)) => {
+                    auth = Some(identity);
+                    session.handle_message(now(), message);
+                }
                 Some(Incoming::Frame(bytes)) => {
+                    auth.clone_from(&options.auth);
                     for rejection in take_frame(&mut session, &bytes) {
                         if outgoing.send(Transmit { message: rejection.into(), related_request: None }).await.is_err() {
                             abort_all(&mut in_flight);
@@ -323,7 +376,14 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                         }
                     }
                 }
-                None => input_open = false,
+                None => {
+                    input_open = false;
+                    for id in listens.drain() {
+                        if let Some((_, cancellation)) = in_flight.get(&id) {
+                            cancellation.cancel();
+                        }
+                    }
+                }
             },
             change = changes.recv() => {
                 if let Ok(change) = change {

@@ -12,6 +12,7 @@ use presa_core::{
     InputResponse, ListRootsResult, LoggingLevel, Meta, ProtocolVersion, RequestId,
 };
 
+use crate::auth::AuthInfo;
 use crate::input::{
     Asks, InputError, Round, check_elicit_answer, elicit_answer, method_of,
     missing_capability_error, request_params, required_capability, roots_answer, sample_answer,
@@ -154,6 +155,7 @@ pub struct Context {
     inner: Arc<ContextInner>,
 }
 
+#[derive(Clone)]
 struct ContextInner {
     request_id: RequestId,
     client: ClientContext,
@@ -164,6 +166,8 @@ struct ContextInner {
     asks: Arc<Asks>,
     /// The answers of a 2026-07-28 round; absent where the request cannot ask for input.
     round: OnceLock<Arc<Round>>,
+    /// The identity the transport verified, if it authenticates callers.
+    auth: Option<Arc<AuthInfo>>,
 }
 
 impl fmt::Debug for Context {
@@ -172,6 +176,7 @@ impl fmt::Debug for Context {
             .field("request_id", &self.inner.request_id)
             .field("protocol_version", &self.inner.client.protocol_version)
             .field("cancelled", &self.inner.cancellation.is_cancelled())
+            .field("subject", &self.auth().and_then(AuthInfo::subject))
             .finish_non_exhaustive()
     }
 }
@@ -194,6 +199,7 @@ impl Context {
                 cancellation,
                 asks: Arc::default(),
                 round: OnceLock::new(),
+                auth: None,
             }),
         }
     }
@@ -218,6 +224,31 @@ impl Context {
             Arc::new(NoPeer),
             Cancellation::new(),
         )
+    }
+
+    /// This context with the identity the transport verified for the request (see [`auth`]).
+    ///
+    /// [`auth`]: Self::auth
+    ///
+    /// ```
+    /// use presa_server::{AuthInfo, Context};
+    ///
+    /// let cx = Context::detached().with_auth(AuthInfo::new().with_subject("alice"));
+    /// assert_eq!(cx.auth().and_then(|a| a.subject()), Some("alice"));
+    /// ```
+    #[must_use]
+    pub fn with_auth(self, auth: impl Into<Arc<AuthInfo>>) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.auth = Some(auth.into());
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The identity the transport verified for this request (subject, scopes, claims), or
+    /// `None` where the transport authenticates no one.
+    pub fn auth(&self) -> Option<&AuthInfo> {
+        self.inner.auth.as_deref()
     }
 
     /// The id of the request being served.

@@ -11,6 +11,7 @@ use presa_core::{
 use presa_schema::{SchemaError, Validator};
 use serde_json::Value;
 
+use crate::auth::ScopeTarget;
 use crate::error::BuildError;
 use crate::prompt::{Completer, PromptHandler};
 use crate::resource::{ResourceHandler, ResourceTemplateHandler, Variables};
@@ -75,6 +76,8 @@ pub(crate) struct Definitions {
     pub(crate) prompts: Vec<Arc<PromptEntry>>,
     prompt_index: HashMap<String, usize>,
     pub(crate) completions: HashMap<(CompletionTarget, String), Arc<dyn Completer>>,
+    /// The scopes each protected name requires (kept when its definition is removed).
+    pub(crate) scopes: HashMap<ScopeTarget, Vec<String>>,
 }
 
 impl fmt::Debug for Definitions {
@@ -149,6 +152,22 @@ impl Definitions {
         self.templates
             .iter()
             .find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
+    }
+
+    /// The scopes `target` requires, if any.
+    pub(crate) fn required_scopes(&self, target: &ScopeTarget) -> Option<&[String]> {
+        self.scopes.get(target).map(Vec::as_slice)
+    }
+
+    /// Whether a definition `target` protects exists.
+    pub(crate) fn has_target(&self, target: &ScopeTarget) -> bool {
+        match target {
+            ScopeTarget::Tool(name) => self.tool(name).is_some(),
+            ScopeTarget::Resource(uri) => {
+                self.resource(uri).is_some() || self.template(uri).is_some()
+            }
+            ScopeTarget::Prompt(name) => self.prompt(name).is_some(),
+        }
     }
 
     pub(crate) fn completer(

@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::auth::{ScopeTarget, check_scopes};
 use crate::catch::catch_unwind;
 use crate::context::{BoxFuture, Context};
 use crate::definitions::{CompletionTarget, Definitions};
@@ -225,6 +226,8 @@ impl Server {
                 params.name
             )));
         };
+        let target = ScopeTarget::Tool(params.name.clone());
+        check_scopes(&cx, &target, defs.required_scopes(&target))?;
         let entry = Arc::clone(entry);
         let modern = cx.protocol_version().era() == Era::Stateless;
         let arguments = params.arguments.unwrap_or_default();
@@ -295,6 +298,15 @@ impl Server {
         let params: ReadResourceRequestParams = parse(params)?;
         let version = cx.protocol_version();
         let modern = version.era() == Era::Stateless;
+        let target = if defs.resource(&params.uri).is_some() {
+            Some(ScopeTarget::Resource(params.uri.clone()))
+        } else {
+            defs.match_template(&params.uri)
+                .map(|(t, _)| ScopeTarget::Resource(t.template.uri_template.clone()))
+        };
+        if let Some(target) = &target {
+            check_scopes(&cx, target, defs.required_scopes(target))?;
+        }
         let binding =
             request_state_binding("resources/read", &serde_json::json!({ "uri": params.uri }));
         let round = self.open_round(
@@ -360,6 +372,8 @@ impl Server {
                 params.name
             )));
         };
+        let target = ScopeTarget::Prompt(params.name.clone());
+        check_scopes(&cx, &target, defs.required_scopes(&target))?;
         let arguments = params.arguments.unwrap_or_default();
         let missing: Vec<&str> = entry
             .prompt
@@ -438,6 +452,11 @@ impl Server {
                 ));
             }
         };
+        let protected = match &target {
+            CompletionTarget::Prompt(name) => ScopeTarget::Prompt(name.clone()),
+            CompletionTarget::Template(uri) => ScopeTarget::Resource(uri.clone()),
+        };
+        check_scopes(&cx, &protected, defs.required_scopes(&protected))?;
         let modern = cx.protocol_version().era() == Era::Stateless;
         let completion = match defs.completer(&target, &params.argument.name) {
             Some(completer) => {

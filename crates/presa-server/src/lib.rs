@@ -15,6 +15,7 @@
 //! **Architecture invariant:** presa-server depends on presa-core and presa-schema and never on
 //! presa-client, and it opens no sockets or pipes itself.
 
+mod auth;
 mod catch;
 mod connection;
 mod context;
@@ -30,6 +31,7 @@ mod tool;
 
 pub mod content;
 
+pub use auth::{AuthInfo, InsufficientScope};
 pub use connection::*;
 pub use context::*;
 pub use definitions::{ListKind, SchemaCompiler, is_valid_tool_name};

@@ -14,6 +14,7 @@ use tokio::sync::broadcast;
 
 use crate::events::{Change, EventBus, InMemoryBus};
 
+use crate::auth::ScopeTarget;
 use crate::context::Context;
 use crate::definitions::{
     CompletionTarget, Definitions, ListKind, PromptEntry, ResourceEntry, SchemaCompiler,
@@ -633,6 +634,12 @@ impl ServerBuilder {
         )
     }
 
+    /// Records a scope requirement (see [`tool_scopes`](Self::tool_scopes)).
+    pub(crate) fn require(mut self, target: ScopeTarget, scopes: Vec<String>) -> Self {
+        self.definitions.scopes.insert(target, scopes);
+        self
+    }
+
     fn completer(
         mut self,
         target: CompletionTarget,
@@ -647,6 +654,16 @@ impl ServerBuilder {
     pub fn build(mut self) -> Result<Server, BuildError> {
         if let Some(error) = self.error {
             return Err(error);
+        }
+        if let Some(target) = self
+            .definitions
+            .scopes
+            .keys()
+            .find(|t| !self.definitions.has_target(t))
+        {
+            return Err(BuildError::UnknownScopeTarget {
+                target: target.describe(),
+            });
         }
         if self.options.request_state.is_none() {
             let mut key = [0u8; 32];

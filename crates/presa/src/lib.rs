@@ -26,3 +26,13 @@ struct TransportsGuide;
 #[cfg(all(doctest, feature = "in-process", feature = "http"))]
 #[doc = include_str!("../../../docs/initialize-era.md")]
 struct InitializeEraGuide;
+
+/// The examples of docs/input-requests.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "in-process"))]
+#[doc = include_str!("../../../docs/input-requests.md")]
+struct InputRequestsGuide;
+
+/// The examples of docs/subscriptions.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "in-process"))]
+#[doc = include_str!("../../../docs/subscriptions.md")]
+struct SubscriptionsGuide;

@@ -1,10 +1,11 @@
 //! The client fixture of the official MCP conformance runner (`npx conformance client`): one
-//! binary that plays every client scenario the runner has, except authorization.
+//! binary that plays every client scenario the runner has.
 //!
 //! It is written only against presa's public API, the way any presa client is: a
 //! [`presa_http::client`] transport, [`Client::connect`] with [`ClientOptions`], typed calls.
-//! Each scenario is one short async function (modules `scenarios` and `skills`); `input` holds
-//! the answers to what servers ask of the user (elicitation, sampling, roots).
+//! Each scenario is one short async function (modules `scenarios`, `skills` and `auth`, the
+//! last with an [`OAuthClient`](presa_http::OAuthClient)); `input` holds the answers to what
+//! servers ask of the user (elicitation, sampling, roots).
 //!
 //! # Running it
 //!
@@ -20,7 +21,7 @@
 //!   2026-07-28 is stateless), and `MCP_CONFORMANCE_CONTEXT` (JSON) carries the data some
 //!   scenarios need.
 //! - It exits 0 when the scenario went as expected, 1 with one line on stderr when it did not
-//!   (an unknown scenario, an `auth/*` scenario, a failed call), 2 on a usage error. It never
+//!   (an unknown scenario, a failed call, an authorization it refused), 2 on a usage error. It never
 //!   runs longer than 20 s (the runner kills at 30 s).
 //!
 //! ```text
@@ -28,9 +29,8 @@
 //! npx conformance client --command "$PWD/../../target/debug/presa-conformance-client" \
 //!     --requirements 2026-07-28 -o /tmp/out
 //! ```
-//!
-//! Authorization (`auth/*`) is not attempted: presa has no OAuth client yet.
 
+mod auth;
 mod input;
 mod scenarios;
 mod skills;

@@ -7,7 +7,7 @@ use presa_client::{Client, ResultText as _};
 use presa_core::{CallToolResult, JsonObject, Tool};
 use serde_json::{Value, json};
 
-use crate::{Failure, Scenario, close, skills};
+use crate::{Failure, Scenario, auth, close, skills};
 
 /// Plays the scenario `scenario.name`.
 pub(crate) async fn run(scenario: &Scenario) -> Result<(), Failure> {
@@ -28,9 +28,7 @@ pub(crate) async fn run(scenario: &Scenario) -> Result<(), Failure> {
         "sep-2640-client-verify-digest"
         | "sep-2640-client-verify-size"
         | "sep-2640-client-verify-frontmatter" => session(scenario, skills::load_first_skill).await,
-        name if name.starts_with("auth/") => {
-            Err("authorization is not implemented by presa's client yet (issue 8)".into())
-        }
+        name if name.starts_with("auth/") => auth::run(scenario).await,
         other => Err(format!("unknown scenario {other:?}").into()),
     }
 }

@@ -59,6 +59,7 @@ impl FakeConfig {
 
 enum Control {
     Notify(Notification),
+    Raw(Message),
     Close(Option<TransportError>),
     Fail(RequestId, TransportError),
     Release,
@@ -117,6 +118,12 @@ impl Fake {
         self.control.send(Control::Notify(n)).unwrap();
     }
 
+    /// Sends `message` to the client as is, bypassing the session.
+    pub(crate) fn raw(&self, message: Value) {
+        let message = decode_message(message.to_string().as_bytes()).unwrap();
+        self.control.send(Control::Raw(message)).unwrap();
+    }
+
     pub(crate) fn close(&self, error: Option<TransportError>) {
         self.control.send(Control::Close(error)).unwrap();
     }
@@ -148,7 +155,7 @@ pub(crate) fn spawn(config: FakeConfig) -> (ClientChannel, Fake) {
     let (control, control_rx) = mpsc::unbounded_channel();
     let capabilities: ServerCapabilities = serde_json::from_value(json!({
         "tools": {"listChanged": true},
-        "resources": {"listChanged": true},
+        "resources": {"listChanged": true, "subscribe": true},
         "prompts": {},
         "completions": {},
         "logging": {}
@@ -220,6 +227,7 @@ impl Server {
                 },
                 Some(c) = control.recv() => match c {
                     Control::Notify(n) => self.session.notify(n, None),
+                    Control::Raw(message) => self.send(message).await,
                     Control::Close(error) => {
                         let _ = self.to_client.send(TransportEvent::Closed(error)).await;
                         return;
@@ -420,6 +428,25 @@ impl Server {
                 self.answer(&id, result);
             }
             "tools/call" => self.call(request, params),
+            // acknowledges with what was asked, except prompts; the stream stays open
+            "subscriptions/listen" => {
+                let mut honoured = params["notifications"].clone();
+                if let Some(filter) = honoured.as_object_mut() {
+                    filter.remove("promptsListChanged");
+                }
+                let ack = SubscriptionsAcknowledgedNotificationParams::new(
+                    &id,
+                    serde_json::from_value(honoured).unwrap(),
+                );
+                let ack = Notification::new("notifications/subscriptions/acknowledged", &ack);
+                self.session.notify(ack.unwrap(), Some(id));
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                if params["uri"] == "file:///refused" {
+                    return self.fail(&id, ErrorObject::invalid_params("Resource not found"));
+                }
+                self.answer(&id, json!({}));
+            }
             other => {
                 let e = ErrorObject::method_not_found(other);
                 self.fail(&id, e);

@@ -8,6 +8,7 @@ mod connect;
 mod fake;
 mod input;
 mod lifecycle;
+mod subscriptions;
 
 use presa_client::{Client, ClientOptions};
 

@@ -9,9 +9,10 @@ use super::endpoint::{CANCELLED, Endpoint, Finished, PROGRESS, RequestError, Tra
 use super::outbound::RequestOptions;
 use super::server::{ClientContext, IncomingRequest, parse_params};
 use crate::{
-    ClientCapabilities, Era, ErrorObject, Implementation, InitializeRequestParams,
-    InitializeResult, LoggingLevel, Message, Notification, ProgressNotificationParams,
-    ProtocolVersion, RawJson, Request, RequestId, RequestMeta, ResponsePayload, SupportedVersions,
+    CancelledNotificationParams, ClientCapabilities, Era, ErrorObject, Implementation,
+    InitializeRequestParams, InitializeResult, LoggingLevel, Message, Notification,
+    ProgressNotificationParams, ProtocolVersion, RawJson, Request, RequestId, RequestMeta,
+    ResponsePayload, SupportedVersions,
 };
 
 /// What a [`ClientSession`] says about the client it speaks for.
@@ -433,6 +434,11 @@ impl ClientSession {
                         self.events.push_back(ClientEvent::Progress { id, params });
                     }
                 }
+                // 2026-07-28 servers make no requests: a cancellation names one of ours, a
+                // `subscriptions/listen` the server ends
+                CANCELLED if matches!(self.mode, Mode::Stateless { .. }) => {
+                    self.cancelled_by_server(n.params.as_ref());
+                }
                 CANCELLED => {
                     if let Some((id, reason)) = self.endpoint.handle_cancelled(n.params.as_ref()) {
                         self.events.push_back(ClientEvent::Cancelled { id, reason });
@@ -460,6 +466,28 @@ impl ClientSession {
                 id,
                 method: pending.method,
                 outcome: Err(RequestError::TimedOut),
+            });
+        }
+    }
+
+    /// The server cancelled one of this client's requests (2026-07-28): it fails with
+    /// [`RequestError::CancelledByPeer`]. Cancellations of requests not pending are ignored.
+    fn cancelled_by_server(&mut self, params: Option<&RawJson>) {
+        let Some(params) =
+            params.and_then(|p| serde_json::from_str::<CancelledNotificationParams>(p.get()).ok())
+        else {
+            return;
+        };
+        let Some(id) = params.request_id else {
+            return;
+        };
+        if let Some(pending) = self.endpoint.outbound.remove(&id) {
+            self.events.push_back(ClientEvent::Response {
+                id,
+                method: pending.method,
+                outcome: Err(RequestError::CancelledByPeer {
+                    reason: params.reason,
+                }),
             });
         }
     }

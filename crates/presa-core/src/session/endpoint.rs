@@ -39,6 +39,12 @@ pub enum RequestError {
     Closed,
     /// The initialize handshake failed, so the request was never sent.
     HandshakeFailed,
+    /// The peer ended the request with `notifications/cancelled` (2026-07-28: how a server may
+    /// end a `subscriptions/listen` stream).
+    CancelledByPeer {
+        /// Why, if the peer said.
+        reason: Option<String>,
+    },
 }
 
 impl std::fmt::Display for RequestError {
@@ -52,6 +58,10 @@ impl std::fmt::Display for RequestError {
             Self::TimedOut => f.write_str("request timed out"),
             Self::Closed => f.write_str("session closed before the response arrived"),
             Self::HandshakeFailed => f.write_str("the initialize handshake failed"),
+            Self::CancelledByPeer { reason: None } => f.write_str("peer cancelled the request"),
+            Self::CancelledByPeer {
+                reason: Some(reason),
+            } => write!(f, "peer cancelled the request: {reason}"),
         }
     }
 }

@@ -24,6 +24,7 @@ pub struct RequestOptions {
     max_total_timeout: Option<Duration>,
     progress: bool,
     reset_timeout_on_progress: bool,
+    no_timeout: bool,
 }
 
 impl Default for RequestOptions {
@@ -34,14 +35,26 @@ impl Default for RequestOptions {
             max_total_timeout: None,
             progress: false,
             reset_timeout_on_progress: false,
+            no_timeout: false,
         }
     }
 }
 
 impl RequestOptions {
     /// How long to wait for the response; `None` uses the session's default request timeout.
+    /// Undoes [`without_timeout`](Self::without_timeout).
     pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
         self.timeout = timeout;
+        self.no_timeout = false;
+        self
+    }
+
+    /// Waits for the response however long it takes, whatever the session's default timeout:
+    /// for long-lived requests such as `subscriptions/listen`, which end when either side ends
+    /// them.
+    pub fn without_timeout(mut self) -> Self {
+        self.timeout = None;
+        self.no_timeout = true;
         self
     }
 
@@ -66,6 +79,11 @@ impl RequestOptions {
     /// The timeout set on these options, if any.
     pub fn get_timeout(&self) -> Option<Duration> {
         self.timeout
+    }
+
+    /// Whether the request waits without a timeout ([`without_timeout`](Self::without_timeout)).
+    pub fn is_without_timeout(&self) -> bool {
+        self.no_timeout
     }
 
     /// Whether a progress token will be attached.
@@ -113,7 +131,11 @@ impl Outbound {
         options: &RequestOptions,
         default_timeout: Option<Duration>,
     ) -> Option<ProgressToken> {
-        let timeout = options.timeout.or(default_timeout);
+        let timeout = if options.no_timeout {
+            None
+        } else {
+            options.timeout.or(default_timeout)
+        };
         // a deadline past what Instant can represent means no deadline
         let deadline = timeout.and_then(|t| now.checked_add(t));
         let hard_deadline = match (options.reset_timeout_on_progress, timeout) {
@@ -244,6 +266,35 @@ mod tests {
         assert_eq!(out.next_deadline(), Some(t0 + Duration::from_secs(2)));
         assert!(out.remove(&a).is_some());
         assert_eq!(out.next_deadline(), None);
+    }
+
+    #[test]
+    fn without_timeout_overrides_the_session_default() {
+        let t0 = Instant::now();
+        let mut out = Outbound::default();
+        let id = out.allocate_id();
+        let forever = RequestOptions::default()
+            .progress(true)
+            .reset_timeout_on_progress(true)
+            .without_timeout();
+        assert!(forever.is_without_timeout());
+        let token = out
+            .insert(t0, id.clone(), "m", &forever, Some(Duration::from_secs(1)))
+            .unwrap();
+        assert_eq!(out.next_deadline(), None);
+        assert_eq!(
+            out.progress(t0, &token),
+            Some(&id),
+            "progress sets no deadline"
+        );
+        assert_eq!(out.next_deadline(), None);
+        assert!(out.expire(t0 + Duration::from_secs(3600)).is_empty());
+        // a timeout set afterwards wins again
+        let bounded = forever.timeout(Some(Duration::from_secs(2)));
+        assert!(!bounded.is_without_timeout());
+        let other = out.allocate_id();
+        out.insert(t0, other, "m", &bounded, Some(Duration::from_secs(1)));
+        assert_eq!(out.next_deadline(), Some(t0 + Duration::from_secs(2)));
     }
 
     #[test]

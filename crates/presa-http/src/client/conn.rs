@@ -16,7 +16,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::options::{Log, TokenProvider};
+use super::options::Log;
+use super::token::{AuthRequest, Credential, Refusal, TokenProvider};
 use super::tools;
 
 pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -26,6 +27,10 @@ pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 const JSON_AND_SSE: HeaderValue = HeaderValue::from_static("application/json, text/event-stream");
 const SSE: HeaderValue = HeaderValue::from_static("text/event-stream");
+const DPOP: HeaderName = HeaderName::from_static("dpop");
+const DPOP_NONCE: HeaderName = HeaderName::from_static("dpop-nonce");
+/// One request is sent at most this many times, whatever the token provider asks.
+const MAX_SENDS: u32 = 8;
 
 /// The request a response or stream belongs to.
 #[derive(Clone, Debug)]
@@ -327,8 +332,8 @@ impl Conn {
             .await
     }
 
-    /// Sends a request with the user's headers and token, then `headers` (which win). On a 401
-    /// the token provider may ask for one retry with a fresh token.
+    /// Sends a request with the user's headers and credential, then `headers` (which win). On a
+    /// 401 or 403 the token provider may ask for the request to be sent again.
     async fn send(
         &self,
         method: Method,
@@ -336,54 +341,62 @@ impl Conn {
         headers: HeaderMap,
         mut body: Option<Vec<u8>>,
     ) -> Result<reqwest::Response, TransportError> {
-        let mut retried = false;
+        let mut attempt = 0;
         loop {
             let mut all = self.headers.clone();
-            if let Some(provider) = &self.token {
-                match provider.token().await {
-                    Ok(Some(token)) => {
-                        let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-                            TransportError::new(
-                                TransportErrorKind::Connect,
-                                "the token provider returned a token that cannot be sent in a header",
-                            )
-                        })?;
-                        all.insert(AUTHORIZATION, value);
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        return Err(TransportError::new(
+            let credential = match &self.token {
+                Some(provider) => {
+                    let request = AuthRequest::new(method.as_str(), url.as_str());
+                    provider.credential(request).await.map_err(|e| {
+                        TransportError::new(
                             TransportErrorKind::Connect,
                             format!("the token provider failed: {e}"),
-                        ));
-                    }
+                        )
+                    })?
                 }
+                None => None,
+            };
+            if let Some(credential) = &credential {
+                authorize(&mut all, credential)?;
             }
             for (name, value) in &headers {
                 all.insert(name.clone(), value.clone());
             }
             let mut request = self.http.request(method.clone(), url.clone()).headers(all);
-            // Keep the body for a retry only when a retry is possible.
-            let this_body = match (&self.token, retried) {
-                (Some(_), false) => body.clone(),
-                _ => body.take(),
-            };
+            // Keep the body for a resend only when one is possible.
+            let last = self.token.is_none() || attempt + 1 >= MAX_SENDS;
+            let this_body = if last { body.take() } else { body.clone() };
             if let Some(body) = this_body {
                 request = request.body(body);
             }
             let response = request.send().await.map_err(|e| send_error(&method, &e))?;
-            if response.status() == StatusCode::UNAUTHORIZED
-                && !retried
+            let status = response.status();
+            if !last
+                && matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
                 && let Some(provider) = &self.token
             {
-                let challenge = response
-                    .headers()
-                    .get(WWW_AUTHENTICATE)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                if provider.unauthorized(challenge.as_deref()).await {
-                    retried = true;
-                    continue;
+                let challenge = joined(response.headers(), WWW_AUTHENTICATE);
+                let nonce = joined(response.headers(), DPOP_NONCE);
+                let refusal = Refusal::new(
+                    AuthRequest::new(method.as_str(), url.as_str()),
+                    status.as_u16(),
+                )
+                .with_challenge(challenge.as_deref())
+                .with_dpop_nonce(nonce.as_deref())
+                .with_sent(credential.as_ref())
+                .with_attempt(attempt);
+                match provider.refused(refusal).await {
+                    Ok(true) => {
+                        attempt += 1;
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        return Err(TransportError::new(
+                            TransportErrorKind::Connect,
+                            format!("HTTP {status}: the token provider failed: {e}"),
+                        ));
+                    }
                 }
             }
             return Ok(response);
@@ -397,6 +410,41 @@ impl std::fmt::Debug for Conn {
             .field("url", &self.url.as_str())
             .finish_non_exhaustive()
     }
+}
+
+/// Puts a credential on a request: `Authorization`, and `DPoP` for a DPoP-bound token.
+fn authorize(headers: &mut HeaderMap, credential: &Credential) -> Result<(), TransportError> {
+    let unsendable = || {
+        TransportError::new(
+            TransportErrorKind::Connect,
+            "the token provider returned a token that cannot be sent in a header",
+        )
+    };
+    let (scheme, token, proof) = match credential {
+        Credential::Bearer(token) => ("Bearer", token, None),
+        Credential::Dpop { token, proof } => ("DPoP", token, Some(proof)),
+    };
+    let mut value =
+        HeaderValue::from_str(&format!("{scheme} {token}")).map_err(|_| unsendable())?;
+    value.set_sensitive(true);
+    headers.insert(AUTHORIZATION, value);
+    if let Some(proof) = proof {
+        headers.insert(
+            DPOP,
+            HeaderValue::from_str(proof).map_err(|_| unsendable())?,
+        );
+    }
+    Ok(())
+}
+
+/// Every value of a header, joined with `, ` (how a list-valued header reads as one).
+fn joined(headers: &HeaderMap, name: HeaderName) -> Option<String> {
+    let values: Vec<&str> = headers
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    (!values.is_empty()).then(|| values.join(", "))
 }
 
 fn header_map(pairs: Vec<(String, String)>) -> Result<HeaderMap, TransportError> {

@@ -35,10 +35,12 @@ mod conn;
 mod driver;
 mod error;
 mod http_sse;
+mod oauth;
 mod options;
 mod post;
 mod sse;
 mod stream;
+mod token;
 mod tools;
 
 use std::sync::Arc;
@@ -48,7 +50,9 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
 
 pub use error::HttpClientError;
-pub use options::{HttpClientOptions, TokenError, TokenProvider};
+pub use oauth::*;
+pub use options::HttpClientOptions;
+pub use token::{AuthRequest, Credential, Refusal, TokenError, TokenProvider};
 
 /// How many messages may wait in each direction between the client and the transport.
 const QUEUE: usize = 64;

@@ -1,92 +1,10 @@
-//! Tunables of the client transport: [`HttpClientOptions`] and [`TokenProvider`].
+//! Tunables of the client transport: [`HttpClientOptions`].
 
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use presa_client::BoxFuture;
-
-/// What a [`TokenProvider`] fails with: whatever error its own code returns.
-pub type TokenError = Box<dyn std::error::Error + Send + Sync>;
-
-/// Supplies the bearer token of each HTTP request (OAuth and the like).
-///
-/// [`token`](Self::token) is asked before every request the transport makes (POST, the GET
-/// stream, DELETE); `Some(token)` is sent as `Authorization: Bearer <token>`, replacing an
-/// `Authorization` header set with [`HttpClientOptions::header`]; `None` sends none. When it
-/// fails, the request fails with a [`TransportErrorKind::Connect`](presa_client::TransportErrorKind)
-/// error quoting the provider's error.
-///
-/// When the server answers `401 Unauthorized`, [`unauthorized`](Self::unauthorized) is told
-/// (with the `WWW-Authenticate` challenge, if any); if it returns `true` the request is sent
-/// once more with a fresh [`token`](Self::token). The default declines, and the 401 is reported
-/// like any other error status.
-///
-/// Closures `Fn() -> impl Future<Output = Result<Option<String>, TokenError>>` are token
-/// providers:
-///
-/// ```
-/// use presa_http::{HttpClientOptions, TokenError};
-///
-/// let options = HttpClientOptions::default().token_provider(|| async {
-///     let token = std::env::var("MCP_TOKEN").ok();
-///     Ok::<_, TokenError>(token)
-/// });
-/// # drop(options);
-/// ```
-///
-/// A provider that refreshes its token on a 401:
-///
-/// ```
-/// use std::sync::Mutex;
-/// use presa_client::BoxFuture;
-/// use presa_http::{TokenError, TokenProvider};
-///
-/// struct Refreshing {
-///     token: Mutex<String>,
-/// }
-///
-/// impl TokenProvider for Refreshing {
-///     fn token(&self) -> BoxFuture<'_, Result<Option<String>, TokenError>> {
-///         Box::pin(async move { Ok(Some(self.token.lock().map_err(|e| e.to_string())?.clone())) })
-///     }
-///
-///     fn unauthorized<'a>(&'a self, _challenge: Option<&'a str>) -> BoxFuture<'a, bool> {
-///         Box::pin(async move {
-///             // fetch a new token here, then retry with it
-///             match self.token.lock() {
-///                 Ok(mut token) => {
-///                     *token = "fresh".into();
-///                     true
-///                 }
-///                 Err(_) => false,
-///             }
-///         })
-///     }
-/// }
-/// ```
-pub trait TokenProvider: Send + Sync {
-    /// The token for the next request, or `None` to send no `Authorization` header.
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, TokenError>>;
-
-    /// The server answered `401`, with this `WWW-Authenticate` challenge if it sent one. Return
-    /// `true` to send the request once more with a fresh [`token`](Self::token).
-    fn unauthorized<'a>(&'a self, challenge: Option<&'a str>) -> BoxFuture<'a, bool> {
-        let _ = challenge;
-        Box::pin(std::future::ready(false))
-    }
-}
-
-impl<F, Fut> TokenProvider for F
-where
-    F: Fn() -> Fut + Send + Sync,
-    Fut: Future<Output = Result<Option<String>, TokenError>> + Send + 'static,
-{
-    fn token(&self) -> BoxFuture<'_, Result<Option<String>, TokenError>> {
-        Box::pin(self())
-    }
-}
+use super::token::TokenProvider;
 
 /// Where diagnostics go.
 #[derive(Clone)]
@@ -120,7 +38,7 @@ impl fmt::Debug for Log {
 /// | Option | Default | Meaning |
 /// |---|---|---|
 /// | [`header`](Self::header) | none | a header added to every request, e.g. `Authorization` |
-/// | [`token_provider`](Self::token_provider) | none | a bearer token per request |
+/// | [`token_provider`](Self::token_provider) | none | a bearer token per request, or OAuth |
 /// | [`connect_timeout`](Self::connect_timeout) | 10 s | how long opening a connection may take |
 /// | [`max_message_bytes`](Self::max_message_bytes) | 16 MiB | the largest JSON body or SSE event accepted |
 /// | [`log`](Self::log) | `tracing` warnings | where diagnostics go |
@@ -192,7 +110,8 @@ impl HttpClientOptions {
         self
     }
 
-    /// Supplies a bearer token for each request; see [`TokenProvider`].
+    /// Authorizes each request: a bearer token, or an [`OAuthClient`](crate::OAuthClient); see
+    /// [`TokenProvider`].
     #[must_use]
     pub fn token_provider(mut self, provider: impl TokenProvider + 'static) -> Self {
         self.token_provider = Some(Arc::new(provider));

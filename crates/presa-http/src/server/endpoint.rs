@@ -6,18 +6,20 @@ use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use presa_core::ErrorObject;
 use presa_core::{
     Era, ErrorCode, Message, Packet, ProtocolVersion, RequestId, decode_packet,
     is_stateless_shaped, params_meta,
 };
-use presa_server::{Cancellation, Server};
+use presa_server::{AuthInfo, Cancellation, InsufficientScope, Server};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::options::HttpOptions;
+use super::auth::{insufficient_scope_response, principal};
+use super::options::{CancellationPolicy, HttpOptions};
 use super::reject::reject;
 use super::session::{Delivery, HttpSession, SessionStore, new_session_id};
 use super::sse::{event, json_response, sse_response};
@@ -60,10 +62,11 @@ impl Shared {
     }
 
     /// The subject of a request, when posted cancellation is on.
-    pub(crate) fn subject(&self, headers: &HeaderMap) -> Option<String> {
+    pub(crate) fn subject(&self, headers: &HeaderMap, auth: Option<&AuthInfo>) -> Option<String> {
         match &self.options.cancellation {
-            super::options::CancellationPolicy::Subject(subject) => subject(headers),
-            super::options::CancellationPolicy::None => None,
+            CancellationPolicy::Subject(subject) => subject(headers),
+            CancellationPolicy::AuthSubject => auth.and_then(principal),
+            CancellationPolicy::None => None,
         }
     }
 
@@ -197,7 +200,13 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// `POST` on the endpoint.
-pub(crate) async fn post(State(shared): State<Shared>, headers: HeaderMap, body: Body) -> Response {
+pub(crate) async fn post(
+    State(shared): State<Shared>,
+    headers: HeaderMap,
+    auth: Option<Extension<AuthInfo>>,
+    body: Body,
+) -> Response {
+    let auth = auth.map(|Extension(auth)| Arc::new(auth));
     if !is_json_content(&headers) {
         return reject(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -268,14 +277,14 @@ pub(crate) async fn post(State(shared): State<Shared>, headers: HeaderMap, body:
                 StatusCode::BAD_REQUEST,
             );
         }
-        return legacy_post(shared, &headers, session_id, packet).await;
+        return legacy_post(shared, &headers, session_id, packet, auth).await;
     }
     match packet {
         Packet::Single(Message::Request(request)) => {
-            stateless::request(shared, &headers, request).await
+            stateless::request(shared, &headers, request, auth).await
         }
         Packet::Single(Message::Notification(notification)) => {
-            stateless::notification(&shared, &headers, &notification)
+            stateless::notification(&shared, &headers, &notification, auth.as_deref())
         }
         Packet::Single(Message::Response(_)) => accepted(),
         Packet::Batch(_) => bad_message(
@@ -293,7 +302,9 @@ async fn legacy_post(
     headers: &HeaderMap,
     session_id: Option<String>,
     packet: Packet,
+    auth: Option<Arc<AuthInfo>>,
 ) -> Response {
+    let caller = auth.as_deref().and_then(principal);
     let (messages, mut rejected, is_batch) = match packet {
         Packet::Single(message) => (vec![message], Vec::new(), false),
         Packet::Batch(members) => {
@@ -320,8 +331,12 @@ async fn legacy_post(
                 );
             };
             shared.options.log_line(&format!("session {id} started"));
-            let session =
-                HttpSession::start(id, shared.server.clone(), shared.options.event_buffer);
+            let session = HttpSession::start(
+                id,
+                shared.server.clone(),
+                shared.options.event_buffer,
+                caller.clone(),
+            );
             shared.sessions.insert(Arc::clone(&session));
             (session, true)
         }
@@ -333,8 +348,8 @@ async fn legacy_post(
             );
         }
         Some(id) => match shared.sessions.get(&id) {
-            Some(session) => (session, false),
-            None => {
+            Some(session) if session.belongs_to(caller.as_deref()) => (session, false),
+            _ => {
                 return reject(
                     StatusCode::NOT_FOUND,
                     ErrorCode::INVALID_REQUEST,
@@ -381,7 +396,7 @@ async fn legacy_post(
         })
         .collect();
     if requests.is_empty() {
-        return if session.forward(messages).await {
+        return if session.forward(messages, auth.as_ref()).await {
             accepted()
         } else {
             reject(
@@ -393,14 +408,23 @@ async fn legacy_post(
     }
     let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
     let (priming, deliveries) = session.open_stream(&requests, primed);
-    if !session.forward(messages).await {
+    if !session.forward(messages, auth.as_ref()).await {
         return reject(
             StatusCode::NOT_FOUND,
             ErrorCode::INVALID_REQUEST,
             "Session not found",
         );
     }
-    let mut response = respond(&shared, priming, deliveries, &mut rejected, is_batch).await;
+    let single = !is_batch && requests.len() == 1;
+    let mut response = respond(
+        &shared,
+        priming,
+        deliveries,
+        &mut rejected,
+        is_batch,
+        single,
+    )
+    .await;
     if created {
         let initialized = match session_version_from(&response) {
             Some(version) => {
@@ -442,6 +466,17 @@ fn negotiated(json: &str) -> Option<ProtocolVersion> {
         .ok()
 }
 
+/// The scopes a response's error says the request lacked, if it is an `insufficient_scope`
+/// error.
+fn insufficient_scope(json: &str) -> Option<InsufficientScope> {
+    if !json.contains("insufficient_scope") {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(json).ok()?;
+    let error: ErrorObject = serde_json::from_value(value.get("error")?.clone()).ok()?;
+    InsufficientScope::from_error(&error)
+}
+
 /// Answers a POST from its stream: one JSON body (an array for a batch) when the responses come
 /// first; an SSE stream as soon as anything else comes first.
 async fn respond(
@@ -450,6 +485,7 @@ async fn respond(
     mut deliveries: mpsc::Receiver<Delivery>,
     responses: &mut Vec<String>,
     is_batch: bool,
+    single: bool,
 ) -> Response {
     let mut version = None;
     loop {
@@ -468,6 +504,12 @@ async fn respond(
                 std::mem::take(responses),
                 delivery,
             );
+        }
+        if single
+            && delivery.last
+            && let Some(needed) = insufficient_scope(&delivery.json)
+        {
+            return insufficient_scope_response(delivery.json.to_string(), needed);
         }
         version = version.or_else(|| negotiated(&delivery.json));
         responses.push(delivery.json.to_string());
@@ -528,7 +570,11 @@ fn stream_response(
 
 /// `GET` on the endpoint: the session's standalone event stream, or the resumption of a stream
 /// with `Last-Event-ID`.
-pub(crate) async fn get(State(shared): State<Shared>, headers: HeaderMap) -> Response {
+pub(crate) async fn get(
+    State(shared): State<Shared>,
+    headers: HeaderMap,
+    auth: Option<Extension<AuthInfo>>,
+) -> Response {
     if !shared.supports_initialize_era() {
         return method_not_allowed(&shared);
     }
@@ -546,7 +592,12 @@ pub(crate) async fn get(State(shared): State<Shared>, headers: HeaderMap) -> Res
             "Bad Request: Mcp-Session-Id header is required",
         );
     };
-    let Some(session) = shared.sessions.get(session_id) else {
+    let caller = auth.and_then(|Extension(auth)| principal(&auth));
+    let Some(session) = shared
+        .sessions
+        .get(session_id)
+        .filter(|s| s.belongs_to(caller.as_deref()))
+    else {
         return reject(
             StatusCode::NOT_FOUND,
             ErrorCode::INVALID_REQUEST,
@@ -612,7 +663,11 @@ pub(crate) async fn get(State(shared): State<Shared>, headers: HeaderMap) -> Res
 }
 
 /// `DELETE` on the endpoint: ends an initialize-era session.
-pub(crate) async fn delete(State(shared): State<Shared>, headers: HeaderMap) -> Response {
+pub(crate) async fn delete(
+    State(shared): State<Shared>,
+    headers: HeaderMap,
+    auth: Option<Extension<AuthInfo>>,
+) -> Response {
     if !shared.supports_initialize_era() {
         return method_not_allowed(&shared);
     }
@@ -623,7 +678,17 @@ pub(crate) async fn delete(State(shared): State<Shared>, headers: HeaderMap) -> 
             "Bad Request: Mcp-Session-Id header is required",
         );
     };
-    match shared.sessions.remove(session_id) {
+    let caller = auth.and_then(|Extension(auth)| principal(&auth));
+    let owned = shared
+        .sessions
+        .get(session_id)
+        .is_some_and(|s| s.belongs_to(caller.as_deref()));
+    let removed = if owned {
+        shared.sessions.remove(session_id)
+    } else {
+        None
+    };
+    match removed {
         Some(session) => {
             session.close();
             shared

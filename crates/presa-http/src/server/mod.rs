@@ -5,13 +5,16 @@
 //! - [`router`] gives an [`axum::Router`] to mount in an existing app (it is also a tower
 //!   `Service`); call it with your app's state type and `nest` or `merge` it.
 //! - Each concern is also a tower layer usable on its own: [`OriginLayer`], [`HostLayer`],
-//!   [`BodyLimitLayer`].
+//!   [`BodyLimitLayer`], [`AuthLayer`].
+//! - [`HttpOptions::auth`] protects the endpoint with OAuth bearer tokens and serves its
+//!   protected resource metadata (see [`AuthLayer`]).
 //!
 //! A 2026-07-28 request is checked (headers, `_meta`, version) and answered on its own POST: one
 //! JSON body, or an SSE stream once its handler reports progress or logs; closing that stream
 //! cancels the request. An initialize-era client gets a session (`Mcp-Session-Id`), a GET event
 //! stream for server-initiated messages, event ids with `Last-Event-ID` resumption, and DELETE.
 
+mod auth;
 mod endpoint;
 mod host;
 mod limit;
@@ -34,6 +37,11 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub use auth::{
+    Auth, AuthLayer, AuthOptions, ProtectedResourceMetadata, TokenVerifier, VerifyError,
+};
+#[cfg(feature = "jwt")]
+pub use auth::{JwtKey, JwtKeyError, JwtVerifier};
 pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
 pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
@@ -42,7 +50,13 @@ pub use session::{HttpSession, InMemorySessionStore, SessionStore};
 
 use endpoint::Shared;
 
-/// The MCP endpoint as an axum router, with the Origin, Host and body-size layers applied.
+/// The examples of docs/authorization.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "jwt", feature = "client"))]
+#[doc = include_str!("../../../../docs/authorization.md")]
+struct AuthorizationGuide;
+
+/// The MCP endpoint as an axum router, with the Origin, Host and body-size layers applied (and,
+/// with [`HttpOptions::auth`], the auth layer and the protected resource metadata route).
 ///
 /// Generic over the outer app's state, so it can be merged into any router. Accepted sockets
 /// should have `TCP_NODELAY` set (see [`serve`]): without it a multi-write SSE reply can stall for
@@ -77,8 +91,13 @@ fn build<S: Clone + Send + Sync + 'static>(shared: Shared) -> Router<S> {
         .get(endpoint::get)
         .delete(endpoint::delete)
         .fallback(endpoint::other);
-    Router::new()
-        .route(&options.path, endpoint)
+    let router = match &options.auth {
+        Some(auth) => Router::new()
+            .route(&options.path, endpoint.layer(AuthLayer::new(auth.clone())))
+            .merge(auth.metadata_router(&options.path)),
+        None => Router::new().route(&options.path, endpoint),
+    };
+    router
         .layer(BodyLimitLayer::new(options.max_body_bytes))
         .layer(HostLayer::new(options.allowed_hosts.clone()))
         .layer(OriginLayer::new(options.allowed_origins.clone()))

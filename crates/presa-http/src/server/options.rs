@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use axum::http::HeaderMap;
 
+use super::auth::AuthOptions;
+
 /// Which values of a header (`Origin`, `Host`) are accepted.
 #[derive(Clone, Default)]
 pub enum Allow {
@@ -61,6 +63,10 @@ pub enum CancellationPolicy {
     /// the subject of an HTTP request (e.g. from an `Authorization` header or a client
     /// certificate); requests without a subject cannot be cancelled this way.
     Subject(SubjectFn),
+    /// A posted cancel stops the request with that id of the same authenticated caller: the
+    /// subject of its verified token, else the client it was issued to. Needs
+    /// [`HttpOptions::auth`]; unauthenticated requests cannot be cancelled this way.
+    AuthSubject,
 }
 
 /// A function that names the subject of an HTTP request (see [`CancellationPolicy::Subject`]).
@@ -71,6 +77,7 @@ impl fmt::Debug for CancellationPolicy {
         match self {
             Self::None => f.write_str("None"),
             Self::Subject(_) => f.write_str("Subject(..)"),
+            Self::AuthSubject => f.write_str("AuthSubject"),
         }
     }
 }
@@ -104,6 +111,7 @@ pub struct HttpOptions {
     pub(crate) session_idle_timeout: Option<Duration>,
     pub(crate) event_buffer: usize,
     pub(crate) retry: Duration,
+    pub(crate) auth: Option<AuthOptions>,
 }
 
 impl fmt::Debug for HttpOptions {
@@ -118,6 +126,7 @@ impl fmt::Debug for HttpOptions {
             .field("keepalive", &self.keepalive)
             .field("cancellation", &self.cancellation)
             .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("auth", &self.auth)
             .finish_non_exhaustive()
     }
 }
@@ -126,7 +135,7 @@ impl Default for HttpOptions {
     /// Host 127.0.0.1, port 0 (a free port), path `/mcp`, origins loopback only, hosts any, bodies
     /// up to 2,000,000 bytes, keepalive every 15 s, no posted cancellation, no log, idle
     /// initialize-era sessions evicted after 30 minutes, 1,024 events kept per session for
-    /// resumption, clients told to retry after 1 s.
+    /// resumption, clients told to retry after 1 s, no authorization.
     fn default() -> Self {
         Self {
             host: "127.0.0.1".into(),
@@ -141,6 +150,7 @@ impl Default for HttpOptions {
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
             event_buffer: 1024,
             retry: Duration::from_millis(1000),
+            auth: None,
         }
     }
 }
@@ -217,6 +227,32 @@ impl HttpOptions {
     /// The SSE `retry` interval sent to 2025-11-25 clients.
     pub fn retry(mut self, retry: Duration) -> Self {
         self.retry = retry;
+        self
+    }
+
+    /// Protects the endpoint with bearer tokens: an [`AuthLayer`](crate::AuthLayer) on it, and
+    /// its protected resource metadata served at
+    /// [`AuthOptions::metadata_path`] without a token.
+    ///
+    /// Handlers see the verified identity as
+    /// [`Context::auth`](presa_server::Context::auth); an initialize-era session belongs to the
+    /// caller who created it (another caller gets 404), and every request of it is checked.
+    ///
+    /// ```
+    /// use presa_http::{AuthOptions, CancellationPolicy, HttpOptions, VerifyError};
+    /// use presa_server::AuthInfo;
+    ///
+    /// let verify = |token: String| async move {
+    ///     if token == "valid" { Ok(AuthInfo::new().with_subject("alice")) }
+    ///     else { Err(VerifyError::Invalid("unknown token".into())) }
+    /// };
+    /// let options = HttpOptions::default()
+    ///     .auth(AuthOptions::new("https://login.example.net", verify))
+    ///     .cancellation(CancellationPolicy::AuthSubject);
+    /// # let _ = options;
+    /// ```
+    pub fn auth(mut self, auth: AuthOptions) -> Self {
+        self.auth = Some(auth);
         self
     }
 

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
-use presa_server::{ConnectionOptions, Incoming, Server, ServerChannel, serve_connection};
+use presa_server::{
+    AuthInfo, ConnectionOptions, Incoming, Server, ServerChannel, serve_connection,
+};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -103,6 +105,8 @@ pub struct HttpSession {
     last_active: Mutex<Instant>,
     version: Mutex<Option<ProtocolVersion>>,
     buffer_capacity: usize,
+    /// Who created the session (an authenticated caller), the only one who may use it.
+    owner: Option<String>,
 }
 
 impl fmt::Debug for HttpSession {
@@ -122,7 +126,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl HttpSession {
     /// Starts a session serving `server`: a connection task and a task routing its messages.
-    pub(crate) fn start(id: String, server: Server, buffer_capacity: usize) -> Arc<Self> {
+    /// `owner` is the authenticated caller who created it, if any.
+    pub(crate) fn start(
+        id: String,
+        server: Server,
+        buffer_capacity: usize,
+        owner: Option<String>,
+    ) -> Arc<Self> {
         let (to_connection, incoming) = mpsc::channel(64);
         let (outgoing, mut from_connection) = mpsc::channel::<Transmit>(64);
         let session = Arc::new(Self {
@@ -135,6 +145,7 @@ impl HttpSession {
             last_active: Mutex::new(Instant::now()),
             version: Mutex::new(None),
             buffer_capacity: buffer_capacity.max(1),
+            owner,
         });
         tokio::spawn(serve_connection(
             server,
@@ -156,6 +167,11 @@ impl HttpSession {
     /// The session id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Whether `caller` may use the session: anyone, unless an authenticated caller created it.
+    pub(crate) fn belongs_to(&self, caller: Option<&str>) -> bool {
+        self.owner.is_none() || self.owner.as_deref() == caller
     }
 
     /// The negotiated revision, once `initialize` was answered.
@@ -186,13 +202,22 @@ impl HttpSession {
         lock(&self.streams).live.clear();
     }
 
-    /// Hands messages to the session's connection; `false` once the session is closed.
-    pub(crate) async fn forward(&self, messages: Vec<Message>) -> bool {
+    /// Hands messages to the session's connection, with the identity verified for them;
+    /// `false` once the session is closed.
+    pub(crate) async fn forward(
+        &self,
+        messages: Vec<Message>,
+        auth: Option<&Arc<AuthInfo>>,
+    ) -> bool {
         let Some(tx) = lock(&self.to_connection).clone() else {
             return false;
         };
         for message in messages {
-            if tx.send(Incoming::Message(message)).await.is_err() {
+            let incoming = match auth {
+                Some(auth) => Incoming::Authenticated(message, Arc::clone(auth)),
+                None => Incoming::Message(message),
+            };
+            if tx.send(incoming).await.is_err() {
                 return false;
             }
         }

@@ -11,11 +11,12 @@ use presa_core::{
     Message, Notification, ProgressNotificationParams, ProgressToken, ProtocolVersion, RawJson,
     ReceivedHeaders, Request, RequestId, RequestMeta, http_status,
 };
-use presa_server::{BoxFuture, Cancellation, Context, Peer};
+use presa_server::{AuthInfo, BoxFuture, Cancellation, Context, InsufficientScope, Peer};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use super::auth::insufficient_scope_response;
 use super::endpoint::Shared;
 use super::sse::{event, json_response, sse_response};
 
@@ -41,10 +42,15 @@ pub(crate) fn error_response(id: Option<RequestId>, error: ErrorObject) -> Respo
 }
 
 /// Serves one 2026-07-28 request.
-pub(crate) async fn request(shared: Shared, headers: &HeaderMap, request: Request) -> Response {
+pub(crate) async fn request(
+    shared: Shared,
+    headers: &HeaderMap,
+    request: Request,
+    auth: Option<Arc<AuthInfo>>,
+) -> Response {
     let id = request.id.clone();
     match check(&shared, headers, &request) {
-        Ok((meta, version)) => run(shared, headers, request, meta, version).await,
+        Ok((meta, version)) => run(shared, headers, request, meta, version, auth).await,
         Err(error) => error_response(Some(id), error),
     }
 }
@@ -122,6 +128,7 @@ async fn run(
     request: Request,
     meta: RequestMeta,
     version: ProtocolVersion,
+    auth: Option<Arc<AuthInfo>>,
 ) -> Response {
     let (frames_tx, mut frames) = mpsc::channel::<Frame>(64);
     let peer = Arc::new(StatelessPeer {
@@ -139,13 +146,16 @@ async fn run(
     };
     let cancellation = Cancellation::new();
     let request_meta = presa_core::params_meta(request.params.as_deref());
-    let cx = Context::new(
+    let mut cx = Context::new(
         request.id.clone(),
         client,
         request_meta,
         peer,
         cancellation.clone(),
     );
+    if let Some(auth) = &auth {
+        cx = cx.with_auth(Arc::clone(auth));
+    }
     let server = shared.server.clone();
     let (method, params) = (request.method, request.params);
     let listen =
@@ -158,7 +168,7 @@ async fn run(
         }
         let _ = frames_tx.send(Frame::Done(result)).await;
     });
-    let subject = shared.subject(headers);
+    let subject = shared.subject(headers, auth.as_deref());
     if let Some(subject) = &subject {
         shared.remember_cancellable(
             subject,
@@ -177,7 +187,12 @@ async fn run(
             drop(guard);
             match result {
                 Ok(raw) => json_response(StatusCode::OK, response_json(&request.id, Ok(raw))),
-                Err(error) => error_response(Some(request.id), error),
+                Err(error) => match InsufficientScope::from_error(&error) {
+                    Some(needed) => {
+                        insufficient_scope_response(response_json(&request.id, Err(error)), needed)
+                    }
+                    None => error_response(Some(request.id), error),
+                },
             }
         }
         Some(Frame::Notification(first)) => {
@@ -303,9 +318,10 @@ pub(crate) fn notification(
     shared: &Shared,
     headers: &HeaderMap,
     notification: &Notification,
+    auth: Option<&AuthInfo>,
 ) -> Response {
     if notification.method == "notifications/cancelled"
-        && let Some(subject) = shared.subject(headers)
+        && let Some(subject) = shared.subject(headers, auth)
         && let Some(params) = &notification.params
         && let Ok(params) =
             serde_json::from_str::<presa_core::CancelledNotificationParams>(params.get())

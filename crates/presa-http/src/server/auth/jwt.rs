@@ -1,0 +1,425 @@
+//! The built-in verifier of JWT access tokens (feature `jwt`).
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use jsonwebtoken::errors::{Error as JwtError, ErrorKind};
+use jsonwebtoken::{Algorithm, DecodingKey, Header, Validation, decode, decode_header};
+use presa_server::{AuthInfo, BoxFuture};
+use serde_json::{Map, Value};
+
+use super::jwks::{JwksSource, install_crypto};
+use super::verifier::{TokenVerifier, VerifyError};
+
+const RSA: &[Algorithm] = &[
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+];
+const EC: &[Algorithm] = &[Algorithm::ES256, Algorithm::ES384];
+const HMAC: &[Algorithm] = &[Algorithm::HS256, Algorithm::HS384, Algorithm::HS512];
+
+/// A key that verifies JWT signatures, with the algorithms it may be used with and its key id.
+///
+/// ```
+/// use presa_http::JwtKey;
+///
+/// let jwks = r#"{"keys": [{"kty": "EC", "crv": "P-256", "kid": "k1", "use": "sig",
+///     "x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",
+///     "y": "4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}]}"#;
+/// let keys = JwtKey::from_jwks(jwks).unwrap();
+/// assert_eq!(keys.len(), 1);
+/// assert_eq!(keys[0].get_kid(), Some("k1"));
+/// ```
+#[derive(Clone)]
+pub struct JwtKey {
+    kid: Option<String>,
+    key: DecodingKey,
+    algorithms: Vec<Algorithm>,
+}
+
+impl fmt::Debug for JwtKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JwtKey")
+            .field("kid", &self.kid)
+            .field("algorithms", &self.algorithms)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A key could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JwtKeyError(String);
+
+impl fmt::Display for JwtKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid key: {}", self.0)
+    }
+}
+
+impl std::error::Error for JwtKeyError {}
+
+impl JwtKey {
+    fn read(
+        pem: &[u8],
+        parse: fn(&[u8]) -> Result<DecodingKey, JwtError>,
+        algorithms: &[Algorithm],
+    ) -> Result<Self, JwtKeyError> {
+        install_crypto();
+        let key = parse(pem).map_err(|e| JwtKeyError(e.to_string()))?;
+        Ok(Self {
+            kid: None,
+            key,
+            algorithms: algorithms.to_vec(),
+        })
+    }
+
+    /// An RSA public key in PEM (PKCS#1 or SPKI), for RS256/384/512 and PS256/384/512.
+    pub fn rsa_pem(pem: &[u8]) -> Result<Self, JwtKeyError> {
+        Self::read(pem, DecodingKey::from_rsa_pem, RSA)
+    }
+
+    /// An ECDSA public key (P-256 or P-384) in PEM, for ES256 and ES384.
+    pub fn ec_pem(pem: &[u8]) -> Result<Self, JwtKeyError> {
+        Self::read(pem, DecodingKey::from_ec_pem, EC)
+    }
+
+    /// An Ed25519 public key in PEM, for EdDSA.
+    pub fn ed_pem(pem: &[u8]) -> Result<Self, JwtKeyError> {
+        Self::read(pem, DecodingKey::from_ed_pem, &[Algorithm::EdDSA])
+    }
+
+    /// A shared secret, for HS256/384/512 (tokens from an issuer that shares a secret with this
+    /// server; never from a public JWKS).
+    pub fn hmac(secret: &[u8]) -> Result<Self, JwtKeyError> {
+        Self::read(secret, DecodingKey::from_secret, HMAC)
+    }
+
+    /// The signing keys of a JWKS document (`{"keys": [...]}`). Keys for encryption
+    /// (`"use": "enc"`), symmetric keys and keys of unknown types or algorithms are left out.
+    pub fn from_jwks(json: &str) -> Result<Vec<Self>, JwtKeyError> {
+        install_crypto();
+        let document: Value =
+            serde_json::from_str(json).map_err(|e| JwtKeyError(format!("not a JWKS: {e}")))?;
+        let keys = document
+            .get("keys")
+            .and_then(Value::as_array)
+            .ok_or_else(|| JwtKeyError("not a JWKS: no \"keys\" array".into()))?;
+        Ok(keys.iter().filter_map(Self::from_jwk).collect())
+    }
+
+    /// One signing key of a JWKS, if usable.
+    fn from_jwk(jwk: &Value) -> Option<Self> {
+        if jwk
+            .get("use")
+            .and_then(Value::as_str)
+            .is_some_and(|u| u != "sig")
+        {
+            return None;
+        }
+        let family: &[Algorithm] = match jwk.get("kty").and_then(Value::as_str)? {
+            "RSA" => RSA,
+            "EC" => match jwk.get("crv").and_then(Value::as_str)? {
+                "P-256" => &[Algorithm::ES256],
+                "P-384" => &[Algorithm::ES384],
+                _ => return None,
+            },
+            "OKP" if jwk.get("crv").and_then(Value::as_str)? == "Ed25519" => &[Algorithm::EdDSA],
+            _ => return None,
+        };
+        let algorithms = match jwk.get("alg") {
+            None => family.to_vec(),
+            Some(alg) => {
+                let alg: Algorithm = alg.as_str()?.parse().ok()?;
+                if !family.contains(&alg) {
+                    return None;
+                }
+                vec![alg]
+            }
+        };
+        let parsed: jsonwebtoken::jwk::Jwk = serde_json::from_value(jwk.clone()).ok()?;
+        let key = DecodingKey::from_jwk(&parsed).ok()?;
+        Some(Self {
+            kid: jwk.get("kid").and_then(Value::as_str).map(str::to_owned),
+            key,
+            algorithms,
+        })
+    }
+
+    /// This key with a key id: it then verifies only tokens whose header names that `kid` (or
+    /// none).
+    #[must_use]
+    pub fn kid(mut self, kid: impl Into<String>) -> Self {
+        self.kid = Some(kid.into());
+        self
+    }
+
+    /// The key id.
+    pub fn get_kid(&self) -> Option<&str> {
+        self.kid.as_deref()
+    }
+
+    /// Whether this key may verify a token with `header`.
+    fn fits(&self, header: &Header) -> bool {
+        let kid = match (&header.kid, &self.kid) {
+            (Some(wanted), Some(mine)) => wanted == mine,
+            _ => true,
+        };
+        kid && self.algorithms.contains(&header.alg)
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Keys {
+    Static(Arc<[JwtKey]>),
+    Jwks(JwksSource),
+}
+
+/// Verifies JWT access tokens (RFC 9068 style): the signature, with a key from a fixed set or
+/// from the authorization server's JWKS; the issuer; the audience (this MCP server); expiry
+/// and not-before, with a clock-skew leeway.
+///
+/// The verified token becomes an [`AuthInfo`]: subject from `sub`, client from `client_id` or
+/// `azp`, scopes from `scope` (space-separated) and `scp` (a list or a string), every claim,
+/// the expiry and the token itself.
+///
+/// JWKS keys are cached; the set is fetched again when it is older than
+/// [`jwks_max_age`](Self::jwks_max_age), or when a token names a key id the cache lacks (key
+/// rotation) — at most once per [`jwks_min_refresh`](Self::jwks_min_refresh), so forged key
+/// ids cannot make the server hammer the authorization server.
+///
+/// ```
+/// use std::time::Duration;
+/// use presa_http::{AuthOptions, HttpOptions, JwtVerifier};
+///
+/// let verifier = JwtVerifier::jwks(
+///     "https://login.example.net",
+///     "https://api.example.net/mcp",
+///     "https://login.example.net/.well-known/jwks.json",
+/// )
+/// .leeway(Duration::from_secs(30));
+/// let options = HttpOptions::default().auth(
+///     AuthOptions::new("https://login.example.net", verifier)
+///         .resource("https://api.example.net/mcp"),
+/// );
+/// # let _ = options;
+/// ```
+#[derive(Clone, Debug)]
+pub struct JwtVerifier {
+    issuer: String,
+    audiences: Vec<String>,
+    leeway: Duration,
+    keys: Keys,
+}
+
+impl JwtVerifier {
+    /// Tokens from `issuer` for `audience` (this server's resource URI), signed by one of `keys`.
+    pub fn new(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+        keys: impl IntoIterator<Item = JwtKey>,
+    ) -> Self {
+        install_crypto();
+        Self {
+            issuer: issuer.into(),
+            audiences: vec![audience.into()],
+            leeway: Duration::from_secs(60),
+            keys: Keys::Static(keys.into_iter().collect()),
+        }
+    }
+
+    /// Tokens from `issuer` for `audience`, signed by a key of the JWKS at `jwks_url` (the
+    /// authorization server metadata's `jwks_uri`). Nothing is fetched until the first token.
+    pub fn jwks(
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+        jwks_url: impl Into<String>,
+    ) -> Self {
+        install_crypto();
+        Self {
+            issuer: issuer.into(),
+            audiences: vec![audience.into()],
+            leeway: Duration::from_secs(60),
+            keys: Keys::Jwks(JwksSource::new(jwks_url.into())),
+        }
+    }
+
+    /// Accepts tokens for another audience too (e.g. the resource URI with a trailing slash).
+    #[must_use]
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audiences.push(audience.into());
+        self
+    }
+
+    /// How far clocks may disagree when checking `exp` and `nbf` (default 60 s).
+    #[must_use]
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// How old the cached JWKS may get before it is fetched again (default 1 hour; JWKS only).
+    #[must_use]
+    pub fn jwks_max_age(mut self, max_age: Duration) -> Self {
+        if let Keys::Jwks(source) = &mut self.keys {
+            source.max_age = max_age;
+        }
+        self
+    }
+
+    /// The least time between two fetches of the JWKS for unknown key ids (default 30 s;
+    /// JWKS only).
+    #[must_use]
+    pub fn jwks_min_refresh(mut self, interval: Duration) -> Self {
+        if let Keys::Jwks(source) = &mut self.keys {
+            source.min_refresh = interval;
+        }
+        self
+    }
+
+    /// The HTTP client that fetches the JWKS (default: rustls, 10 s timeout; JWKS only).
+    #[must_use]
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        if let Keys::Jwks(source) = &mut self.keys {
+            source.client = client;
+        }
+        self
+    }
+
+    /// Verifies `token`.
+    pub async fn verify_token(&self, token: &str) -> Result<AuthInfo, VerifyError> {
+        let header = decode_header(token)
+            .map_err(|_| VerifyError::Invalid("the token is not a JWT".into()))?;
+        let mut keys = match &self.keys {
+            Keys::Static(keys) => Arc::clone(keys),
+            Keys::Jwks(source) => source.keys().await?,
+        };
+        if !keys.iter().any(|k| k.fits(&header))
+            && let Keys::Jwks(source) = &self.keys
+        {
+            keys = source.refresh(&keys).await?;
+        }
+        let validation = self.validation(header.alg);
+        let mut tried = false;
+        for key in keys.iter().filter(|k| k.fits(&header)) {
+            tried = true;
+            match decode::<Map<String, Value>>(token, &key.key, &validation) {
+                Ok(data) => return Ok(auth_info(token, data.claims)),
+                Err(error) if *error.kind() == ErrorKind::InvalidSignature => {}
+                Err(error) => return Err(VerifyError::Invalid(describe(&error))),
+            }
+        }
+        Err(VerifyError::Invalid(if tried {
+            "the token's signature does not verify".into()
+        } else {
+            "the token's signing key is unknown".into()
+        }))
+    }
+
+    fn validation(&self, alg: Algorithm) -> Validation {
+        let mut validation = Validation::new(alg);
+        validation.leeway = self.leeway.as_secs();
+        validation.validate_nbf = true;
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_audience(&self.audiences);
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<AuthInfo, VerifyError>> {
+        Box::pin(self.verify_token(token))
+    }
+}
+
+/// What the client is told about a rejected token.
+fn describe(error: &JwtError) -> String {
+    match error.kind() {
+        ErrorKind::ExpiredSignature => "the token expired".into(),
+        ErrorKind::ImmatureSignature => "the token is not valid yet".into(),
+        ErrorKind::InvalidAudience => "the token was not issued for this resource".into(),
+        ErrorKind::InvalidIssuer => "the token's issuer is not trusted".into(),
+        ErrorKind::InvalidSignature => "the token's signature does not verify".into(),
+        ErrorKind::MissingRequiredClaim(claim) => format!("the token has no {claim} claim"),
+        ErrorKind::InvalidClaimFormat(claim) => format!("the token's {claim} claim is malformed"),
+        ErrorKind::InvalidAlgorithm => "the token's algorithm does not fit its key".into(),
+        _ => "the token is malformed".into(),
+    }
+}
+
+/// The identity of a verified token.
+fn auth_info(token: &str, claims: Map<String, Value>) -> AuthInfo {
+    let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
+    let mut scopes: Vec<String> = Vec::new();
+    for name in ["scope", "scp"] {
+        match claims.get(name) {
+            Some(Value::String(list)) => scopes.extend(list.split_whitespace().map(str::to_owned)),
+            Some(Value::Array(items)) => {
+                scopes.extend(items.iter().filter_map(Value::as_str).map(str::to_owned))
+            }
+            _ => {}
+        }
+    }
+    let mut info = AuthInfo::new().with_scopes(scopes).with_token(token);
+    if let Some(subject) = text("sub") {
+        info = info.with_subject(subject);
+    }
+    if let Some(client) = text("client_id").or_else(|| text("azp")) {
+        info = info.with_client_id(client);
+    }
+    if let Some(exp) = claims.get("exp").and_then(Value::as_u64) {
+        info = info.with_expires_at(SystemTime::UNIX_EPOCH + Duration::from_secs(exp));
+    }
+    info.with_claims(claims)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn claims_become_an_identity() {
+        let claims = json!({
+            "sub": "alice", "azp": "app", "scope": "a b", "scp": ["c"], "exp": 2_000_000_000u64,
+            "extra": 1,
+        });
+        let info = auth_info("t", claims.as_object().unwrap().clone());
+        assert_eq!(info.subject(), Some("alice"));
+        assert_eq!(info.client_id(), Some("app"));
+        assert!(info.has_scopes(["a", "b", "c"]));
+        assert_eq!(info.claim("extra"), Some(&json!(1)));
+        assert_eq!(info.token(), Some("t"));
+        assert_eq!(
+            info.expires_at(),
+            Some(SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000))
+        );
+    }
+
+    #[test]
+    fn unusable_jwks_keys_are_left_out() {
+        let jwks = json!({"keys": [
+            {"kty": "oct", "k": "c2VjcmV0"},
+            {"kty": "EC", "crv": "P-256", "use": "enc",
+             "x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",
+             "y": "4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"},
+            {"kty": "EC", "crv": "P-256", "alg": "RS256",
+             "x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",
+             "y": "4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"},
+            {"kty": "RSA", "alg": "RSA-OAEP-256", "n": "AQAB", "e": "AQAB"},
+            {"kty": "EC", "crv": "P-256", "alg": "ES256", "kid": "ok",
+             "x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",
+             "y": "4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"},
+        ]});
+        let keys = JwtKey::from_jwks(&jwks.to_string()).unwrap();
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        assert_eq!(keys[0].algorithms, [Algorithm::ES256]);
+        assert!(JwtKey::from_jwks("{}").is_err());
+    }
+}

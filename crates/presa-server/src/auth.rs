@@ -1,0 +1,451 @@
+//! Who is calling, and which scopes an operation needs: the verified identity a transport attaches
+//! to a request ([`AuthInfo`]), scope requirements per tool, resource and prompt, and the
+//! [`InsufficientScope`] error the dispatcher answers with when the caller lacks them.
+//!
+//! presa-server verifies no tokens: a transport does (presa-http's auth layer, for one) and
+//! hands the result over with [`Context::with_auth`], an
+//! [`Incoming::Authenticated`](crate::Incoming::Authenticated) message, or
+//! [`ConnectionOptions::auth`](crate::ConnectionOptions::auth).
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::time::SystemTime;
+
+use presa_core::{ErrorCode, ErrorObject};
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::error::{HandlerFailure, IntoHandlerFailure, ProtocolError};
+use crate::server::ServerBuilder;
+
+/// The identity a transport verified for a request: subject, client, granted scopes, claims.
+///
+/// Handlers read it with [`Context::auth`]; it is `None` where the transport authenticates no
+/// one (stdio, an HTTP server without auth).
+///
+/// ```
+/// use presa_server::AuthInfo;
+///
+/// let info = AuthInfo::new()
+///     .with_subject("alice")
+///     .with_scopes(["tickets:read", "tickets:write"]);
+/// assert_eq!(info.subject(), Some("alice"));
+/// assert!(info.has_scope("tickets:write"));
+/// assert!(!info.has_scopes(["tickets:read", "admin"]));
+/// ```
+#[derive(Clone, Default, PartialEq)]
+pub struct AuthInfo {
+    subject: Option<String>,
+    client_id: Option<String>,
+    scopes: BTreeSet<String>,
+    claims: Map<String, Value>,
+    expires_at: Option<SystemTime>,
+    token: Option<String>,
+}
+
+impl fmt::Debug for AuthInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthInfo")
+            .field("subject", &self.subject)
+            .field("client_id", &self.client_id)
+            .field("scopes", &self.scopes)
+            .field("claims", &self.claims.keys().collect::<Vec<_>>())
+            .field("expires_at", &self.expires_at)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+impl AuthInfo {
+    /// An identity with no subject, client, scopes or claims.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// This identity with its subject (the token's `sub`: the user, or the client acting for
+    /// itself).
+    #[must_use]
+    pub fn with_subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// This identity with the OAuth client the token was issued to (`client_id` or `azp`).
+    #[must_use]
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// This identity with these granted scopes (replacing earlier ones).
+    #[must_use]
+    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// This identity with all the token's claims.
+    #[must_use]
+    pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
+        self.claims = claims;
+        self
+    }
+
+    /// This identity with the time its token expires.
+    #[must_use]
+    pub fn with_expires_at(mut self, expires_at: SystemTime) -> Self {
+        self.expires_at = Some(expires_at);
+        self
+    }
+
+    /// This identity with the raw access token it was verified from.
+    #[must_use]
+    pub fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// The subject (`sub`), if the token named one.
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.as_deref()
+    }
+
+    /// The OAuth client the token was issued to, if known.
+    pub fn client_id(&self) -> Option<&str> {
+        self.client_id.as_deref()
+    }
+
+    /// The granted scopes.
+    pub fn scopes(&self) -> &BTreeSet<String> {
+        &self.scopes
+    }
+
+    /// Whether `scope` was granted.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.contains(scope)
+    }
+
+    /// Whether every one of `scopes` was granted.
+    pub fn has_scopes<I, S>(&self, scopes: I) -> bool
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        scopes.into_iter().all(|s| self.scopes.contains(s.as_ref()))
+    }
+
+    /// All the token's claims (for a JWT, its payload), for decisions the scopes don't cover.
+    pub fn claims(&self) -> &Map<String, Value> {
+        &self.claims
+    }
+
+    /// One claim.
+    pub fn claim(&self, name: &str) -> Option<&Value> {
+        self.claims.get(name)
+    }
+
+    /// When the token expires, if known.
+    pub fn expires_at(&self) -> Option<SystemTime> {
+        self.expires_at
+    }
+
+    /// The raw access token, when the verifier kept it: for exchanging it for a token of an
+    /// upstream API (RFC 8693). Never forward it to an upstream API as is: the token was issued
+    /// for this server, and MCP forbids token passthrough.
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+}
+
+/// The caller lacks scopes an operation requires.
+///
+/// The dispatcher answers with it when a tool, resource or prompt declared scopes (see
+/// [`ServerBuilder::tool_scopes`]) the request's [`AuthInfo`] lacks; a handler may return it too,
+/// for a decision only it can make. On the wire it is a JSON-RPC error (`-32600`) whose `data` is
+/// `{"error": "insufficient_scope", "scope": "<space-separated scopes>"}`; presa-http turns it
+/// into `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, so the
+/// client can ask for the missing scopes (step-up authorization).
+///
+/// It implements neither `Display` nor `Error`, like [`ProtocolError`]: returned from a
+/// handler it stays a JSON-RPC error instead of becoming a tool error.
+///
+/// ```
+/// use presa_server::InsufficientScope;
+///
+/// let error = InsufficientScope::new(["tickets:read", "tickets:write"]).into_error();
+/// let back = InsufficientScope::from_error(&error).unwrap();
+/// assert_eq!(back.scope(), "tickets:read tickets:write");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InsufficientScope {
+    scopes: Vec<String>,
+    description: String,
+}
+
+/// The `data.error` value that marks an [`InsufficientScope`] error.
+const MARKER: &str = "insufficient_scope";
+
+impl InsufficientScope {
+    /// The operation needs all of `scopes` (every scope it needs, not only the missing ones:
+    /// the client asks for exactly these).
+    pub fn new<I, S>(scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let list = scope_list(scopes);
+        let description = format!("Insufficient scope: this needs {}", list.join(" "));
+        Self {
+            scopes: list,
+            description,
+        }
+    }
+
+    /// This error with a description for the client (the error message and the challenge's
+    /// `error_description`).
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// The scopes the operation needs.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
+    /// The scopes as one space-separated string (the challenge's `scope`).
+    pub fn scope(&self) -> String {
+        self.scopes.join(" ")
+    }
+
+    /// The description.
+    pub fn get_description(&self) -> &str {
+        &self.description
+    }
+
+    /// The JSON-RPC error sent to the client.
+    pub fn into_error(self) -> ErrorObject {
+        let data = serde_json::json!({ "error": MARKER, "scope": self.scope() });
+        ErrorObject::new(ErrorCode::INVALID_REQUEST, self.description).with_data(data)
+    }
+
+    /// Recognizes an error made by [`into_error`](Self::into_error).
+    pub fn from_error(error: &ErrorObject) -> Option<Self> {
+        let data = error.data.as_ref()?;
+        if error.code != ErrorCode::INVALID_REQUEST
+            || data.get("error").and_then(Value::as_str) != Some(MARKER)
+        {
+            return None;
+        }
+        let scope = data.get("scope").and_then(Value::as_str)?;
+        Some(Self::new(scope.split_whitespace()).description(error.message.clone()))
+    }
+}
+
+impl From<InsufficientScope> for ProtocolError {
+    fn from(error: InsufficientScope) -> Self {
+        ProtocolError::from(error.into_error())
+    }
+}
+
+impl IntoHandlerFailure for InsufficientScope {
+    fn into_handler_failure(self) -> HandlerFailure {
+        HandlerFailure::Protocol(self.into_error())
+    }
+}
+
+impl Context {
+    /// Fails unless the request's identity holds every one of `scopes`: for decisions a handler
+    /// makes itself (declared requirements are checked before it runs).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use presa_server::{AuthInfo, Context};
+    ///
+    /// let cx = Context::detached().with_auth(AuthInfo::new().with_scopes(["tickets:read"]));
+    /// assert!(cx.require_scopes(["tickets:read"]).is_ok());
+    /// let error = cx.require_scopes(["tickets:read", "tickets:write"]).unwrap_err();
+    /// assert_eq!(error.scope(), "tickets:read tickets:write");
+    /// # });
+    /// ```
+    pub fn require_scopes<I, S>(&self, scopes: I) -> Result<(), InsufficientScope>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        match self.auth() {
+            Some(auth) if auth.has_scopes(&scopes) => Ok(()),
+            _ => Err(InsufficientScope::new(scopes)),
+        }
+    }
+}
+
+/// What a scope requirement protects.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ScopeTarget {
+    /// A tool, by name.
+    Tool(String),
+    /// A resource by URI, or a resource template by URI template.
+    Resource(String),
+    /// A prompt, by name.
+    Prompt(String),
+}
+
+impl ScopeTarget {
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Self::Tool(name) => format!("tool {name:?}"),
+            Self::Resource(uri) => format!("resource {uri:?}"),
+            Self::Prompt(name) => format!("prompt {name:?}"),
+        }
+    }
+}
+
+/// Checks the request's identity against what `target` requires (nothing required: `Ok`).
+/// A request without an identity holds no scopes.
+pub(crate) fn check_scopes(
+    cx: &Context,
+    target: &ScopeTarget,
+    required: Option<&[String]>,
+) -> Result<(), ErrorObject> {
+    let Some(required) = required.filter(|r| !r.is_empty()) else {
+        return Ok(());
+    };
+    match cx.auth() {
+        Some(auth) if auth.has_scopes(required) => Ok(()),
+        Some(_) => Err(InsufficientScope::new(required.iter().cloned())
+            .description(format!(
+                "Insufficient scope: {} requires {}",
+                target.describe(),
+                required.join(" ")
+            ))
+            .into_error()),
+        None => Err(InsufficientScope::new(required.iter().cloned())
+            .description(format!(
+                "Insufficient scope: {} requires {}, and the request carries no verified identity",
+                target.describe(),
+                required.join(" ")
+            ))
+            .into_error()),
+    }
+}
+
+fn scope_list<I, S>(scopes: I) -> Vec<String>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let mut list: Vec<String> = Vec::new();
+    for scope in scopes {
+        let scope = scope.into();
+        if !list.contains(&scope) {
+            list.push(scope);
+        }
+    }
+    list
+}
+
+impl ServerBuilder {
+    /// Requires every one of `scopes` to call the tool `name`; a caller without them gets
+    /// [`InsufficientScope`] before the handler runs.
+    ///
+    /// The requirement belongs to the name: it outlives removing and re-adding the tool. `build`
+    /// fails if no tool of that name was added by then.
+    ///
+    /// ```
+    /// use presa_core::Tool;
+    /// use presa_server::{Context, Server};
+    /// use serde_json::{json, Value};
+    ///
+    /// let schema = json!({"type": "object"}).as_object().unwrap().clone();
+    /// let server = Server::builder("tickets", "1.0.0")
+    ///     .tool(Tool::new("close_ticket", schema), |_: Value, cx: Context| async move {
+    ///         format!("closed by {}", cx.auth().and_then(|a| a.subject()).unwrap_or("?"))
+    ///     })
+    ///     .tool_scopes("close_ticket", ["tickets:write"])
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn tool_scopes<I, S>(self, name: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.require(ScopeTarget::Tool(name.into()), scope_list(scopes))
+    }
+
+    /// Requires every one of `scopes` to read the resource at `uri`, or any resource of the
+    /// template whose URI template is `uri` (see [`tool_scopes`](Self::tool_scopes)).
+    pub fn resource_scopes<I, S>(self, uri: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.require(ScopeTarget::Resource(uri.into()), scope_list(scopes))
+    }
+
+    /// Requires every one of `scopes` to get the prompt `name` (see
+    /// [`tool_scopes`](Self::tool_scopes)).
+    pub fn prompt_scopes<I, S>(self, name: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.require(ScopeTarget::Prompt(name.into()), scope_list(scopes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn insufficient_scope_round_trips_through_the_error_object() {
+        let error = InsufficientScope::new(["a", "b", "a"])
+            .description("writing needs b")
+            .into_error();
+        assert_eq!(error.code, ErrorCode::INVALID_REQUEST);
+        assert_eq!(error.message, "writing needs b");
+        let back = InsufficientScope::from_error(&error).unwrap();
+        assert_eq!(back.scopes(), ["a", "b"]);
+        assert_eq!(back.get_description(), "writing needs b");
+        assert_eq!(
+            InsufficientScope::from_error(&ErrorObject::invalid_params("x")),
+            None
+        );
+    }
+
+    #[test]
+    fn debug_redacts_the_token() {
+        let info = AuthInfo::new().with_token("secret-token").with_subject("s");
+        let debug = format!("{info:?}");
+        assert!(!debug.contains("secret-token"), "{debug}");
+        assert_eq!(info.token(), Some("secret-token"));
+    }
+
+    #[test]
+    fn checks_name_the_target_and_every_required_scope() {
+        let target = ScopeTarget::Tool("t".into());
+        let required = vec!["a".to_owned(), "b".to_owned()];
+        let cx = Context::detached();
+        let error = check_scopes(&cx, &target, Some(&required)).unwrap_err();
+        assert!(error.message.contains("no verified identity"), "{error:?}");
+        let cx = cx.with_auth(AuthInfo::new().with_scopes(["a"]));
+        let error = check_scopes(&cx, &target, Some(&required)).unwrap_err();
+        assert_eq!(
+            InsufficientScope::from_error(&error).unwrap().scope(),
+            "a b"
+        );
+        let cx = cx.with_auth(AuthInfo::new().with_scopes(["a", "b", "c"]));
+        assert!(check_scopes(&cx, &target, Some(&required)).is_ok());
+        assert!(check_scopes(&Context::detached(), &target, None).is_ok());
+    }
+}
