@@ -38,9 +38,12 @@ pub(crate) async fn run(scenario: &Scenario) -> Result<(), Failure> {
         }
         Err(error) => Err(error.into()),
     };
+    // the failed request quotes the OAuth error; say it when it does not
     outcome.map_err(|error| match oauth.last_error() {
-        Some(oauth) => format!("{error} (oauth: {oauth})").into(),
-        None => error,
+        Some(oauth) if !error.to_string().contains(&oauth.to_string()) => {
+            format!("{error} (oauth: {oauth})").into()
+        }
+        _ => error,
     })
 }
 

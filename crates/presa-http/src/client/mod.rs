@@ -25,6 +25,10 @@
 //! - **Broken streams**: in the initialize era a stream that ends before its response is
 //!   resumed with a GET carrying `Last-Event-ID`, after the server's `retry` delay; on
 //!   2026-07-28 there is no resumption and the request fails.
+//! - **Authorization**: a [`TokenProvider`] puts the credential on every request (POST, GET,
+//!   DELETE) and is told about each `401` and `403`, and may have the request sent again.
+//!   [`OAuthClient`] is the provider that runs the MCP authorization flow: discovery,
+//!   registration, the authorization code with PKCE, step-up, refresh, DPoP.
 //! - **Cancellation**: a `notifications/cancelled` for a 2026-07-28 request closes that
 //!   request's stream instead of being POSTed (on HTTP the closed stream is the cancellation);
 //!   in the initialize era it is POSTed, and the stream is dropped too.

@@ -121,7 +121,9 @@ impl OAuthClient {
         let server = parse_url(server_url)?;
         let http = reqwest::Client::builder()
             .timeout(options.timeout)
-            .redirect(reqwest::redirect::Policy::limited(5))
+            // metadata, registration and token endpoints answer in place; a redirect is an
+            // error status (no body or credentials carried elsewhere)
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| OAuthError::Http {
                 url: server_url.to_owned(),

@@ -75,6 +75,8 @@ pub enum OAuthError {
     NoAuthorizationHandler,
     /// The [`AuthorizationHandler`](crate::AuthorizationHandler) failed.
     Handler(String),
+    /// An [`AssertionSource`](crate::AssertionSource) (a workload JWT, an ID token) failed.
+    Assertion(String),
     /// The authorization server redirected back with an error.
     AuthorizationDenied {
         /// The `error` parameter.
@@ -164,6 +166,7 @@ impl fmt::Display for OAuthError {
                 f.write_str("authorization needs the user, and no authorization handler is set")
             }
             Self::Handler(reason) => write!(f, "the authorization handler failed: {reason}"),
+            Self::Assertion(reason) => write!(f, "the assertion source failed: {reason}"),
             Self::AuthorizationDenied { error, description } => {
                 write!(f, "authorization denied: {error}")?;
                 if let Some(description) = description {

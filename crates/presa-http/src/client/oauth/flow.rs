@@ -81,9 +81,10 @@ impl Inner {
                 self.token_request(server, form, Some(&auth), dpop).await?
             }
             Grant::JwtBearer(source) => {
-                let assertion = source.assertion().await.map_err(|e| {
-                    OAuthError::Handler(format!("the assertion source failed: {e}"))
-                })?;
+                let assertion = source
+                    .assertion()
+                    .await
+                    .map_err(|e| OAuthError::Assertion(e.to_string()))?;
                 let auth = self.identity(server, false).await?;
                 let mut form = vec![
                     ("grant_type", JWT_BEARER.to_owned()),
@@ -220,7 +221,7 @@ impl Inner {
             .id_token
             .assertion()
             .await
-            .map_err(|e| OAuthError::Handler(format!("the ID token source failed: {e}")))?;
+            .map_err(|e| OAuthError::Assertion(e.to_string()))?;
         let mut form = vec![
             ("grant_type", TOKEN_EXCHANGE.to_owned()),
             ("requested_token_type", ID_JAG.to_owned()),
