@@ -1,15 +1,17 @@
 //! `cargo xtask <task>`: presa's project tasks.
 //!
 //! Tasks are plain Rust so that they run wherever cargo does; they shell out to tools and never
-//! depend on presa's own crates.
+//! depend on presa's own crates (the bench driver talks HTTP and stdio to processes).
 
 use std::process::ExitCode;
 
+mod bench;
 mod conformance;
 
 const USAGE: &str = "usage: cargo xtask <task> [options]
 
 tasks:
+  bench         measure presa against plain axum and raw stdio baselines (cargo xtask bench --help)
   conformance   run the official MCP conformance runner against presa's fixtures
                 (cargo xtask conformance --help for its options)
   help          print this message";
@@ -26,6 +28,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("conformance") => conformance::run(&args[1..]),
+        Some("bench") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", bench::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("bench") => bench::run(&args[1..]),
         Some(other) => {
             eprintln!("xtask: unknown task `{other}`\n\n{USAGE}");
             ExitCode::from(2)
