@@ -150,10 +150,9 @@ impl Server {
     /// Puts the server's identity in a 2026-07-28 result's `_meta`, unless told not to.
     fn stamp_server_info(&self, meta: &mut Option<Meta>) {
         if self.inner.options.server_info_in_meta {
-            let info = serde_json::to_value(&self.inner.info).unwrap_or(Value::Null);
             meta.get_or_insert_with(Meta::new)
                 .entry(META_SERVER_INFO)
-                .or_insert(info);
+                .or_insert_with(|| self.inner.info_value.clone());
         }
     }
 
@@ -230,24 +229,28 @@ impl Server {
         check_scopes(&cx, &target, defs.required_scopes(&target))?;
         let entry = Arc::clone(entry);
         let modern = cx.protocol_version().era() == Era::Stateless;
-        let arguments = params.arguments.unwrap_or_default();
-        let binding = request_state_binding(
-            "tools/call",
-            &serde_json::json!({ "name": params.name, "arguments": Value::Object(arguments.clone()) }),
-        );
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        // the binding is only needed to open a sealed state or to seal a new one: made from the
+        // raw params when it is (`name` and `arguments` are all it holds of them)
+        let binding = || {
+            let params: Value = raw_params
+                .and_then(|p| serde_json::from_str(p.get()).ok())
+                .unwrap_or(Value::Null);
+            request_state_binding("tools/call", &params)
+        };
         let round = self.open_round(
             &cx,
             "tools/call",
-            &binding,
+            binding,
             raw_params,
             params.input_responses,
             params.request_state,
         )?;
-        let mut result = match entry
-            .input
-            .as_ref()
-            .map(|v| v.validate_all(&Value::Object(arguments.clone())))
-        {
+        let checked = entry.input.as_ref().map(|v| v.validate_all(&arguments));
+        let Value::Object(arguments) = arguments else {
+            unreachable!("made as an object above")
+        };
+        let mut result = match checked {
             Some(Err(errors)) => {
                 let lines: Vec<_> = errors
                     .iter()
@@ -260,7 +263,12 @@ impl Server {
                 Ok(Ok(Err(error))) => return Err(error),
                 Ok(Err(panic)) => CallToolResult::error(panic),
                 Err(Suspension::Input(requests)) => {
-                    return self.input_required(round.as_deref(), requests, "tools/call", &binding);
+                    return self.input_required(
+                        round.as_deref(),
+                        requests,
+                        "tools/call",
+                        &binding(),
+                    );
                 }
                 Err(Suspension::Error(error)) => return Err(error),
             },
@@ -312,7 +320,7 @@ impl Server {
         let round = self.open_round(
             &cx,
             "resources/read",
-            &binding,
+            || binding.clone(),
             raw_params,
             params.input_responses,
             params.request_state,
@@ -403,7 +411,7 @@ impl Server {
         let round = self.open_round(
             &cx,
             "prompts/get",
-            &binding,
+            || binding.clone(),
             raw_params,
             params.input_responses,
             params.request_state,
@@ -517,7 +525,7 @@ impl Server {
         &self,
         cx: &Context,
         method: &str,
-        binding: &Value,
+        binding: impl FnOnce() -> Value,
         raw_params: Option<&RawValue>,
         responses: Option<InputResponses>,
         state: Option<String>,
@@ -538,7 +546,7 @@ impl Server {
                 .request_state
                 .as_ref()
                 .ok_or_else(|| ErrorObject::internal_error("no request state key"))?;
-            let opened = codec.open(std::time::SystemTime::now(), &token, method, binding)?;
+            let opened = codec.open(std::time::SystemTime::now(), &token, method, &binding())?;
             if let Some(earlier) = opened.get("responses") {
                 let earlier: InputResponses = serde_json::from_value(earlier.clone())
                     .map_err(|e| ErrorObject::invalid_params(format!("requestState: {e}")))?;

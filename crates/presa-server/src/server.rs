@@ -69,6 +69,8 @@ impl Default for Options {
 
 pub(crate) struct Inner {
     pub(crate) info: Implementation,
+    /// `info` as JSON, made once: every 2026-07-28 result carries it in `_meta`.
+    pub(crate) info_value: serde_json::Value,
     pub(crate) instructions: Option<String>,
     pub(crate) options: Options,
     definitions: RwLock<Arc<Definitions>>,
@@ -673,6 +675,7 @@ impl ServerBuilder {
         }
         Ok(Server {
             inner: Arc::new(Inner {
+                info_value: serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null),
                 info: self.info,
                 instructions: self.instructions,
                 options: self.options,

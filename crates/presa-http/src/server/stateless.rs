@@ -8,11 +8,13 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use presa_core::{
     ClientContext, Era, ErrorCode, ErrorObject, LoggingLevel, LoggingMessageNotificationParams,
-    Message, Notification, ProgressNotificationParams, ProgressToken, ProtocolVersion, RawJson,
-    ReceivedHeaders, Request, RequestId, RequestMeta, http_status,
+    Message, Meta, Notification, ProgressNotificationParams, ProgressToken, ProtocolVersion,
+    RawJson, ReceivedHeaders, Request, RequestId, RequestMeta, http_status,
 };
 use presa_server::{AuthInfo, BoxFuture, Cancellation, Context, InsufficientScope, Peer};
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
@@ -50,7 +52,7 @@ pub(crate) async fn request(
 ) -> Response {
     let id = request.id.clone();
     match check(&shared, headers, &request) {
-        Ok((meta, version)) => run(shared, headers, request, meta, version, auth).await,
+        Ok(checked) => run(shared, headers, request, checked, auth).await,
         Err(error) => error_response(Some(id), error),
     }
 }
@@ -63,39 +65,130 @@ fn received(headers: &HeaderMap) -> ReceivedHeaders {
     )
 }
 
+/// What a request passed its checks with: its `_meta` read, the version negotiated, and the raw
+/// `_meta` itself for the handler's context.
+struct Checked {
+    meta: RequestMeta,
+    version: ProtocolVersion,
+    raw_meta: Option<Meta>,
+}
+
+/// The params members the routing checks read, without parsing the rest (`_meta` included) into
+/// a `Value`.
+#[derive(Default, Deserialize)]
+struct RoutingProbe {
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default)]
+    uri: Option<Value>,
+    #[serde(default, rename = "taskId")]
+    task_id: Option<Value>,
+    #[serde(default)]
+    arguments: Option<Box<RawValue>>,
+}
+
+impl RoutingProbe {
+    /// The probe of raw params; `None` when they must be read in full (not an object, or one
+    /// the probe cannot take, such as one with a duplicate member).
+    fn of(raw: &RawValue) -> Option<Self> {
+        if !raw.get().trim_start().starts_with('{') {
+            return None;
+        }
+        serde_json::from_str(raw.get()).ok()
+    }
+
+    fn field(&self, name: &str) -> Option<&Value> {
+        match name {
+            "name" => self.name.as_ref(),
+            "uri" => self.uri.as_ref(),
+            "taskId" => self.task_id.as_ref(),
+            _ => None,
+        }
+    }
+}
+
 /// The header and `_meta` checks, in the runner's order.
-fn check(
-    shared: &Shared,
-    headers: &HeaderMap,
-    request: &Request,
-) -> Result<(RequestMeta, ProtocolVersion), ErrorObject> {
+fn check(shared: &Shared, headers: &HeaderMap, request: &Request) -> Result<Checked, ErrorObject> {
     let received = received(headers);
     received.check_protocol_version()?;
-    let meta = RequestMeta::from_params(request.params.as_deref())?;
+    // `_meta` is parsed once, for the checks and for the handler's context
+    let raw_meta = presa_core::params_meta(request.params.as_deref());
+    let meta = match &raw_meta {
+        Some(raw_meta) => RequestMeta::from_meta(raw_meta)?,
+        // no `_meta`, or params that cannot be read: the error `from_params` reports
+        None => RequestMeta::from_params(request.params.as_deref())?,
+    };
     received.check_protocol_version_matches(&meta.protocol_version)?;
     let version = meta.negotiate(shared.server.supported_versions())?;
-    let params: Option<Value> = match &request.params {
-        Some(raw) => Some(
-            serde_json::from_str(raw.get())
-                .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?,
-        ),
-        None => None,
-    };
-    received.check_routing(&request.method, params.as_ref())?;
+    match request
+        .params
+        .as_deref()
+        .map(|raw| (raw, RoutingProbe::of(raw)))
+    {
+        Some((_, Some(probe))) => check_params(shared, &received, request, &probe)?,
+        None => check_params(shared, &received, request, &RoutingProbe::default())?,
+        Some((raw, None)) => {
+            let params: Value = serde_json::from_str(raw.get())
+                .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?;
+            check_params_value(shared, &received, request, Some(&params))?;
+        }
+    }
+    Ok(Checked {
+        meta,
+        version,
+        raw_meta,
+    })
+}
+
+/// The routing and `Mcp-Param-*` checks, on the probed params.
+fn check_params(
+    shared: &Shared,
+    received: &ReceivedHeaders,
+    request: &Request,
+    probe: &RoutingProbe,
+) -> Result<(), ErrorObject> {
+    received.check_method(&request.method)?;
+    let body_value =
+        presa_core::mcp_name_field(&request.method).and_then(|field| probe.field(field)?.as_str());
+    received.check_name(&request.method, body_value)?;
     if REMOVED.contains(&request.method.as_str()) {
         return Err(ErrorObject::method_not_found(&request.method));
     }
     if request.method == "tools/call" {
-        let name = params
-            .as_ref()
-            .and_then(|p| p.get("name"))
-            .and_then(Value::as_str);
+        let name = probe.name.as_ref().and_then(Value::as_str);
         if let Some(param_headers) = name.and_then(|name| shared.server.tool_param_headers(name)) {
-            let arguments = params.as_ref().and_then(|p| p.get("arguments"));
+            let arguments: Option<Value> = match &probe.arguments {
+                Some(raw) => Some(
+                    serde_json::from_str(raw.get())
+                        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))?,
+                ),
+                None => None,
+            };
+            received.check_params(&param_headers, arguments.as_ref())?;
+        }
+    }
+    Ok(())
+}
+
+/// The routing and `Mcp-Param-*` checks, on params read in full.
+fn check_params_value(
+    shared: &Shared,
+    received: &ReceivedHeaders,
+    request: &Request,
+    params: Option<&Value>,
+) -> Result<(), ErrorObject> {
+    received.check_routing(&request.method, params)?;
+    if REMOVED.contains(&request.method.as_str()) {
+        return Err(ErrorObject::method_not_found(&request.method));
+    }
+    if request.method == "tools/call" {
+        let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+        if let Some(param_headers) = name.and_then(|name| shared.server.tool_param_headers(name)) {
+            let arguments = params.and_then(|p| p.get("arguments"));
             received.check_params(&param_headers, arguments)?;
         }
     }
-    Ok((meta, version))
+    Ok(())
 }
 
 /// What a running request produces, in order.
@@ -126,10 +219,14 @@ async fn run(
     shared: Shared,
     headers: &HeaderMap,
     request: Request,
-    meta: RequestMeta,
-    version: ProtocolVersion,
+    checked: Checked,
     auth: Option<Arc<AuthInfo>>,
 ) -> Response {
+    let Checked {
+        meta,
+        version,
+        raw_meta: request_meta,
+    } = checked;
     let (frames_tx, mut frames) = mpsc::channel::<Frame>(64);
     let peer = Arc::new(StatelessPeer {
         frames: frames_tx.clone(),
@@ -145,7 +242,6 @@ async fn run(
         client_info: meta.client_info,
     };
     let cancellation = Cancellation::new();
-    let request_meta = presa_core::params_meta(request.params.as_deref());
     let mut cx = Context::new(
         request.id.clone(),
         client,
