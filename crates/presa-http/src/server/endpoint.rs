@@ -532,40 +532,48 @@ async fn respond(
 fn stream_response(
     shared: &Shared,
     priming: Option<String>,
-    mut deliveries: mpsc::Receiver<Delivery>,
+    deliveries: mpsc::Receiver<Delivery>,
     earlier: Vec<String>,
     first: Delivery,
 ) -> Response {
+    // responses collected before the switch carry no event id: they were not routed as events
+    let mut ready: Vec<Bytes> = earlier.iter().map(|json| event(None, json, None)).collect();
+    let last = first.last;
+    ready.push(event(Some(&first.event_id), &first.json, None));
+    let events = forward_events(
+        priming,
+        shared.options.retry,
+        ready,
+        (!last).then_some(deliveries),
+    );
+    sse_response(events, None, ())
+}
+
+/// Feeds an SSE stream: a priming event (an id to resume from, and `retry`) when given, the
+/// events at hand, then the stream's live messages until the one that ends it.
+fn forward_events(
+    priming: Option<String>,
+    retry: std::time::Duration,
+    ready: Vec<Bytes>,
+    live: Option<mpsc::Receiver<Delivery>>,
+) -> mpsc::Receiver<Bytes> {
     let (events_tx, events) = mpsc::channel::<Bytes>(64);
-    let retry = shared.options.retry;
     tokio::spawn(async move {
-        if let Some(id) = priming
-            && events_tx
-                .send(event(Some(&id), "", Some(retry)))
-                .await
-                .is_err()
-        {
-            return;
-        }
-        for json in earlier {
-            if events_tx.send(event(None, &json, None)).await.is_err() {
+        let primer = priming.map(|id| event(Some(&id), "", Some(retry)));
+        for bytes in primer.into_iter().chain(ready) {
+            if events_tx.send(bytes).await.is_err() {
                 return;
             }
         }
-        let mut next = Some(first);
-        while let Some(delivery) = next {
-            if events_tx
-                .send(event(Some(&delivery.event_id), &delivery.json, None))
-                .await
-                .is_err()
-                || delivery.last
-            {
+        let Some(mut live) = live else { return };
+        while let Some(delivery) = live.recv().await {
+            let bytes = event(Some(&delivery.event_id), &delivery.json, None);
+            if events_tx.send(bytes).await.is_err() || delivery.last {
                 return;
             }
-            next = deliveries.recv().await;
         }
     });
-    sse_response(events, None, ())
+    events
 }
 
 /// `GET` on the endpoint: the session's standalone event stream, or the resumption of a stream
@@ -605,8 +613,6 @@ pub(crate) async fn get(
         );
     };
     session.touch();
-    let (events_tx, events) = mpsc::channel::<Bytes>(64);
-    let retry = shared.options.retry;
     let resume = header_str(&headers, LAST_EVENT_ID).and_then(|id| {
         let (stream, seq) = id.split_once('-')?;
         Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?))
@@ -628,37 +634,19 @@ pub(crate) async fn get(
             (Vec::new(), Some(live), priming)
         }
     };
-    tokio::spawn(async move {
-        if let Some(id) = priming
-            && events_tx
-                .send(event(Some(&id), "", Some(retry)))
-                .await
-                .is_err()
-        {
-            return;
-        }
-        for delivery in replay {
-            if events_tx
-                .send(event(Some(&delivery.event_id), &delivery.json, None))
-                .await
-                .is_err()
-                || delivery.last
-            {
-                return;
-            }
-        }
-        let Some(mut live) = live else { return };
-        while let Some(delivery) = live.recv().await {
-            if events_tx
-                .send(event(Some(&delivery.event_id), &delivery.json, None))
-                .await
-                .is_err()
-                || delivery.last
-            {
-                return;
-            }
-        }
-    });
+    // a replay that reaches the stream's last message ends it there
+    let end = replay.iter().position(|d| d.last);
+    let replay = replay
+        .iter()
+        .take(end.map_or(usize::MAX, |at| at + 1))
+        .map(|d| event(Some(&d.event_id), &d.json, None))
+        .collect();
+    let events = forward_events(
+        priming,
+        shared.options.retry,
+        replay,
+        live.filter(|_| end.is_none()),
+    );
     sse_response(events, Some(shared.options.keepalive), ())
 }
 
