@@ -428,7 +428,7 @@ fn take_frame(session: &mut ServerSession, bytes: &[u8]) -> Vec<Response> {
 
 /// Tells an initialized initialize-era peer of a change it listens for: list changes when the
 /// server announces them, resource updates for the URIs it subscribed to.
-fn announce(
+pub(crate) fn announce(
     server: &Server,
     session: &mut ServerSession,
     subscribed: &std::collections::HashSet<String>,
@@ -460,7 +460,7 @@ fn announce(
 
 /// Serves `resources/subscribe` and `resources/unsubscribe` of an initialize-era session, whose
 /// subscriptions live with the connection. `None` when the request is not one of them.
-fn subscription_request(
+pub(crate) fn subscription_request(
     server: &Server,
     subscribed: &mut std::collections::HashSet<String>,
     method: &str,
@@ -495,7 +495,7 @@ fn subscription_request(
 }
 
 /// What a handler waiting on a server→client request gets.
-fn answer_of(outcome: Result<RawJson, RequestError>) -> Result<Value, InputError> {
+pub(crate) fn answer_of(outcome: Result<RawJson, RequestError>) -> Result<Value, InputError> {
     match outcome {
         Ok(raw) => {
             serde_json::from_str(raw.get()).map_err(|e| InputError::InvalidAnswer(e.to_string()))

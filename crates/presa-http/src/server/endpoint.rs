@@ -39,6 +39,7 @@ pub(crate) struct Shared {
     pub(crate) sessions: Arc<dyn SessionStore>,
     cancellable: Arc<Mutex<Cancellable>>,
     sweeper: Arc<Once>,
+    announcer: Arc<Once>,
     /// The cancellation of each open 2026-07-28 listen stream, ended at shutdown.
     listens: Arc<Mutex<HashMap<u64, Cancellation>>>,
     next_listen: Arc<std::sync::atomic::AtomicU64>,
@@ -58,6 +59,7 @@ impl Shared {
             listens: Arc::default(),
             next_listen: Arc::default(),
             sweeper: Arc::new(Once::new()),
+            announcer: Arc::new(Once::new()),
         }
     }
 
@@ -118,6 +120,32 @@ impl Shared {
                             session.close();
                             tracing::debug!(target: "presa_http", "session {} ended after being idle", session.id());
                         }
+                    }
+                }
+            });
+        });
+    }
+
+    /// Starts, once, the task that tells sessions of the server's changes (sessions have no task
+    /// of their own).
+    fn start_announcer(&self) {
+        let sessions = Arc::downgrade(&self.sessions);
+        let server = &self.server;
+        self.announcer.call_once(|| {
+            let mut changes = server.changes();
+            tokio::spawn(async move {
+                loop {
+                    match changes.recv().await {
+                        Ok(change) => {
+                            let Some(sessions) = sessions.upgrade() else {
+                                return;
+                            };
+                            for session in sessions.all() {
+                                session.announce(change.clone());
+                            }
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                     }
                 }
             });
@@ -323,6 +351,7 @@ async fn legacy_post(
     let (session, created) = match session_id {
         None if initialize && !is_batch => {
             shared.start_sweeper();
+            shared.start_announcer();
             let Some(id) = new_session_id() else {
                 return reject(
                     StatusCode::INTERNAL_SERVER_ERROR,
@@ -396,7 +425,7 @@ async fn legacy_post(
         })
         .collect();
     if requests.is_empty() {
-        return if session.forward(messages, auth.as_ref()).await {
+        return if session.deliver(messages, auth.as_ref()) {
             accepted()
         } else {
             reject(
@@ -407,8 +436,9 @@ async fn legacy_post(
         };
     }
     let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
-    let (priming, deliveries) = session.open_stream(&requests, primed);
-    if !session.forward(messages, auth.as_ref()).await {
+    let (stream, priming, deliveries) = session.open_stream(&requests, primed);
+    if !session.deliver(messages, auth.as_ref()) {
+        session.forget_stream(stream);
         return reject(
             StatusCode::NOT_FOUND,
             ErrorCode::INVALID_REQUEST,
@@ -425,6 +455,13 @@ async fn legacy_post(
         single,
     )
     .await;
+    let streamed = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if !streamed {
+        session.forget_stream(stream);
+    }
     if created {
         let initialized = match session_version_from(&response) {
             Some(version) => {

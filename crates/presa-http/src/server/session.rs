@@ -3,13 +3,11 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
-use presa_server::{
-    AuthInfo, ConnectionOptions, Incoming, Server, ServerChannel, serve_connection,
-};
+use presa_server::{AuthInfo, Change, DrivenConnection, Server};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -96,11 +94,11 @@ struct Streams {
 
 const STREAM_QUEUE: usize = 256;
 
-/// One initialize-era session: a connection of the server, and the event streams its messages go
-/// out on.
+/// One initialize-era session: a connection of the server driven by the session's POSTs (no task
+/// of its own while idle), and the event streams its messages go out on.
 pub struct HttpSession {
     id: String,
-    to_connection: Mutex<Option<mpsc::Sender<Incoming>>>,
+    connection: DrivenConnection,
     streams: Mutex<Streams>,
     last_active: Mutex<Instant>,
     version: Mutex<Option<ProtocolVersion>>,
@@ -125,43 +123,33 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl HttpSession {
-    /// Starts a session serving `server`: a connection task and a task routing its messages.
-    /// `owner` is the authenticated caller who created it, if any.
+    /// A session serving `server`. `owner` is the authenticated caller who created it, if any.
     pub(crate) fn start(
         id: String,
         server: Server,
         buffer_capacity: usize,
         owner: Option<String>,
     ) -> Arc<Self> {
-        let (to_connection, incoming) = mpsc::channel(64);
-        let (outgoing, mut from_connection) = mpsc::channel::<Transmit>(64);
-        let session = Arc::new(Self {
-            id,
-            to_connection: Mutex::new(Some(to_connection)),
-            streams: Mutex::new(Streams {
-                next_stream: 1,
-                ..Streams::default()
-            }),
-            last_active: Mutex::new(Instant::now()),
-            version: Mutex::new(None),
-            buffer_capacity: buffer_capacity.max(1),
-            owner,
-        });
-        tokio::spawn(serve_connection(
-            server,
-            ServerChannel { incoming, outgoing },
-            ConnectionOptions::default(),
-        ));
-        let weak = Arc::downgrade(&session);
-        tokio::spawn(async move {
-            while let Some(transmit) = from_connection.recv().await {
-                match weak.upgrade() {
-                    Some(session) => session.route(transmit),
-                    None => return,
+        Arc::new_cyclic(|session: &Weak<Self>| {
+            let session = session.clone();
+            let outbox = Box::new(move |transmit: Transmit| {
+                if let Some(session) = session.upgrade() {
+                    session.route(transmit);
                 }
+            });
+            Self {
+                id,
+                connection: DrivenConnection::new(server, outbox),
+                streams: Mutex::new(Streams {
+                    next_stream: 1,
+                    ..Streams::default()
+                }),
+                last_active: Mutex::new(Instant::now()),
+                version: Mutex::new(None),
+                buffer_capacity: buffer_capacity.max(1),
+                owner,
             }
-        });
-        session
+        })
     }
 
     /// The session id.
@@ -196,42 +184,33 @@ impl HttpSession {
         !streaming && lock(&self.last_active).elapsed() >= timeout
     }
 
-    /// Ends the session: the connection finishes what is in flight, and every stream ends.
+    /// Ends the session: the connection takes no more messages, and every stream ends.
     pub(crate) fn close(&self) {
-        lock(&self.to_connection).take();
+        self.connection.close();
         lock(&self.streams).live.clear();
     }
 
     /// Hands messages to the session's connection, with the identity verified for them;
     /// `false` once the session is closed.
-    pub(crate) async fn forward(
-        &self,
-        messages: Vec<Message>,
-        auth: Option<&Arc<AuthInfo>>,
-    ) -> bool {
-        let Some(tx) = lock(&self.to_connection).clone() else {
-            return false;
-        };
-        for message in messages {
-            let incoming = match auth {
-                Some(auth) => Incoming::Authenticated(message, Arc::clone(auth)),
-                None => Incoming::Message(message),
-            };
-            if tx.send(incoming).await.is_err() {
-                return false;
-            }
-        }
-        true
+    pub(crate) fn deliver(&self, messages: Vec<Message>, auth: Option<&Arc<AuthInfo>>) -> bool {
+        messages
+            .into_iter()
+            .all(|message| self.connection.handle(message, auth.cloned()))
+    }
+
+    /// Tells the session's client of a change it listens for.
+    pub(crate) fn announce(&self, change: Change) {
+        self.connection.announce(change);
     }
 
     /// Opens a stream for a POST carrying `requests`; their responses and related messages are
     /// delivered on the returned channel. With `primed`, the stream's first event id is reserved
-    /// for a priming event and returned.
+    /// for a priming event and returned. The stream's number is for [`Self::forget_stream`].
     pub(crate) fn open_stream(
         &self,
         requests: &[RequestId],
         primed: bool,
-    ) -> (Option<String>, mpsc::Receiver<Delivery>) {
+    ) -> (u64, Option<String>, mpsc::Receiver<Delivery>) {
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let mut streams = lock(&self.streams);
         let stream = streams.next_stream;
@@ -244,7 +223,19 @@ impl HttpSession {
             .insert(stream, requests.iter().cloned().collect());
         streams.next_seq.insert(stream, if primed { 2 } else { 1 });
         streams.live.insert(stream, tx);
-        (primed.then(|| format!("{stream}-1")), rx)
+        (stream, primed.then(|| format!("{stream}-1")), rx)
+    }
+
+    /// Forgets a finished stream whose messages went out as a JSON body: there is nothing to
+    /// resume, so nothing of it is kept.
+    pub(crate) fn forget_stream(&self, stream: u64) {
+        let mut streams = lock(&self.streams);
+        streams.next_seq.remove(&stream);
+        streams.live.remove(&stream);
+        if streams.remaining.remove(&stream).is_some() {
+            streams.by_request.retain(|_, s| *s != stream);
+        }
+        streams.buffer.retain(|e| e.stream != stream);
     }
 
     /// Attaches the standalone GET stream (replacing an earlier one). With `primed`, returns an
@@ -320,8 +311,12 @@ impl HttpSession {
         let seq_slot = streams.next_seq.entry(stream).or_insert(1);
         let seq = *seq_slot;
         *seq_slot += 1;
-        if streams.buffer.len() >= self.buffer_capacity {
-            streams.buffer.pop_front();
+        if streams.buffer.len() >= self.buffer_capacity
+            && let Some(evicted) = streams.buffer.pop_front()
+            && evicted.last
+        {
+            // the oldest event of a finished stream was its last: none of it is left to resume
+            streams.next_seq.remove(&evicted.stream);
         }
         let is_response = response_id.is_some();
         streams.buffer.push_back(Stored {

@@ -1,0 +1,291 @@
+//! A connection driven by its transport's calls (what an initialize-era HTTP session is): the
+//! same behaviour as a connection with a task, with nothing running between requests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use presa_core::{LoggingLevel, Resource, Tool, decode_message};
+use presa_server::*;
+use serde_json::{Value, json};
+use tokio::sync::{Notify, mpsc};
+
+struct Client {
+    connection: DrivenConnection,
+    sent: mpsc::UnboundedReceiver<Value>,
+}
+
+impl Client {
+    fn start(server: Server) -> Self {
+        let (tx, sent) = mpsc::unbounded_channel();
+        let connection = DrivenConnection::new(
+            server,
+            Box::new(move |transmit| {
+                let _ = tx.send(serde_json::from_str(&transmit.message.to_json()).unwrap());
+            }),
+        );
+        Self { connection, sent }
+    }
+
+    fn send(&self, message: Value) -> bool {
+        let message = decode_message(message.to_string().as_bytes()).unwrap();
+        self.connection.handle(message, None)
+    }
+
+    async fn next(&mut self) -> Value {
+        self.sent.recv().await.expect("a message")
+    }
+
+    /// `initialize` at 2025-11-25 with `capabilities`, and `notifications/initialized`.
+    async fn initialize(&mut self, capabilities: Value) {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
+            "clientInfo": {"name": "c", "version": "1"}}}),
+        );
+        let answer = self.next().await;
+        assert_eq!(answer["result"]["protocolVersion"], "2025-11-25");
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+}
+
+fn call(id: i64, tool: &str, meta: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": {}, "_meta": meta}})
+}
+
+#[derive(Default)]
+struct Signals {
+    gate: Notify,
+    started: Notify,
+    dropped: Notify,
+}
+
+fn server(signals: Arc<Signals>) -> Server {
+    struct OnDrop(Arc<Signals>);
+    impl Drop for OnDrop {
+        fn drop(&mut self) {
+            self.0.dropped.notify_one();
+        }
+    }
+    let gated = Arc::clone(&signals);
+    Server::builder("driven", "1")
+        .logging(true)
+        .list_changed(true)
+        .subscribe(true)
+        .resource(Resource::new("memo://a", "a"), |_| async { "a" })
+        .tool_sync(Tool::without_params("quick"), |_: Value, _| "quick")
+        .tool(Tool::without_params("gated"), move |_: Value, _| {
+            let signals = Arc::clone(&gated);
+            async move {
+                signals.gate.notified().await;
+                "opened"
+            }
+        })
+        .tool(Tool::without_params("forever"), move |_: Value, _| {
+            let guard = OnDrop(Arc::clone(&signals));
+            async move {
+                let guard = guard;
+                guard.0.started.notify_one();
+                std::future::pending::<()>().await;
+                "never"
+            }
+        })
+        .tool(
+            Tool::without_params("chatty"),
+            |_: Value, cx: Context| async move {
+                cx.progress(1.0, Some(2.0), Some("half")).await;
+                cx.log(LoggingLevel::Debug, "too quiet").await;
+                cx.log(LoggingLevel::Warning, "loud enough").await;
+                "done"
+            },
+        )
+        .tool(
+            Tool::without_params("roots"),
+            |_: Value, cx: Context| async move {
+                match cx.roots().await {
+                    Ok(roots) => Ok(format!("{} roots", roots.roots.len())),
+                    Err(e) => Err(e.to_string()),
+                }
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+fn fixture() -> (Client, Arc<Signals>) {
+    let signals = Arc::new(Signals::default());
+    (Client::start(server(Arc::clone(&signals))), signals)
+}
+
+fn text(answer: &Value) -> &Value {
+    &answer["result"]["content"][0]["text"]
+}
+
+#[tokio::test]
+async fn requests_are_answered_in_any_order() {
+    let (mut client, signals) = fixture();
+    client.initialize(json!({})).await;
+    client.send(call(1, "gated", json!({})));
+    client.send(call(2, "quick", json!({})));
+    assert_eq!(client.next().await["id"], 2, "the quick call overtakes");
+    signals.gate.notify_one();
+    let answer = client.next().await;
+    assert_eq!(
+        (&answer["id"], text(&answer)),
+        (&json!(1), &json!("opened"))
+    );
+    assert_eq!(client.connection.in_flight(), 0);
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_handler_and_no_response_is_sent() {
+    let (mut client, signals) = fixture();
+    client.initialize(json!({})).await;
+    client.send(call(7, "forever", json!({})));
+    signals.started.notified().await;
+    client.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "bored"}}),
+    );
+    signals.dropped.notified().await;
+    client.send(call(8, "quick", json!({})));
+    assert_eq!(
+        client.next().await["id"],
+        8,
+        "nothing for the cancelled one"
+    );
+    assert_eq!(client.connection.in_flight(), 0);
+}
+
+#[tokio::test]
+async fn progress_and_logs_go_out_only_when_asked_for() {
+    let (mut client, _) = fixture();
+    client.initialize(json!({})).await;
+    // every level until one is set; progress only with a token
+    client.send(call(1, "chatty", json!({})));
+    let levels = [client.next().await, client.next().await];
+    assert_eq!(
+        levels.map(|m| m["params"]["level"].clone()),
+        [json!("debug"), json!("warning")]
+    );
+    assert_eq!(client.next().await["id"], 1);
+
+    client.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+        "params": {"level": "info"}}),
+    );
+    assert_eq!(client.next().await["id"], 2);
+    client.send(call(3, "chatty", json!({"progressToken": "p"})));
+    let progress = client.next().await;
+    assert_eq!(
+        progress["params"],
+        json!({"progressToken": "p", "progress": 1, "total": 2, "message": "half"})
+    );
+    let log = client.next().await;
+    assert_eq!(
+        log["params"],
+        json!({"level": "warning", "data": "loud enough"})
+    );
+    assert_eq!(client.next().await["id"], 3);
+}
+
+#[tokio::test]
+async fn a_handler_asks_the_client_and_gets_its_answer() {
+    let (mut client, _) = fixture();
+    client.initialize(json!({"roots": {}})).await;
+    client.send(call(1, "roots", json!({})));
+    let request = client.next().await;
+    assert_eq!(request["method"], "roots/list");
+    client.send(json!({"jsonrpc": "2.0", "id": request["id"],
+        "result": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}}));
+    let answer = client.next().await;
+    assert_eq!(
+        (&answer["id"], text(&answer)),
+        (&json!(1), &json!("2 roots"))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_the_client_never_answers_times_out() {
+    let (mut client, _) = fixture();
+    client.initialize(json!({"roots": {}})).await;
+    client.send(call(1, "roots", json!({})));
+    let request = client.next().await;
+    assert_eq!(request["method"], "roots/list");
+    // the session's own deadline (60 s) passes on the paused clock
+    let cancelled = client.next().await;
+    assert_eq!(
+        (&cancelled["method"], &cancelled["params"]["requestId"]),
+        (&json!("notifications/cancelled"), &request["id"])
+    );
+    let answer = client.next().await;
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+}
+
+#[tokio::test]
+async fn a_closed_connection_takes_nothing_but_finishes_what_runs() {
+    let (mut client, signals) = fixture();
+    client.initialize(json!({"roots": {}})).await;
+    client.send(call(1, "gated", json!({})));
+    client.send(call(2, "roots", json!({})));
+    assert_eq!(client.next().await["method"], "roots/list");
+    client.connection.close();
+    assert!(
+        !client.send(call(3, "quick", json!({}))),
+        "refused after close"
+    );
+    let failed = client.next().await;
+    assert_eq!(
+        (&failed["id"], &failed["result"]["isError"]),
+        (&json!(2), &json!(true)),
+        "the waiting request to the client failed: {failed}"
+    );
+    signals.gate.notify_one();
+    let answer = client.next().await;
+    assert_eq!(
+        (&answer["id"], text(&answer)),
+        (&json!(1), &json!("opened"))
+    );
+    assert!(
+        client.sent.try_recv().is_err(),
+        "nothing for the refused call"
+    );
+}
+
+#[tokio::test]
+async fn changes_are_announced_to_an_initialized_client_that_listens() {
+    let (mut client, _) = fixture();
+    client
+        .connection
+        .announce(Change::ResourceUpdated("memo://a".into()));
+    client.initialize(json!({})).await;
+    client.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+        "params": {"uri": "memo://a"}}),
+    );
+    assert_eq!(client.next().await["id"], 1);
+    client
+        .connection
+        .announce(Change::ResourceUpdated("memo://b".into()));
+    client
+        .connection
+        .announce(Change::ResourceUpdated("memo://a".into()));
+    let updated = client.next().await;
+    assert_eq!(
+        (&updated["method"], &updated["params"]["uri"]),
+        (
+            &json!("notifications/resources/updated"),
+            &json!("memo://a")
+        ),
+        "only the subscribed URI, and nothing from before initialize"
+    );
+    client
+        .connection
+        .announce(Change::ListChanged(ListKind::Tools));
+    assert_eq!(
+        client.next().await["method"],
+        "notifications/tools/list_changed"
+    );
+}
