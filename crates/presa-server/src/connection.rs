@@ -230,7 +230,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
         mut incoming,
         outgoing,
     } = channel;
-    let mut session = ServerSession::new(server.session_config());
+    let mut session = ServerSession::new(server.shared_session_config());
     let (commands_tx, mut commands) = mpsc::channel::<Command>(256);
     let peer: Arc<dyn Peer> = Arc::new(ConnectionPeer {
         commands: commands_tx.clone(),
@@ -435,7 +435,7 @@ pub(crate) fn announce(
     change: Change,
 ) {
     if matches!(change, Change::ListChanged(_)) {
-        session.set_capabilities(server.capabilities());
+        session.set_config(server.shared_session_config());
     }
     if session.initialize_era_client().is_none() {
         return;

@@ -92,7 +92,7 @@ struct State {
 impl DrivenConnection {
     /// A connection serving `server`, sending through `outbox`.
     pub fn new(server: Server, outbox: Outbox) -> Self {
-        let session = ServerSession::new(server.session_config());
+        let session = ServerSession::new(server.shared_session_config());
         let inner = Arc::new_cyclic(|weak: &Weak<Driven>| Driven {
             server,
             peer: Arc::new(DrivenPeer {
@@ -191,6 +191,14 @@ impl Driven {
                 (self.outbox)(transmit);
             }
             let Some(event) = state.session.poll_event() else {
+                if state.in_flight.is_empty() {
+                    // quiet again: an idle session keeps only its state
+                    state.session.shrink_to_fit();
+                    if state.waiting.is_empty() {
+                        state.in_flight = HashMap::new();
+                        state.waiting = HashMap::new();
+                    }
+                }
                 return;
             };
             match event {

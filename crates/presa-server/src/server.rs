@@ -74,6 +74,8 @@ pub(crate) struct Inner {
     pub(crate) instructions: Option<String>,
     pub(crate) options: Options,
     definitions: RwLock<Arc<Definitions>>,
+    /// The session configuration of the current definitions, shared by every session.
+    session_config: std::sync::Mutex<Option<(Arc<Definitions>, Arc<ServerSessionConfig>)>>,
     bus: Arc<dyn EventBus>,
 }
 
@@ -182,6 +184,25 @@ impl Server {
             .capabilities(self.capabilities())
             .instructions(self.inner.instructions.clone())
             .discover_cache(o.cache_ttl_ms, o.cache_scope)
+    }
+
+    /// [`session_config`](Self::session_config), made once per version of the definitions and
+    /// shared: what every session a transport opens starts with.
+    pub fn shared_session_config(&self) -> Arc<ServerSessionConfig> {
+        let snapshot = self.snapshot();
+        let mut cache = self
+            .inner
+            .session_config
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((definitions, config)) = &*cache
+            && Arc::ptr_eq(definitions, &snapshot)
+        {
+            return Arc::clone(config);
+        }
+        let config = Arc::new(self.session_config());
+        *cache = Some((snapshot, Arc::clone(&config)));
+        config
     }
 
     /// Whether list-changed notifications are sent when definitions change.
@@ -680,6 +701,7 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 options: self.options,
                 definitions: RwLock::new(Arc::new(self.definitions)),
+                session_config: std::sync::Mutex::new(None),
                 bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
             }),
         })

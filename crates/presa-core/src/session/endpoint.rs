@@ -130,6 +130,15 @@ impl Endpoint {
         }
     }
 
+    /// Frees the memory of queues and tables left empty.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        if self.transmit.is_empty() {
+            self.transmit = VecDeque::new();
+        }
+        self.inbound.shrink_to_fit();
+        self.outbound.shrink_to_fit();
+    }
+
     pub(crate) fn push(&mut self, message: impl Into<Message>, related_request: Option<RequestId>) {
         self.transmit.push_back(Transmit {
             message: message.into(),

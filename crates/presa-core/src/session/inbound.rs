@@ -33,6 +33,13 @@ pub(crate) enum ProgressRefused {
 }
 
 impl Inbound {
+    /// Frees the table's memory when nothing is in flight.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        if self.in_flight.is_empty() {
+            self.in_flight = HashMap::new();
+        }
+    }
+
     /// Starts tracking a request; `false` when a request with the same id is already in flight.
     pub(crate) fn insert(
         &mut self,

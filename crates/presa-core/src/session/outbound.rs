@@ -115,6 +115,15 @@ pub(crate) struct Outbound {
 }
 
 impl Outbound {
+    /// Frees the tables' memory when nothing waits for a response.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        if self.pending.is_empty() {
+            self.pending = HashMap::new();
+            self.by_token = HashMap::new();
+            self.deadlines = BinaryHeap::new();
+        }
+    }
+
     /// A fresh id, never equal to one this table handed out before.
     pub(crate) fn allocate_id(&mut self) -> RequestId {
         let id = RequestId::Number(self.next_id);

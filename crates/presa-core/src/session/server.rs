@@ -1,6 +1,7 @@
 //! The server side of one peer's session, in both eras.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -246,15 +247,18 @@ struct LegacyPeer {
 /// ```
 #[derive(Debug)]
 pub struct ServerSession {
-    config: ServerSessionConfig,
+    /// Shared: a server with many sessions keeps one configuration.
+    config: Arc<ServerSessionConfig>,
     endpoint: Endpoint,
     legacy: Option<LegacyPeer>,
     events: VecDeque<ServerEvent>,
 }
 
 impl ServerSession {
-    /// A session that has seen nothing yet.
-    pub fn new(config: ServerSessionConfig) -> Self {
+    /// A session that has seen nothing yet. The configuration may be shared by many sessions
+    /// (`Arc<ServerSessionConfig>`).
+    pub fn new(config: impl Into<Arc<ServerSessionConfig>>) -> Self {
+        let config = config.into();
         let timeout = config.request_timeout;
         Self {
             config,
@@ -271,9 +275,14 @@ impl ServerSession {
         &self.config
     }
 
+    /// Replaces the configuration (e.g. with the server's shared one after definitions changed).
+    pub fn set_config(&mut self, config: Arc<ServerSessionConfig>) {
+        self.config = config;
+    }
+
     /// Replaces the announced capabilities (e.g. after definitions changed).
     pub fn set_capabilities(&mut self, capabilities: ServerCapabilities) {
-        self.config.capabilities = capabilities;
+        Arc::make_mut(&mut self.config).capabilities = capabilities;
     }
 
     /// The initialize-era client, once `initialize` was answered.
@@ -289,6 +298,16 @@ impl ServerSession {
     /// Requests this server sent that still wait for a response.
     pub fn requests_pending(&self) -> usize {
         self.endpoint.outbound.len()
+    }
+
+    /// Frees the memory that queues and tables keep after they empty: for a transport that
+    /// keeps many sessions idle (initialize-era HTTP sessions), called when a session goes
+    /// quiet. Nothing in flight is touched, and the session works on as before.
+    pub fn shrink_to_fit(&mut self) {
+        if self.events.is_empty() {
+            self.events = VecDeque::new();
+        }
+        self.endpoint.shrink_to_fit();
     }
 
     // ----- inputs -----

@@ -236,6 +236,20 @@ impl HttpSession {
             streams.by_request.retain(|_, s| *s != stream);
         }
         streams.buffer.retain(|e| e.stream != stream);
+        if streams.remaining.is_empty() {
+            // nothing in flight: an idle session keeps only what can still be resumed
+            streams.by_request = HashMap::new();
+            streams.remaining = HashMap::new();
+            if streams.live.is_empty() {
+                streams.live = HashMap::new();
+            }
+            if streams.next_seq.is_empty() {
+                streams.next_seq = HashMap::new();
+            }
+            if streams.buffer.is_empty() {
+                streams.buffer = VecDeque::new();
+            }
+        }
     }
 
     /// Attaches the standalone GET stream (replacing an earlier one). With `primed`, returns an
