@@ -288,15 +288,42 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                     if request.method == "subscriptions/listen" {
                         listens.insert(request.id.clone());
                     }
-                    let (server, commands, id) =
-                        (server.clone(), commands_tx.clone(), request.id.clone());
-                    let task = tokio::spawn(async move {
-                        let result = server
+                    let id = request.id.clone();
+                    let server = server.clone();
+                    let mut handling = Box::pin(async move {
+                        server
                             .handle(&request.method, request.params.as_deref(), cx)
-                            .await;
-                        let _ = commands.send(Command::Respond { id, result }).await;
+                            .await
                     });
-                    in_flight.insert(request.id, (task.abort_handle(), cancellation));
+                    // a handler that finishes at once (a sync tool, a listing) is answered here,
+                    // without a task of its own or a trip through the command queue
+                    if let Some(result) = poll_once(handling.as_mut()) {
+                        // what it sent on its way (progress, logs) goes out before its answer
+                        while let Ok(command) = commands.try_recv() {
+                            apply(
+                                command,
+                                &mut session,
+                                &mut in_flight,
+                                &mut listens,
+                                &mut waiting,
+                            );
+                        }
+                        listens.remove(&id);
+                        session.respond(&id, result);
+                        continue;
+                    }
+                    let commands = commands_tx.clone();
+                    let task_id = id.clone();
+                    let task = tokio::spawn(async move {
+                        let result = handling.await;
+                        let _ = commands
+                            .send(Command::Respond {
+                                id: task_id,
+                                result,
+                            })
+                            .await;
+                    });
+                    in_flight.insert(id, (task.abort_handle(), cancellation));
                 }
                 ServerEvent::Cancelled { id, .. } => {
                     listens.remove(&id);
@@ -324,39 +351,8 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
         let reading = input_open && in_flight.len() < options.max_in_flight;
         tokio::select! {
             biased;
-            Some(command) = commands.recv() => match command {
-                Command::Respond { id, result } => {
-                    listens.remove(&id);
-                    if in_flight.remove(&id).is_some() {
-                        session.respond(&id, result);
-                    }
-                }
-                Command::Progress { id, progress, total, message } => {
-                    let _ = session.progress(&id, progress, total, message);
-                }
-                Command::Notify { related, notification } => {
-                    // only while the request is in flight: nothing follows a response
-                    if in_flight.contains_key(&related) {
-                        session.notify(notification, Some(related));
-                    }
-                }
-                Command::Request { related, method, params, reply } => {
-                    let params = match params {
-                        Value::Object(map) => Some(map),
-                        _ => None,
-                    };
-                    match session.send_request(now(), &method, params, &RequestOptions::default(), Some(related)) {
-                        Ok(id) => {
-                            waiting.insert(id, reply);
-                        }
-                        Err(error) => {
-                            let _ = reply.send(Err(InputError::Unavailable(error.to_string())));
-                        }
-                    }
-                }
-                Command::Log { id, level, logger, data } => {
-                    session.log(Some(&id), level, logger.as_deref(), data);
-                }
+            Some(command) = commands.recv() => {
+                apply(command, &mut session, &mut in_flight, &mut listens, &mut waiting);
             },
             input = incoming.recv(), if reading => match input {
                 Some(Incoming::Message(message)) => {
@@ -392,6 +388,81 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             },
             () = sleep_until(deadline), if deadline.is_some() => session.handle_timeout(now()),
         }
+    }
+}
+
+/// Carries out what a handler task asked of the session.
+fn apply(
+    command: Command,
+    session: &mut ServerSession,
+    in_flight: &mut HashMap<RequestId, (AbortHandle, Cancellation)>,
+    listens: &mut std::collections::HashSet<RequestId>,
+    waiting: &mut HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
+) {
+    match command {
+        Command::Respond { id, result } => {
+            listens.remove(&id);
+            if in_flight.remove(&id).is_some() {
+                session.respond(&id, result);
+            }
+        }
+        Command::Progress {
+            id,
+            progress,
+            total,
+            message,
+        } => {
+            let _ = session.progress(&id, progress, total, message);
+        }
+        Command::Notify {
+            related,
+            notification,
+        } => {
+            // only while the request is in flight: nothing follows a response
+            if in_flight.contains_key(&related) {
+                session.notify(notification, Some(related));
+            }
+        }
+        Command::Request {
+            related,
+            method,
+            params,
+            reply,
+        } => {
+            let params = match params {
+                Value::Object(map) => Some(map),
+                _ => None,
+            };
+            let options = RequestOptions::default();
+            match session.send_request(now(), &method, params, &options, Some(related)) {
+                Ok(id) => {
+                    waiting.insert(id, reply);
+                }
+                Err(error) => {
+                    let _ = reply.send(Err(InputError::Unavailable(error.to_string())));
+                }
+            }
+        }
+        Command::Log {
+            id,
+            level,
+            logger,
+            data,
+        } => {
+            session.log(Some(&id), level, logger.as_deref(), data);
+        }
+    }
+}
+
+/// Polls a handler's future once; its output if it finished. A future left pending is polled
+/// again, with a real waker, by the task it moves to, so nothing it waits for is missed.
+pub(crate) fn poll_once<T>(
+    future: std::pin::Pin<&mut (impl Future<Output = T> + ?Sized)>,
+) -> Option<T> {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.poll(&mut cx) {
+        std::task::Poll::Ready(output) => Some(output),
+        std::task::Poll::Pending => None,
     }
 }
 

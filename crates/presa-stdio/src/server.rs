@@ -144,6 +144,29 @@ impl ServeOptions {
 /// # }
 /// ```
 pub async fn serve(server: Server, options: ServeOptions) -> Result<(), StdioError> {
+    // On a task of its own: in a multi-thread runtime it then runs on the worker that polls the
+    // I/O driver, not on the thread awaiting `serve` (which a `block_on` main would be, with a
+    // thread hand-off per message). Dropping `serve` still stops it.
+    let mut task = AbortOnDrop(tokio::spawn(serve_here(server, options)));
+    match (&mut task.0).await {
+        Ok(served) => served,
+        Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+        Err(join) => Err(StdioError::Write(io::Error::other(format!(
+            "the server stopped with its runtime: {join}"
+        )))),
+    }
+}
+
+/// A task that ends when its handle is dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+async fn serve_here(server: Server, options: ServeOptions) -> Result<(), StdioError> {
     let ServeOptions {
         input,
         output,
@@ -151,34 +174,65 @@ pub async fn serve(server: Server, options: ServeOptions) -> Result<(), StdioErr
         max_line_bytes,
         connection,
     } = options;
-    let input = input.unwrap_or_else(|| Box::new(tokio::io::stdin()));
-    let output = output.unwrap_or_else(|| Box::new(tokio::io::stdout()));
+    let input = input.unwrap_or_else(stdin);
+    let output = output.unwrap_or_else(stdout);
 
     let (incoming_tx, incoming) = mpsc::channel(QUEUE);
     let (outgoing, outgoing_rx) = mpsc::channel(QUEUE);
-    let writer = tokio::spawn(write_output(outgoing_rx, output));
+    // Reading, the connection and writing share this one task: a message goes in and its
+    // answer out without waking another thread.
+    let writer = write_output(outgoing_rx, output);
     let reader = read_input(input, max_line_bytes, incoming_tx, outgoing.clone(), log);
     let session = serve_connection(server, ServerChannel { incoming, outgoing }, connection);
-    tokio::pin!(session);
-
-    // Read until the input ends (the connection then drains) or the connection stops early
-    // (the output failed); then let the connection finish.
-    let read = tokio::select! {
-        read = reader => {
-            session.await;
-            read
+    let serving = async move {
+        tokio::pin!(session);
+        // Read until the input ends (the connection then drains) or the connection stops early
+        // (the output failed); then let the connection finish. Its end closes the writer's queue.
+        tokio::select! {
+            read = reader => {
+                session.await;
+                read
+            }
+            () = &mut session => Ok(()),
         }
-        () = &mut session => Ok(()),
     };
-    let written = match writer.await {
-        Ok(written) => written,
-        Err(join) => Err(io::Error::other(format!("the writer task failed: {join}"))),
-    };
+    let (read, written) = tokio::join!(serving, writer);
     written.map_err(StdioError::Write)?;
     read.map_err(StdioError::Read)
 }
 
 /// Feeds input lines to the connection; answers over-long lines itself.
+/// The process's stdin: read as an event-driven pipe when it is one (no thread hand-off per
+/// read, as tokio's blocking `stdin` needs), else through tokio's `stdin`.
+fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned()
+            && let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
+        {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdin())
+}
+
+/// The process's stdout, as [`stdin`] does it. A pipe is put in non-blocking mode, which the
+/// process's other writers to stdout then see too; a stdio server's stdout carries only
+/// protocol messages anyway.
+fn stdout() -> Box<dyn AsyncWrite + Unpin + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned()
+            && let Ok(pipe) = tokio::net::unix::pipe::Sender::from_owned_fd(fd)
+        {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdout())
+}
+
 async fn read_input(
     input: impl AsyncRead + Unpin,
     max: usize,
