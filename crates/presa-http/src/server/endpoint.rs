@@ -31,18 +31,28 @@ const LAST_EVENT_ID: &str = "last-event-id";
 /// The requests a posted `notifications/cancelled` may stop, by subject and request id.
 type Cancellable = HashMap<(String, RequestId), (AbortHandle, Cancellation)>;
 
-/// What every request of one endpoint shares.
+/// What every request of one endpoint shares: one reference, cloned per request.
 #[derive(Clone)]
-pub(crate) struct Shared {
+pub(crate) struct Shared(Arc<SharedState>);
+
+pub(crate) struct SharedState {
     pub(crate) server: Server,
     pub(crate) options: Arc<HttpOptions>,
     pub(crate) sessions: Arc<dyn SessionStore>,
-    cancellable: Arc<Mutex<Cancellable>>,
-    sweeper: Arc<Once>,
-    announcer: Arc<Once>,
+    cancellable: Mutex<Cancellable>,
+    sweeper: Once,
+    announcer: Once,
     /// The cancellation of each open 2026-07-28 listen stream, ended at shutdown.
-    listens: Arc<Mutex<HashMap<u64, Cancellation>>>,
-    next_listen: Arc<std::sync::atomic::AtomicU64>,
+    listens: Mutex<HashMap<u64, Cancellation>>,
+    next_listen: std::sync::atomic::AtomicU64,
+}
+
+impl std::ops::Deref for Shared {
+    type Target = SharedState;
+
+    fn deref(&self) -> &SharedState {
+        &self.0
+    }
 }
 
 impl Shared {
@@ -51,16 +61,16 @@ impl Shared {
         options: HttpOptions,
         sessions: Arc<dyn SessionStore>,
     ) -> Self {
-        Self {
+        Self(Arc::new(SharedState {
             server,
             options: Arc::new(options),
             sessions,
-            cancellable: Arc::default(),
-            listens: Arc::default(),
-            next_listen: Arc::default(),
-            sweeper: Arc::new(Once::new()),
-            announcer: Arc::new(Once::new()),
-        }
+            cancellable: Mutex::default(),
+            listens: Mutex::default(),
+            next_listen: std::sync::atomic::AtomicU64::default(),
+            sweeper: Once::new(),
+            announcer: Once::new(),
+        }))
     }
 
     /// The subject of a request, when posted cancellation is on.

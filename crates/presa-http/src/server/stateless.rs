@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use futures_util::FutureExt;
 use presa_core::{
     ClientContext, Era, ErrorCode, ErrorObject, LoggingLevel, LoggingMessageNotificationParams,
     Message, Meta, Notification, ProgressNotificationParams, ProgressToken, ProtocolVersion,
@@ -16,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::task::AbortHandle;
 
 use super::auth::insufficient_scope_response;
@@ -200,7 +202,8 @@ enum Frame {
 /// Aborts the request's task when the response (JSON or SSE) is dropped before it finished:
 /// on 2026-07-28 a client closing the stream cancels the request.
 struct AbortOnDrop {
-    task: AbortHandle,
+    /// `None` when the handler finished at once, without a task.
+    task: Option<AbortHandle>,
     cancellation: Cancellation,
     registration: Option<(Shared, String, RequestId)>,
 }
@@ -208,7 +211,9 @@ struct AbortOnDrop {
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.cancellation.cancel();
-        self.task.abort();
+        if let Some(task) = &self.task {
+            task.abort();
+        }
         if let Some((shared, subject, id)) = self.registration.take() {
             shared.forget_cancellable(&subject, &id);
         }
@@ -257,15 +262,38 @@ async fn run(
     let listen =
         (method == "subscriptions/listen").then(|| shared.remember_listen(cancellation.clone()));
     let forget = shared.clone();
-    let task = tokio::spawn(async move {
+    let mut handling = Box::pin(async move {
         let result = server.handle(&method, params.as_deref(), cx).await;
         if let Some(key) = listen {
             forget.forget_listen(key);
         }
-        let _ = frames_tx.send(Frame::Done(result)).await;
+        result
     });
-    let subject = shared.subject(headers, auth.as_deref());
-    if let Some(subject) = &subject {
+    // a handler that finishes at once (a sync tool, a listing) is answered without a task of
+    // its own; what it sent on its way is already queued before its result
+    let task = match handling.as_mut().now_or_never() {
+        Some(result) => {
+            if let Err(TrySendError::Full(done)) = frames_tx.try_send(Frame::Done(result)) {
+                let frames_tx = frames_tx.clone();
+                tokio::spawn(async move {
+                    let _ = frames_tx.send(done).await;
+                });
+            }
+            None
+        }
+        None => {
+            let frames_tx = frames_tx.clone();
+            Some(tokio::spawn(async move {
+                let result = handling.await;
+                let _ = frames_tx.send(Frame::Done(result)).await;
+            }))
+        }
+    };
+    drop(frames_tx);
+    let subject = shared
+        .subject(headers, auth.as_deref())
+        .filter(|_| task.is_some());
+    if let (Some(subject), Some(task)) = (&subject, &task) {
         shared.remember_cancellable(
             subject,
             &request.id,
@@ -274,7 +302,7 @@ async fn run(
         );
     }
     let guard = AbortOnDrop {
-        task: task.abort_handle(),
+        task: task.map(|task| task.abort_handle()),
         cancellation,
         registration: subject.map(|s| (shared.clone(), s, request.id.clone())),
     };
