@@ -274,11 +274,10 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                         continue;
                     }
                     let cancellation = Cancellation::new();
-                    let meta = presa_core::params_meta(request.params.as_deref());
                     let mut cx = Context::new(
                         request.id.clone(),
                         request.client,
-                        meta,
+                        request.meta,
                         Arc::clone(&peer),
                         cancellation.clone(),
                     );

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use presa_core::{
-    CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult,
-    CompletionReference, Era, ErrorObject, GetPromptRequestParams, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, META_SERVER_INFO, Meta,
-    PaginatedRequestParams, RawJson, ReadResourceRequestParams, ReadResourceResult,
-    ResourceNotFoundData, ResultType, paginate, to_raw,
+    CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference, Era, ErrorObject,
+    GetPromptRequestParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, META_SERVER_INFO, Meta, PaginatedRequestParams, RawJson,
+    ReadResourceRequestParams, ReadResourceResult, ResourceNotFoundData, ResultType, paginate,
+    to_raw,
 };
 use presa_core::{
     InputRequest, InputRequiredResult, InputResponses, Notification, SubscriptionFilter,
@@ -218,7 +218,7 @@ impl Server {
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
         let raw_params = params;
-        let params: CallToolRequestParams = parse(params)?;
+        let params: CallParams = parse(params)?;
         let Some(entry) = defs.tool(&params.name) else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
@@ -692,6 +692,48 @@ struct ListPage<T> {
     next_cursor: Option<String>,
     ttl_ms: Option<u64>,
     cache_scope: Option<presa_core::CacheScope>,
+}
+
+/// The params of `tools/call` that dispatch reads: `_meta` is only checked to be an object (the
+/// context already holds it, read once), so a call does not build it again.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallParams {
+    #[serde(rename = "_meta", default)]
+    _meta: Option<MetaObject>,
+    name: String,
+    #[serde(default)]
+    arguments: Option<presa_core::JsonObject>,
+    #[serde(default)]
+    input_responses: Option<InputResponses>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
+
+/// A JSON object, skipped over without keeping any of it.
+struct MetaObject;
+
+impl<'de> serde::Deserialize<'de> for MetaObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Skip;
+        impl<'de> serde::de::Visitor<'de> for Skip {
+            type Value = MetaObject;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MetaObject, A::Error> {
+                use serde::de::IgnoredAny;
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(MetaObject)
+            }
+        }
+        deserializer.deserialize_map(Skip)
+    }
 }
 
 fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {

@@ -213,11 +213,10 @@ impl Driven {
                         continue;
                     }
                     let cancellation = Cancellation::new();
-                    let meta = presa_core::params_meta(request.params.as_deref());
                     let mut cx = Context::new(
                         request.id.clone(),
                         request.client,
-                        meta,
+                        request.meta,
                         Arc::clone(&self.peer),
                         cancellation.clone(),
                     );

@@ -509,7 +509,9 @@ impl ClientSession {
         if request.method == "ping" {
             return self.endpoint.answer(request.id, &Map::new());
         }
-        let token = crate::params_meta(request.params.as_deref())
+        let meta = crate::params_meta(request.params.as_deref());
+        let token = meta
+            .as_ref()
             .and_then(|m| m.get("progressToken").cloned())
             .and_then(|t| serde_json::from_value(t).ok());
         if !self
@@ -534,6 +536,7 @@ impl ClientSession {
                 method: request.method,
                 params: request.params,
                 client,
+                meta,
             })));
     }
 

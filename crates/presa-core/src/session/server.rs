@@ -137,6 +137,8 @@ pub struct IncomingRequest {
     pub params: Option<RawJson>,
     /// The peer, as this request sees it.
     pub client: ClientContext,
+    /// The params' `_meta`, read once by the session (handlers see it through their context).
+    pub meta: Option<crate::Meta>,
 }
 
 /// Something the server application must act on.
@@ -374,7 +376,7 @@ impl ServerSession {
                     .as_ref()
                     .and_then(|m| m.get("progressToken"))
                     .and_then(|t| serde_json::from_value(t.clone()).ok());
-                self.dispatch(request, client, token, None, Era::Initialize);
+                self.dispatch(request, client, meta, token, None, Era::Initialize);
             }
             (_, None) => {
                 let error = if self.config.versions.supports_era(Era::Stateless) {
@@ -390,8 +392,8 @@ impl ServerSession {
         }
     }
 
-    fn handle_stateless_request(&mut self, request: Request, meta: Map<String, Value>) {
-        let checked = RequestMeta::from_meta(&meta)
+    fn handle_stateless_request(&mut self, request: Request, raw_meta: Map<String, Value>) {
+        let checked = RequestMeta::from_meta(&raw_meta)
             .and_then(|m| m.negotiate(&self.config.versions).map(|v| (v, m)));
         let (version, meta) = match checked {
             Ok(ok) => ok,
@@ -419,6 +421,7 @@ impl ServerSession {
                 self.dispatch(
                     request,
                     client,
+                    Some(raw_meta),
                     meta.progress_token,
                     meta.log_level,
                     Era::Stateless,
@@ -431,6 +434,7 @@ impl ServerSession {
         &mut self,
         request: Request,
         client: ClientContext,
+        meta: Option<crate::Meta>,
         progress_token: Option<crate::ProgressToken>,
         log_level: Option<LoggingLevel>,
         era: Era,
@@ -451,6 +455,7 @@ impl ServerSession {
             method: request.method,
             params: request.params,
             client,
+            meta,
         }));
     }
 
