@@ -933,3 +933,32 @@ fn a_stateless_server_cancelling_a_request_of_ours_ends_it() {
     assert!(pair.client.poll_event().is_none());
     assert!(pair.client.poll_transmit().is_none());
 }
+
+#[test]
+fn a_session_works_on_after_shrinking_and_hands_over_the_meta_it_read() {
+    let config = ServerSessionConfig::new(Implementation::new("shrink", "1"));
+    let mut server = ServerSession::new(config);
+    let now = Instant::now();
+    for id in 1..=3 {
+        let request = decode_message(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "progressToken": id}}})
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+        server.handle_message(now, request);
+        let Some(ServerEvent::Request(incoming)) = server.poll_event() else {
+            panic!("a request event")
+        };
+        let meta = incoming.meta.expect("the _meta the session read");
+        assert_eq!(meta["progressToken"], json!(id));
+        server.respond(&incoming.id, Ok(to_raw(&json!({"tools": []})).unwrap()));
+        let sent = server.poll_transmit().expect("the answer");
+        assert_eq!(sent.message.id(), Some(&RequestId::from(id)));
+        assert_eq!(server.requests_in_flight(), 0);
+        server.shrink_to_fit();
+    }
+}

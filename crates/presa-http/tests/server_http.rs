@@ -42,6 +42,14 @@ fn test_server(cancelled: Arc<Notify>) -> Server {
             |args: Value, _| async move { args["region"].as_str().unwrap_or_default().to_owned() },
         )
         .tool(
+            Tool::without_params("polling"),
+            |_: Value, cx: Context| async move {
+                let closed = cx.close_stream();
+                cx.progress(1.0, None, Some("after the close")).await;
+                format!("closed: {closed}")
+            },
+        )
+        .tool(
             Tool::without_params("chatty"),
             |_: Value, cx: Context| async move {
                 cx.progress(1.0, Some(2.0), Some("half")).await;
@@ -640,6 +648,71 @@ async fn a_2025_11_25_stream_is_primed_and_resumable() {
     let messages = sse_messages(&resumed);
     assert_eq!(messages.last().unwrap()["id"], 7, "{resumed}");
     assert_eq!(messages[0]["method"], "notifications/progress");
+}
+
+#[tokio::test]
+async fn a_handler_closes_its_stream_and_the_client_resumes_for_the_rest() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-11-25").await;
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "polling", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let response = f
+        .post()
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let text = response.text().await.unwrap();
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .collect();
+    assert_eq!(ids.len(), 1, "only the priming event: {text:?}");
+    assert!(text.contains("retry: "), "{text:?}");
+    assert!(
+        sse_messages(&text).is_empty(),
+        "nothing but the priming event: {text:?}"
+    );
+    let resumed = f
+        .http
+        .get(f.running.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("last-event-id", ids[0])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let messages = sse_messages(&resumed);
+    assert_eq!(messages.len(), 2, "{resumed}");
+    assert_eq!(messages[0]["params"]["message"], "after the close");
+    assert_eq!(messages[1]["id"], 9);
+    assert_eq!(messages[1]["result"]["content"][0]["text"], "closed: true");
+}
+
+#[tokio::test]
+async fn a_stream_without_a_priming_event_is_not_closed() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-06-18").await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "polling", "arguments": {}}});
+    let (status, _, answer) = f
+        .send(
+            f.post()
+                .header("mcp-session-id", &session)
+                .header("mcp-protocol-version", "2025-06-18")
+                .body(call.to_string()),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "closed: false",
+        "{answer}"
+    );
 }
 
 #[tokio::test]

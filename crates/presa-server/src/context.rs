@@ -58,6 +58,15 @@ pub trait Peer: Send + Sync + fmt::Debug {
         Box::pin(async {})
     }
 
+    /// Ends the response stream carrying `request`'s messages now, where the client can resume
+    /// it (Streamable HTTP, an initialize-era session at 2025-11-25: the stream began with a
+    /// priming event id). What follows is kept and reaches the client when it reconnects.
+    /// Returns whether the stream was closed; the default cannot close one.
+    fn close_stream(&self, request: &RequestId) -> bool {
+        let _ = request;
+        false
+    }
+
     /// Sends a server→client request (`elicitation/create`, `sampling/createMessage`,
     /// `roots/list`) while serving `related`, and waits for the client's answer. Only
     /// initialize-era sessions can; the default answers that this connection cannot.
@@ -285,6 +294,31 @@ impl Context {
             .peer
             .progress(&self.inner.request_id, progress, total, message)
             .await;
+    }
+
+    /// Closes this request's response stream early so that the client polls: on Streamable HTTP
+    /// in an initialize-era session at 2025-11-25 (SEP-1699), the stream ends after its priming
+    /// event, and the rest of the request's messages, its result included, reach the client
+    /// when it reconnects with `Last-Event-ID`. Useful for a long-running tool behind proxies
+    /// that cut idle connections. Returns whether the stream was closed; elsewhere (stdio,
+    /// in-process, 2026-07-28, older revisions) it does nothing and returns `false`.
+    ///
+    /// ```
+    /// use presa_core::Tool;
+    /// use presa_server::{Context, Server};
+    /// use serde_json::Value;
+    ///
+    /// let server = Server::builder("reports", "1.0.0")
+    ///     .tool(Tool::without_params("long_report"), |_: Value, cx: Context| async move {
+    ///         cx.close_stream(); // the client comes back for the result
+    ///         "the report"
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn close_stream(&self) -> bool {
+        self.inner.peer.close_stream(&self.inner.request_id)
     }
 
     /// Sends a log message, if the client asked for messages of this level (2026-07-28: the

@@ -23,9 +23,26 @@ use crate::events::Change;
 use crate::input::InputError;
 use crate::server::Server;
 
-/// Where a [`DrivenConnection`] sends its messages. It is called with the connection's state
-/// locked, in the order the messages are produced, so it must not call back into the connection.
-pub type Outbox = Box<dyn Fn(Transmit) + Send + Sync>;
+/// Where a [`DrivenConnection`] sends its messages: any `Fn(Transmit)`, or a type that can also
+/// close a request's response stream early.
+pub trait Outbox: Send + Sync + 'static {
+    /// Sends one message. Called with the connection's state locked, in the order the messages
+    /// are produced, so it must not call back into the connection.
+    fn send(&self, transmit: Transmit);
+
+    /// Ends the response stream of `related` early, where the client can resume it (see
+    /// [`Context::close_stream`]); whether it did. By default it cannot.
+    fn close_stream(&self, related: &RequestId) -> bool {
+        let _ = related;
+        false
+    }
+}
+
+impl<F: Fn(Transmit) + Send + Sync + 'static> Outbox for F {
+    fn send(&self, transmit: Transmit) {
+        self(transmit);
+    }
+}
 
 /// One peer's session served without a task of its own: the transport hands it each message
 /// with [`DrivenConnection::handle`], and everything the server sends goes to the outbox given
@@ -45,9 +62,9 @@ pub type Outbox = Box<dyn Fn(Transmit) + Send + Sync>;
 /// let server = Server::builder("demo", "1.0.0").build().unwrap();
 /// let sent = Arc::new(Mutex::new(Vec::new()));
 /// let outbox = Arc::clone(&sent);
-/// let connection = DrivenConnection::new(server, Box::new(move |transmit| {
+/// let connection = DrivenConnection::new(server, move |transmit: presa_core::Transmit| {
 ///     outbox.lock().unwrap().push(transmit.message.to_json());
-/// }));
+/// });
 /// let initialize = decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 ///     "protocolVersion":"2025-06-18","capabilities":{},
 ///     "clientInfo":{"name":"c","version":"1"}}}"#).unwrap();
@@ -73,7 +90,7 @@ impl fmt::Debug for DrivenConnection {
 struct Driven {
     server: Server,
     peer: Arc<dyn Peer>,
-    outbox: Outbox,
+    outbox: Box<dyn Outbox>,
     /// Outside the state's lock, so that dropping the connection never waits for it (the outbox
     /// may hold the last reference to the connection's owner while the state is locked).
     closed: AtomicBool,
@@ -91,14 +108,14 @@ struct State {
 
 impl DrivenConnection {
     /// A connection serving `server`, sending through `outbox`.
-    pub fn new(server: Server, outbox: Outbox) -> Self {
+    pub fn new(server: Server, outbox: impl Outbox) -> Self {
         let session = ServerSession::new(server.shared_session_config());
         let inner = Arc::new_cyclic(|weak: &Weak<Driven>| Driven {
             server,
             peer: Arc::new(DrivenPeer {
                 driven: weak.clone(),
             }),
-            outbox,
+            outbox: Box::new(outbox),
             closed: AtomicBool::new(false),
             state: Mutex::new(State {
                 session,
@@ -145,6 +162,11 @@ impl DrivenConnection {
         self.inner.state().session.initialize_era_client().cloned()
     }
 
+    /// Whether [`close`](Self::close) was called (or the connection dropped).
+    pub fn is_closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+
     /// Requests still being served.
     pub fn in_flight(&self) -> usize {
         self.inner.state().in_flight.len()
@@ -188,7 +210,7 @@ impl Driven {
     fn pump(self: &Arc<Self>, state: &mut State, auth: Option<&Arc<AuthInfo>>) {
         loop {
             while let Some(transmit) = state.session.poll_transmit() {
-                (self.outbox)(transmit);
+                self.outbox.send(transmit);
             }
             let Some(event) = state.session.poll_event() else {
                 if state.in_flight.is_empty() {
@@ -313,6 +335,14 @@ impl Peer for DrivenPeer {
             });
         }
         Box::pin(async {})
+    }
+
+    fn close_stream(&self, request: &RequestId) -> bool {
+        let Some(driven) = self.driven.upgrade() else {
+            return false;
+        };
+        let in_flight = driven.state().in_flight.contains_key(request);
+        in_flight && driven.outbox.close_stream(request)
     }
 
     fn notify(&self, related: &RequestId, notification: Notification) -> BoxFuture<'static, ()> {

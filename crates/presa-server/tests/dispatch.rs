@@ -696,3 +696,51 @@ async fn a_struct_can_be_a_tool() {
     .unwrap();
     assert_eq!(r["content"][0]["text"], "Hej, Ada");
 }
+
+#[tokio::test]
+async fn sessions_share_one_configuration_until_the_definitions_change() {
+    let s = Server::builder("shared", "1")
+        .list_changed(true)
+        .build()
+        .unwrap();
+    let first = s.shared_session_config();
+    assert!(
+        Arc::ptr_eq(&first, &s.shared_session_config()),
+        "one configuration for every session while nothing changes"
+    );
+    assert!(first.discover_result().capabilities.tools.is_none());
+    s.add_tool(Tool::without_params("late"), |_: Value, _| async { "late" })
+        .unwrap();
+    let after = s.shared_session_config();
+    assert!(!Arc::ptr_eq(&first, &after), "a new one after a change");
+    assert!(
+        after.discover_result().capabilities.tools.is_some(),
+        "announcing the tools capability"
+    );
+}
+
+#[tokio::test]
+async fn a_tool_call_with_a_meta_that_is_not_an_object_is_invalid_params() {
+    let s = Server::builder("meta", "1")
+        .tool_sync(Tool::without_params("quick"), |_: Value, _| "quick")
+        .build()
+        .unwrap();
+    let error = call(
+        &s,
+        ProtocolVersion::V2025_06_18,
+        "tools/call",
+        json!({"name": "quick", "_meta": 5}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    let ok = call(
+        &s,
+        ProtocolVersion::V2025_06_18,
+        "tools/call",
+        json!({"name": "quick", "_meta": {"progressToken": "p", "x": [1, {"y": null}]}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(ok["content"][0]["text"], "quick");
+}

@@ -18,12 +18,9 @@ struct Client {
 impl Client {
     fn start(server: Server) -> Self {
         let (tx, sent) = mpsc::unbounded_channel();
-        let connection = DrivenConnection::new(
-            server,
-            Box::new(move |transmit| {
-                let _ = tx.send(serde_json::from_str(&transmit.message.to_json()).unwrap());
-            }),
-        );
+        let connection = DrivenConnection::new(server, move |transmit: presa_core::Transmit| {
+            let _ = tx.send(serde_json::from_str(&transmit.message.to_json()).unwrap());
+        });
         Self { connection, sent }
     }
 

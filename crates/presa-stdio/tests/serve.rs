@@ -365,3 +365,31 @@ async fn the_options_print_without_their_streams() {
     assert!(printed.contains("max_line_bytes: 2000000"), "{printed}");
     assert!(printed.contains("\"custom\""), "{printed}");
 }
+
+#[tokio::test]
+async fn dropping_serve_stops_the_server() {
+    let (mut input, server_in) = duplex(64 * 1024);
+    let (server_out, output) = duplex(64 * 1024);
+    let mut output = BufReader::new(output).lines();
+    let mut serving = Box::pin(serve(
+        server(),
+        ServeOptions::default().input(server_in).output(server_out),
+    ));
+    input
+        .write_all(format!("{}\n", modern_call(1, "ping")).as_bytes())
+        .await
+        .unwrap();
+    // serve while waiting for the answer, then drop `serve` with the input still open
+    let line = tokio::select! {
+        line = output.next_line() => line.unwrap().expect("an answer"),
+        _ = &mut serving => panic!("serve ended with its input open"),
+    };
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(text(&answer), "pong");
+    drop(serving);
+    // the server's task ended: its end of the output is closed
+    let after = tokio::time::timeout(LIMIT, output.next_line())
+        .await
+        .expect("the output closes in time");
+    assert!(matches!(after, Ok(None)), "{after:?}");
+}

@@ -91,6 +91,17 @@ fn content_tools(builder: ServerBuilder) -> ServerBuilder {
             Tool::without_params("test_simple_text").description("Returns a simple text response."),
             |_: Value, _: Context| "This is a simple text response for testing.",
         )
+        .tool(
+            Tool::without_params("test_reconnection").description(
+                "Closes its response stream early; the result comes on the resumed stream.",
+            ),
+            |_: Value, cx: Context| async move {
+                // SEP-1699 polling (server-sse-polling): the client resumes with Last-Event-ID
+                cx.close_stream();
+                tokio::time::sleep(STEP).await;
+                "Reconnection test completed successfully"
+            },
+        )
         .tool_sync(
             Tool::without_params("test_image_content").description("Returns a one-pixel PNG."),
             |_: Value, _: Context| content::image_base64(RED_PIXEL_PNG, "image/png"),

@@ -458,6 +458,7 @@ async fn legacy_post(
     let single = !is_batch && requests.len() == 1;
     let mut response = respond(
         &shared,
+        &session,
         priming,
         deliveries,
         &mut rejected,
@@ -528,6 +529,7 @@ fn insufficient_scope(json: &str) -> Option<InsufficientScope> {
 /// first; an SSE stream as soon as anything else comes first.
 async fn respond(
     shared: &Shared,
+    session: &HttpSession,
     priming: Option<String>,
     mut deliveries: mpsc::Receiver<Delivery>,
     responses: &mut Vec<String>,
@@ -537,6 +539,16 @@ async fn respond(
     let mut version = None;
     loop {
         let Some(delivery) = deliveries.recv().await else {
+            if priming.is_some() && session.is_open() {
+                // a handler closed the stream early (SEP-1699): the client resumes from the
+                // priming event's id and gets the rest on its GET
+                let ready = responses
+                    .iter()
+                    .map(|json| event(None, json, None))
+                    .collect();
+                let events = forward_events(priming, shared.options.retry, ready, None);
+                return sse_response(events, None, ());
+            }
             return reject(
                 StatusCode::NOT_FOUND,
                 ErrorCode::INVALID_REQUEST,

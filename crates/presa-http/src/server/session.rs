@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
-use presa_server::{AuthInfo, Change, DrivenConnection, Server};
+use presa_server::{AuthInfo, Change, DrivenConnection, Outbox, Server};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -131,12 +131,7 @@ impl HttpSession {
         owner: Option<String>,
     ) -> Arc<Self> {
         Arc::new_cyclic(|session: &Weak<Self>| {
-            let session = session.clone();
-            let outbox = Box::new(move |transmit: Transmit| {
-                if let Some(session) = session.upgrade() {
-                    session.route(transmit);
-                }
-            });
+            let outbox = SessionOutbox(session.clone());
             Self {
                 id,
                 connection: DrivenConnection::new(server, outbox),
@@ -196,6 +191,25 @@ impl HttpSession {
         messages
             .into_iter()
             .all(|message| self.connection.handle(message, auth.cloned()))
+    }
+
+    /// Whether the session still takes messages.
+    pub(crate) fn is_open(&self) -> bool {
+        !self.connection.is_closed()
+    }
+
+    /// Ends the POST stream carrying `request` early (SEP-1699 polling), when the client can
+    /// resume it: at 2025-11-25 every POST stream starts with a priming event id. The stream's
+    /// later messages stay in the buffer for the client's `GET` with `Last-Event-ID`.
+    fn close_stream_of(&self, request: &RequestId) -> bool {
+        if self.version() != Some(ProtocolVersion::V2025_11_25) {
+            return false;
+        }
+        let mut streams = lock(&self.streams);
+        match streams.by_request.get(request).copied() {
+            Some(stream) => streams.live.remove(&stream).is_some(),
+            None => false,
+        }
     }
 
     /// Tells the session's client of a change it listens for.
@@ -356,6 +370,23 @@ impl HttpSession {
             streams.live.remove(&stream);
             streams.remaining.remove(&stream);
         }
+    }
+}
+
+/// Where a session's connection sends its messages: the session's streams.
+struct SessionOutbox(Weak<HttpSession>);
+
+impl Outbox for SessionOutbox {
+    fn send(&self, transmit: Transmit) {
+        if let Some(session) = self.0.upgrade() {
+            session.route(transmit);
+        }
+    }
+
+    fn close_stream(&self, related: &RequestId) -> bool {
+        self.0
+            .upgrade()
+            .is_some_and(|session| session.close_stream_of(related))
     }
 }
 
