@@ -25,6 +25,19 @@ struct Fixture {
     cancelled: Arc<Notify>,
 }
 
+/// A tool whose handler panics before it returns its future (outside the handlers' own guard).
+struct PanicsOnCall;
+
+impl presa_server::ToolHandler for PanicsOnCall {
+    fn call(
+        &self,
+        _: serde_json::Map<String, Value>,
+        _: Context,
+    ) -> presa_server::BoxFuture<'static, presa_server::ToolOutcome> {
+        panic!("no future for you")
+    }
+}
+
 fn test_server(cancelled: Arc<Notify>) -> Server {
     Server::builder("http-test", "1.0.0")
         .logging(true)
@@ -75,6 +88,7 @@ fn test_server(cancelled: Arc<Notify>) -> Server {
                 }
             },
         )
+        .tool_handler(Tool::without_params("broken"), Arc::new(PanicsOnCall))
         .build()
         .unwrap()
 }
@@ -448,6 +462,24 @@ async fn a_result_is_json_until_the_handler_streams() {
         .send(f.modern_post(&modern(3, "tools/call", json!({"name": "chatty"}))))
         .await;
     assert_eq!(headers["content-type"], "application/json");
+}
+
+#[tokio::test]
+async fn a_panic_while_starting_a_request_is_a_500_and_the_server_lives_on() {
+    let f = fixture().await;
+    let broken = modern(1, "tools/call", json!({"name": "broken", "arguments": {}}));
+    let (status, _, body) = f.send(f.modern_post(&broken)).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (500, &json!(-32603)),
+        "{body}"
+    );
+    let quick = modern(2, "tools/call", json!({"name": "quick", "arguments": {}}));
+    let (status, _, body) = f.send(f.modern_post(&quick)).await;
+    assert_eq!(
+        (status, &body["result"]["content"][0]["text"]),
+        (200, &json!("quick"))
+    );
 }
 
 #[tokio::test]

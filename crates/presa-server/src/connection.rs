@@ -453,15 +453,21 @@ fn apply(
     }
 }
 
-/// Polls a handler's future once; its output if it finished. A future left pending is polled
-/// again, with a real waker, by the task it moves to, so nothing it waits for is missed.
-pub(crate) fn poll_once<T>(
-    future: std::pin::Pin<&mut (impl Future<Output = T> + ?Sized)>,
-) -> Option<T> {
+/// Polls a request's handling once; its result if it finished. A future left pending is polled
+/// again, with a real waker, by the task it moves to, so nothing it waits for is missed. A panic
+/// here (handlers' own panics are caught deeper, as tool errors) answers the request with an
+/// internal error instead of taking the connection down.
+fn poll_once(
+    future: std::pin::Pin<&mut (impl Future<Output = Result<RawJson, ErrorObject>> + ?Sized)>,
+) -> Option<Result<RawJson, ErrorObject>> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match future.poll(&mut cx) {
-        std::task::Poll::Ready(output) => Some(output),
-        std::task::Poll::Pending => None,
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.poll(&mut cx)));
+    match polled {
+        Ok(std::task::Poll::Ready(output)) => Some(output),
+        Ok(std::task::Poll::Pending) => None,
+        Err(_) => Some(Err(ErrorObject::internal_error(
+            "the request's handling panicked",
+        ))),
     }
 }
 

@@ -412,3 +412,32 @@ async fn resource_updates_reach_listeners_and_initialize_era_subscribers() {
         "no update after unsubscribing"
     );
 }
+
+/// A tool whose handler panics before it even returns its future (outside the panic guard
+/// around handler futures).
+struct PanicsOnCall;
+
+impl ToolHandler for PanicsOnCall {
+    fn call(&self, _: presa_core::JsonObject, _: Context) -> BoxFuture<'static, ToolOutcome> {
+        panic!("no future for you")
+    }
+}
+
+#[tokio::test]
+async fn a_panic_while_starting_a_request_is_an_internal_error_and_the_connection_lives_on() {
+    let server = Server::builder("panics", "1")
+        .tool_handler(Tool::without_params("broken"), Arc::new(PanicsOnCall))
+        .tool_sync(Tool::without_params("quick"), |_: Value, _| "quick")
+        .build()
+        .unwrap();
+    let mut peer = Peer::start(server, ConnectionOptions::default());
+    peer.send(call(1, "broken", json!({}))).await;
+    let answer = peer.next().await;
+    assert_eq!(
+        (&answer["id"], &answer["error"]["code"]),
+        (&json!(1), &json!(-32603)),
+        "{answer}"
+    );
+    peer.send(call(2, "quick", json!({}))).await;
+    assert_eq!(peer.next().await["id"], 2);
+}

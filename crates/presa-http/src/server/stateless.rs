@@ -271,7 +271,17 @@ async fn run(
     });
     // a handler that finishes at once (a sync tool, a listing) is answered without a task of
     // its own; what it sent on its way is already queued before its result
-    let task = match handling.as_mut().now_or_never() {
+    // (a panic while starting the request, outside the handler's own guard, is an internal
+    // error rather than a dropped connection)
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handling.as_mut().now_or_never()
+    }))
+    .unwrap_or_else(|_| {
+        Some(Err(ErrorObject::internal_error(
+            "the request's handling panicked",
+        )))
+    });
+    let task = match polled {
         Some(result) => {
             if let Err(TrySendError::Full(done)) = frames_tx.try_send(Frame::Done(result)) {
                 let frames_tx = frames_tx.clone();
