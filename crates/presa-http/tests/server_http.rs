@@ -847,3 +847,25 @@ async fn stop_is_graceful() {
         "the event stream ended cleanly"
     );
 }
+
+#[tokio::test]
+async fn a_large_batch_is_answered_in_full() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-03-26").await;
+    let pings: Vec<String> = (1..=600).map(|id| legacy(id, "ping", json!({}))).collect();
+    let (status, _, r) = f
+        .send(
+            f.post()
+                .header("mcp-session-id", &session)
+                .body(format!("[{}]", pings.join(","))),
+        )
+        .await;
+    assert_eq!(status, 200, "{r}");
+    let ids: HashSet<i64> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, (1..=600).collect::<HashSet<i64>>());
+}

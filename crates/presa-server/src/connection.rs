@@ -222,9 +222,13 @@ fn now() -> std::time::Instant {
 /// Serves `server` to one peer over `channel` until the peer's input ends and every request in
 /// flight has been answered.
 ///
-/// Each request runs on its own task; `notifications/cancelled` aborts it (no response is sent);
-/// progress and log messages reach the peer only when the request asked for them. With the
-/// server's `list_changed` option, an initialize-era peer is told when lists change.
+/// A request whose handling finishes on its first poll (a `tool_sync` tool, a listing) is
+/// answered at once on the connection's task; any other runs on a task of its own, and
+/// `notifications/cancelled` aborts it (no response is sent). So a sync handler holds up the
+/// connection while it runs: long or blocking work belongs in an async handler (with
+/// `tokio::task::spawn_blocking` for blocking calls). Progress and log messages reach the peer
+/// only when the request asked for them. With the server's `list_changed` option, an
+/// initialize-era peer is told when lists change.
 pub async fn serve_connection(server: Server, channel: ServerChannel, options: ConnectionOptions) {
     let ServerChannel {
         mut incoming,
@@ -288,12 +292,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                         listens.insert(request.id.clone());
                     }
                     let id = request.id.clone();
-                    let server = server.clone();
-                    let mut handling = Box::pin(async move {
-                        server
-                            .handle(&request.method, request.params.as_deref(), cx)
-                            .await
-                    });
+                    let mut handling = guarded(server.clone(), request.method, request.params, cx);
                     // a handler that finishes at once (a sync tool, a listing) is answered here,
                     // without a task of its own or a trip through the command queue
                     if let Some(result) = poll_once(handling.as_mut()) {
@@ -305,6 +304,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                                 &mut in_flight,
                                 &mut listens,
                                 &mut waiting,
+                                Some(&id),
                             );
                         }
                         listens.remove(&id);
@@ -351,7 +351,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
         tokio::select! {
             biased;
             Some(command) = commands.recv() => {
-                apply(command, &mut session, &mut in_flight, &mut listens, &mut waiting);
+                apply(command, &mut session, &mut in_flight, &mut listens, &mut waiting, None);
             },
             input = incoming.recv(), if reading => match input {
                 Some(Incoming::Message(message)) => {
@@ -390,13 +390,15 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
     }
 }
 
-/// Carries out what a handler task asked of the session.
+/// Carries out what a handler asked of the session; `inline` is the request whose handler just
+/// finished on its first poll (still in flight, though not in `in_flight`).
 fn apply(
     command: Command,
     session: &mut ServerSession,
     in_flight: &mut HashMap<RequestId, (AbortHandle, Cancellation)>,
     listens: &mut std::collections::HashSet<RequestId>,
     waiting: &mut HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
+    inline: Option<&RequestId>,
 ) {
     match command {
         Command::Respond { id, result } => {
@@ -418,7 +420,7 @@ fn apply(
             notification,
         } => {
             // only while the request is in flight: nothing follows a response
-            if in_flight.contains_key(&related) {
+            if in_flight.contains_key(&related) || inline == Some(&related) {
                 session.notify(notification, Some(related));
             }
         }
@@ -453,21 +455,33 @@ fn apply(
     }
 }
 
+/// A request's handling: the dispatcher's answer, or an internal error if anything on the way
+/// panicked (handlers' own panics are already tool errors; this catches the rest, such as a
+/// handler object that panics before returning its future), so that a request never goes
+/// unanswered and its connection lives on.
+pub(crate) fn guarded(
+    server: Server,
+    method: String,
+    params: Option<RawJson>,
+    cx: Context,
+) -> BoxFuture<'static, Result<RawJson, ErrorObject>> {
+    let handling = crate::catch::catch_unwind(Box::pin(async move {
+        server.handle(&method, params.as_deref(), cx).await
+    }));
+    Box::pin(async move {
+        handling
+            .await
+            .unwrap_or_else(|panic| Err(ErrorObject::internal_error(panic)))
+    })
+}
+
 /// Polls a request's handling once; its result if it finished. A future left pending is polled
-/// again, with a real waker, by the task it moves to, so nothing it waits for is missed. A panic
-/// here (handlers' own panics are caught deeper, as tool errors) answers the request with an
-/// internal error instead of taking the connection down.
-fn poll_once(
-    future: std::pin::Pin<&mut (impl Future<Output = Result<RawJson, ErrorObject>> + ?Sized)>,
-) -> Option<Result<RawJson, ErrorObject>> {
+/// again, with a real waker, by the task it moves to, so nothing it waits for is missed.
+fn poll_once<T>(future: std::pin::Pin<&mut (impl Future<Output = T> + ?Sized)>) -> Option<T> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.poll(&mut cx)));
-    match polled {
-        Ok(std::task::Poll::Ready(output)) => Some(output),
-        Ok(std::task::Poll::Pending) => None,
-        Err(_) => Some(Err(ErrorObject::internal_error(
-            "the request's handling panicked",
-        ))),
+    match future.poll(&mut cx) {
+        std::task::Poll::Ready(output) => Some(output),
+        std::task::Poll::Pending => None,
     }
 }
 

@@ -17,7 +17,7 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use crate::auth::AuthInfo;
-use crate::connection::{announce, answer_of, subscription_request};
+use crate::connection::{announce, answer_of, guarded, subscription_request};
 use crate::context::{BoxFuture, Cancellation, Context, Peer};
 use crate::events::Change;
 use crate::input::InputError;
@@ -104,6 +104,9 @@ struct State {
     waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
     /// Initialize-era resource subscriptions.
     subscribed: HashSet<String>,
+    /// 2026-07-28 `subscriptions/listen` requests in flight: they never end by themselves, so
+    /// closing the connection ends them.
+    listens: HashSet<RequestId>,
 }
 
 impl DrivenConnection {
@@ -122,6 +125,7 @@ impl DrivenConnection {
                 in_flight: HashMap::new(),
                 waiting: HashMap::new(),
                 subscribed: HashSet::new(),
+                listens: HashSet::new(),
             }),
         });
         Self { inner }
@@ -136,6 +140,9 @@ impl DrivenConnection {
             return false;
         }
         let mut state = self.inner.state();
+        // deadlines of requests to the client pass on activity too, not only while a handler
+        // waits for the answer (it may have been cancelled meanwhile)
+        state.session.handle_timeout(now());
         state.session.handle_message(now(), message);
         self.inner.pump(&mut state, auth.as_ref());
         true
@@ -172,11 +179,20 @@ impl DrivenConnection {
         self.inner.state().in_flight.len()
     }
 
-    /// Takes no more messages. Requests in flight finish and their responses still go out;
-    /// server→client requests waiting for an answer fail.
+    /// Takes no more messages. Requests in flight finish and their responses still go out
+    /// (`subscriptions/listen` requests end with their result); server→client requests waiting
+    /// for an answer fail.
     pub fn close(&self) {
         self.inner.closed.store(true, Ordering::Release);
         let mut state = self.inner.state();
+        let State {
+            in_flight, listens, ..
+        } = &mut *state;
+        for id in listens.drain() {
+            if let Some((_, cancellation)) = in_flight.get(&id) {
+                cancellation.cancel();
+            }
+        }
         for (_, reply) in state.waiting.drain() {
             let _ = reply.send(Err(InputError::Unavailable("the session ended".into())));
         }
@@ -225,12 +241,16 @@ impl Driven {
             };
             match event {
                 ServerEvent::Request(request) => {
-                    if let Some(result) = subscription_request(
-                        &self.server,
-                        &mut state.subscribed,
-                        &request.method,
-                        request.params.as_deref(),
-                    ) {
+                    let initialize_era =
+                        request.client.protocol_version.era() == presa_core::Era::Initialize;
+                    if initialize_era
+                        && let Some(result) = subscription_request(
+                            &self.server,
+                            &mut state.subscribed,
+                            &request.method,
+                            request.params.as_deref(),
+                        )
+                    {
                         state.session.respond(&request.id, result);
                         continue;
                     }
@@ -245,13 +265,14 @@ impl Driven {
                     if let Some(auth) = auth {
                         cx = cx.with_auth(Arc::clone(auth));
                     }
+                    if request.method == "subscriptions/listen" {
+                        state.listens.insert(request.id.clone());
+                    }
                     let driven = Arc::clone(self);
                     let id = request.id.clone();
+                    let handling = guarded(self.server.clone(), request.method, request.params, cx);
                     let task = tokio::spawn(async move {
-                        let result = driven
-                            .server
-                            .handle(&request.method, request.params.as_deref(), cx)
-                            .await;
+                        let result = handling.await;
                         driven.finish(&id, result);
                     });
                     state
@@ -259,6 +280,7 @@ impl Driven {
                         .insert(request.id, (task.abort_handle(), cancellation));
                 }
                 ServerEvent::Cancelled { id, .. } => {
+                    state.listens.remove(&id);
                     if let Some((task, cancellation)) = state.in_flight.remove(&id) {
                         cancellation.cancel();
                         task.abort();
@@ -278,8 +300,10 @@ impl Driven {
     /// A handler finished: its response goes out unless the request was cancelled.
     fn finish(self: &Arc<Self>, id: &RequestId, result: Result<RawJson, ErrorObject>) {
         let mut state = self.state();
+        state.listens.remove(id);
         if state.in_flight.remove(id).is_some() {
             state.session.respond(id, result);
+            state.session.handle_timeout(now());
             self.pump(&mut state, None);
         }
     }

@@ -541,7 +541,9 @@ impl ServerBuilder {
         self.tool_handler(tool, Arc::new(AsyncTool::new(handler)))
     }
 
-    /// Adds a tool whose handler is a plain (blocking-free, quick) closure.
+    /// Adds a tool whose handler is a plain (blocking-free, quick) closure. It runs where the
+    /// request is read (no task of its own), which is what makes it cheap; long or blocking
+    /// work belongs in [`tool`](Self::tool) with `tokio::task::spawn_blocking`.
     pub fn tool_sync<F, A, R>(self, tool: Tool, handler: F) -> Self
     where
         F: Fn(A, Context) -> R + Send + Sync + 'static,

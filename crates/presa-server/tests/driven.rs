@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use presa_core::{LoggingLevel, Resource, Tool, decode_message};
 use presa_server::*;
@@ -285,4 +286,75 @@ async fn changes_are_announced_to_an_initialized_client_that_listens() {
         client.next().await["method"],
         "notifications/tools/list_changed"
     );
+}
+
+/// A tool whose handler panics before it returns its future (outside the handlers' own guard).
+struct PanicsOnCall;
+
+impl ToolHandler for PanicsOnCall {
+    fn call(&self, _: presa_core::JsonObject, _: Context) -> BoxFuture<'static, ToolOutcome> {
+        panic!("no future for you")
+    }
+}
+
+#[tokio::test]
+async fn a_panic_while_starting_a_request_is_an_internal_error() {
+    let server = Server::builder("panics", "1")
+        .tool_handler(Tool::without_params("broken"), Arc::new(PanicsOnCall))
+        .build()
+        .unwrap();
+    let mut client = Client::start(server);
+    client.initialize(json!({})).await;
+    client.send(call(1, "broken", json!({})));
+    let answer = client.next().await;
+    assert_eq!(
+        (&answer["id"], &answer["error"]["code"]),
+        (&json!(1), &json!(-32603)),
+        "{answer}"
+    );
+    assert_eq!(client.connection.in_flight(), 0, "nothing left hanging");
+}
+
+#[tokio::test]
+async fn closing_ends_a_listen_with_its_result() {
+    let (mut client, _) = fixture();
+    client.send(
+        json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}}),
+    );
+    assert_eq!(
+        client.next().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    client.connection.close();
+    let ended = client.next().await;
+    assert_eq!(ended["id"], "sub", "{ended}");
+    assert!(ended.get("result").is_some(), "{ended}");
+    assert_eq!(client.connection.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_to_the_client_expires_even_after_its_handler_is_gone() {
+    let (mut client, _) = fixture();
+    client.initialize(json!({"roots": {}})).await;
+    client.send(call(1, "roots", json!({})));
+    let request = client.next().await;
+    assert_eq!(request["method"], "roots/list");
+    // the client cancels the tool call: its handler, the one waiting for the answer, is gone
+    client.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 1}}),
+    );
+    tokio::time::advance(Duration::from_secs(61)).await;
+    // the next message the session takes in lets the deadline pass: the client is told
+    client.send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    let cancelled = client.next().await;
+    assert_eq!(
+        (&cancelled["method"], &cancelled["params"]["requestId"]),
+        (&json!("notifications/cancelled"), &request["id"]),
+        "{cancelled}"
+    );
+    assert_eq!(client.next().await["id"], 2);
 }

@@ -203,7 +203,8 @@ async fn serve_here(server: Server, options: ServeOptions) -> Result<(), StdioEr
 
 /// Feeds input lines to the connection; answers over-long lines itself.
 /// The process's stdin: read as an event-driven pipe when it is one (no thread hand-off per
-/// read, as tokio's blocking `stdin` needs), else through tokio's `stdin`.
+/// read, as tokio's blocking `stdin` needs), else through tokio's `stdin`. The pipe is in
+/// non-blocking mode while `serve` runs, and back in blocking mode after.
 fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
     #[cfg(unix)]
     {
@@ -211,15 +212,15 @@ fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
         if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned()
             && let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
         {
-            return Box::new(pipe);
+            return Box::new(pipes::Input(Some(pipe)));
         }
     }
     Box::new(tokio::io::stdin())
 }
 
-/// The process's stdout, as [`stdin`] does it. A pipe is put in non-blocking mode, which the
-/// process's other writers to stdout then see too; a stdio server's stdout carries only
-/// protocol messages anyway.
+/// The process's stdout, as [`stdin`] does it. While `serve` runs, the process's other writers
+/// to stdout would see the non-blocking mode too; a stdio server's stdout carries only protocol
+/// messages anyway.
 fn stdout() -> Box<dyn AsyncWrite + Unpin + Send> {
     #[cfg(unix)]
     {
@@ -227,10 +228,150 @@ fn stdout() -> Box<dyn AsyncWrite + Unpin + Send> {
         if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned()
             && let Ok(pipe) = tokio::net::unix::pipe::Sender::from_owned_fd(fd)
         {
-            return Box::new(pipe);
+            return Box::new(pipes::Output(Some(pipe)));
         }
     }
     Box::new(tokio::io::stdout())
+}
+
+/// stdin and stdout pipes in non-blocking mode for as long as `serve` uses them: the mode
+/// belongs to the pipe (shared with the process's own fds 0 and 1, and with children), so it is
+/// set back to blocking when they are dropped.
+#[cfg(unix)]
+mod pipes {
+    use std::io;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+    use tokio::net::unix::pipe::{Receiver, Sender};
+
+    pub(super) struct Input(pub(super) Option<Receiver>);
+
+    impl AsyncRead for Input {
+        fn poll_read(
+            self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            match self.get_mut().0.as_mut() {
+                Some(pipe) => Pin::new(pipe).poll_read(cx, buf),
+                None => Poll::Ready(Ok(())),
+            }
+        }
+    }
+
+    impl Drop for Input {
+        fn drop(&mut self) {
+            if let Some(pipe) = self.0.take() {
+                // back to blocking mode; the duplicate descriptor it returns is closed
+                let _ = pipe.into_blocking_fd();
+            }
+        }
+    }
+
+    pub(super) struct Output(pub(super) Option<Sender>);
+
+    impl Output {
+        fn pipe(self: Pin<&mut Self>) -> io::Result<Pin<&mut Sender>> {
+            match self.get_mut().0.as_mut() {
+                Some(pipe) => Ok(Pin::new(pipe)),
+                None => Err(io::ErrorKind::BrokenPipe.into()),
+            }
+        }
+    }
+
+    impl AsyncWrite for Output {
+        fn poll_write(
+            self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            match self.pipe() {
+                Ok(pipe) => pipe.poll_write(cx, buf),
+                Err(e) => Poll::Ready(Err(e)),
+            }
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            match self.pipe() {
+                Ok(pipe) => pipe.poll_flush(cx),
+                Err(e) => Poll::Ready(Err(e)),
+            }
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            match self.pipe() {
+                Ok(pipe) => pipe.poll_shutdown(cx),
+                Err(e) => Poll::Ready(Err(e)),
+            }
+        }
+
+        fn poll_write_vectored(
+            self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            bufs: &[io::IoSlice<'_>],
+        ) -> Poll<io::Result<usize>> {
+            match self.pipe() {
+                Ok(pipe) => pipe.poll_write_vectored(cx, bufs),
+                Err(e) => Poll::Ready(Err(e)),
+            }
+        }
+
+        fn is_write_vectored(&self) -> bool {
+            self.0.as_ref().is_some_and(AsyncWrite::is_write_vectored)
+        }
+    }
+
+    impl Drop for Output {
+        fn drop(&mut self) {
+            if let Some(pipe) = self.0.take() {
+                let _ = pipe.into_blocking_fd();
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+        use std::io::{Read, Write};
+        use std::os::fd::AsFd;
+        use std::sync::mpsc;
+        use std::time::Duration;
+
+        use super::*;
+
+        #[tokio::test]
+        async fn a_pipe_is_back_in_blocking_mode_once_serve_lets_go_of_it() {
+            let (mut reader, mut writer) = std::io::pipe().unwrap();
+            let input = Input(Some(
+                Receiver::from_owned_fd(reader.as_fd().try_clone_to_owned().unwrap()).unwrap(),
+            ));
+            let mut byte = [0u8; 1];
+            assert_eq!(
+                reader.read(&mut byte).unwrap_err().kind(),
+                io::ErrorKind::WouldBlock,
+                "non-blocking while in use"
+            );
+            drop(input);
+            // a blocking read waits for data instead of failing at once
+            let (done_tx, done) = mpsc::channel();
+            let blocked = std::thread::spawn(move || {
+                let mut byte = [0u8; 1];
+                done_tx
+                    .send(reader.read(&mut byte).map(|n| (n, byte[0])))
+                    .unwrap();
+            });
+            assert!(
+                done.recv_timeout(Duration::from_secs(2)).is_err(),
+                "the read returned without data: the pipe is still non-blocking"
+            );
+            writer.write_all(b"x").unwrap();
+            assert_eq!(done.recv().unwrap().unwrap(), (1, b'x'));
+            blocked.join().unwrap();
+        }
+    }
 }
 
 async fn read_input(

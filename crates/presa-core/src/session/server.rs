@@ -128,6 +128,7 @@ pub struct ClientContext {
 
 /// A request from the peer, checked by the session and ready for the application.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct IncomingRequest {
     /// Its id; answer with [`ServerSession::respond`] (or the client's equivalent).
     pub id: RequestId,

@@ -41,10 +41,19 @@ pub(crate) struct SharedState {
     pub(crate) sessions: Arc<dyn SessionStore>,
     cancellable: Mutex<Cancellable>,
     sweeper: Once,
-    announcer: Once,
+    /// The task telling sessions of the server's changes, ended with the endpoint.
+    announcer: std::sync::OnceLock<tokio::task::AbortHandle>,
     /// The cancellation of each open 2026-07-28 listen stream, ended at shutdown.
     listens: Mutex<HashMap<u64, Cancellation>>,
     next_listen: std::sync::atomic::AtomicU64,
+}
+
+impl Drop for SharedState {
+    fn drop(&mut self) {
+        if let Some(announcer) = self.announcer.get() {
+            announcer.abort();
+        }
+    }
 }
 
 impl std::ops::Deref for Shared {
@@ -69,7 +78,7 @@ impl Shared {
             listens: Mutex::default(),
             next_listen: std::sync::atomic::AtomicU64::default(),
             sweeper: Once::new(),
-            announcer: Once::new(),
+            announcer: std::sync::OnceLock::new(),
         }))
     }
 
@@ -141,9 +150,9 @@ impl Shared {
     fn start_announcer(&self) {
         let sessions = Arc::downgrade(&self.sessions);
         let server = &self.server;
-        self.announcer.call_once(|| {
+        self.announcer.get_or_init(|| {
             let mut changes = server.changes();
-            tokio::spawn(async move {
+            let task = tokio::spawn(async move {
                 loop {
                     match changes.recv().await {
                         Ok(change) => {
@@ -154,11 +163,17 @@ impl Shared {
                                 session.announce(change.clone());
                             }
                         }
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                            tracing::warn!(
+                                target: "presa_http",
+                                "sessions missed {missed} changes: the change bus overflowed"
+                            );
+                        }
                         Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                     }
                 }
             });
+            task.abort_handle()
         });
     }
 

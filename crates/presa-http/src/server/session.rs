@@ -225,7 +225,9 @@ impl HttpSession {
         requests: &[RequestId],
         primed: bool,
     ) -> (u64, Option<String>, mpsc::Receiver<Delivery>) {
-        let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+        // room for every answer of a batch the session gives at once (pings, errors) before the
+        // POST starts reading; the channel allocates as it fills
+        let (tx, rx) = mpsc::channel(STREAM_QUEUE + requests.len());
         let mut streams = lock(&self.streams);
         let stream = streams.next_stream;
         streams.next_stream += 1;
