@@ -292,10 +292,10 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                         listens.insert(request.id.clone());
                     }
                     let id = request.id.clone();
-                    let mut handling = guarded(server.clone(), request.method, request.params, cx);
+                    let mut handling = handling(server.clone(), request.method, request.params, cx);
                     // a handler that finishes at once (a sync tool, a listing) is answered here,
                     // without a task of its own or a trip through the command queue
-                    if let Some(result) = poll_once(handling.as_mut()) {
+                    if let Some(result) = poll_once(&mut handling) {
                         // what it sent on its way (progress, logs) goes out before its answer
                         while let Ok(command) = commands.try_recv() {
                             apply(
@@ -314,7 +314,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                     let commands = commands_tx.clone();
                     let task_id = id.clone();
                     let task = tokio::spawn(async move {
-                        let result = handling.await;
+                        let result = guarded(handling).await;
                         let _ = commands
                             .send(Command::Respond {
                                 id: task_id,
@@ -455,33 +455,43 @@ fn apply(
     }
 }
 
-/// A request's handling: the dispatcher's answer, or an internal error if anything on the way
-/// panicked (handlers' own panics are already tool errors; this catches the rest, such as a
-/// handler object that panics before returning its future), so that a request never goes
-/// unanswered and its connection lives on.
-pub(crate) fn guarded(
+/// A request's handling: the dispatcher's answer to it.
+pub(crate) fn handling(
     server: Server,
     method: String,
     params: Option<RawJson>,
     cx: Context,
 ) -> BoxFuture<'static, Result<RawJson, ErrorObject>> {
-    let handling = crate::catch::catch_unwind(Box::pin(async move {
-        server.handle(&method, params.as_deref(), cx).await
-    }));
-    Box::pin(async move {
-        handling
-            .await
-            .unwrap_or_else(|panic| Err(ErrorObject::internal_error(panic)))
-    })
+    Box::pin(async move { server.handle(&method, params.as_deref(), cx).await })
 }
 
-/// Polls a request's handling once; its result if it finished. A future left pending is polled
-/// again, with a real waker, by the task it moves to, so nothing it waits for is missed.
-fn poll_once<T>(future: std::pin::Pin<&mut (impl Future<Output = T> + ?Sized)>) -> Option<T> {
+/// Runs a request's handling to its end on a task: a panic on the way (handlers' own panics are
+/// already tool errors; this catches the rest, such as a handler object that panics before it
+/// returns its future) is an internal error, so a request never goes unanswered.
+pub(crate) async fn guarded(
+    handling: BoxFuture<'static, Result<RawJson, ErrorObject>>,
+) -> Result<RawJson, ErrorObject> {
+    crate::catch::catch_unwind(handling)
+        .await
+        .unwrap_or_else(|panic| Err(ErrorObject::internal_error(panic)))
+}
+
+/// Polls a request's handling once; its result if it finished (a panic is an internal error,
+/// as in [`guarded`]). A future left pending is polled again, with a real waker, by the task it
+/// moves to, so nothing it waits for is missed.
+fn poll_once(
+    handling: &mut BoxFuture<'static, Result<RawJson, ErrorObject>>,
+) -> Option<Result<RawJson, ErrorObject>> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match future.poll(&mut cx) {
-        std::task::Poll::Ready(output) => Some(output),
-        std::task::Poll::Pending => None,
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handling.as_mut().poll(&mut cx)
+    }));
+    match polled {
+        Ok(std::task::Poll::Ready(output)) => Some(output),
+        Ok(std::task::Poll::Pending) => None,
+        Err(payload) => Some(Err(ErrorObject::internal_error(
+            crate::catch::panic_message(&*payload),
+        ))),
     }
 }
 

@@ -147,6 +147,38 @@ impl Server {
         self.stamp_server_info(result.meta_mut());
     }
 
+    /// A result as JSON, stamped as [`stamp`](Self::stamp) does. The common case (no `_meta` of
+    /// the handler's own) gets the server's identity spliced in as text made once per server,
+    /// instead of a copy of it as a `Value` per result.
+    fn stamped<R: HasResultType + HasMeta + Serialize>(
+        &self,
+        modern: bool,
+        mut result: R,
+    ) -> Result<RawJson, ErrorObject> {
+        if !(modern && self.inner.options.server_info_in_meta && result.meta_mut().is_none()) {
+            self.stamp(modern, &mut result);
+            return raw(&result);
+        }
+        if result.result_type().is_none() {
+            result.set_result_type(Some(ResultType::Complete));
+        }
+        let mut json = serde_json::to_string(&result).map_err(|e| {
+            ErrorObject::internal_error(format!("result could not be serialized: {e}"))
+        })?;
+        // a serialized struct is an object: `{...}`
+        if json.ends_with('}') {
+            json.pop();
+            if json.len() > 1 {
+                json.push(',');
+            }
+            json.push_str(&self.inner.info_meta_member);
+            json.push('}');
+        }
+        RawValue::from_string(json).map_err(|e| {
+            ErrorObject::internal_error(format!("result could not be serialized: {e}"))
+        })
+    }
+
     /// Puts the server's identity in a 2026-07-28 result's `_meta`, unless told not to.
     fn stamp_server_info(&self, meta: &mut Option<Meta>) {
         if self.inner.options.server_info_in_meta {
@@ -201,14 +233,13 @@ impl Server {
         let (page, next_cursor) = self.page(defs, entries, params)?;
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
         let items = page.iter().map(|entry| describe(entry)).collect();
-        let mut result = build(ListPage {
+        let result = build(ListPage {
             items,
             next_cursor,
             ttl_ms,
             cache_scope,
         });
-        self.stamp(modern, &mut result);
-        raw(&result)
+        self.stamped(modern, result)
     }
 
     async fn call_tool(
@@ -292,8 +323,7 @@ impl Server {
                 }
             }
         }
-        self.stamp(modern, &mut result);
-        raw(&result)
+        self.stamped(modern, result)
     }
 
     async fn read_resource(
@@ -356,14 +386,13 @@ impl Server {
             Err(Suspension::Error(error)) => return Err(error),
         };
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
-        let mut result = ReadResourceResult {
+        let result = ReadResourceResult {
             contents,
             ttl_ms,
             cache_scope,
             ..Default::default()
         };
-        self.stamp(modern, &mut result);
-        raw(&result)
+        self.stamped(modern, result)
     }
 
     async fn get_prompt(
@@ -416,7 +445,7 @@ impl Server {
             params.input_responses,
             params.request_state,
         )?;
-        let mut result = match run(&cx, entry.handler.get(arguments, cx.clone())).await {
+        let result = match run(&cx, entry.handler.get(arguments, cx.clone())).await {
             Ok(Ok(result)) => result?,
             Ok(Err(panic)) => return Err(ErrorObject::internal_error(panic)),
             Err(Suspension::Input(requests)) => {
@@ -424,8 +453,7 @@ impl Server {
             }
             Err(Suspension::Error(error)) => return Err(error),
         };
-        self.stamp(modern, &mut result);
-        raw(&result)
+        self.stamped(modern, result)
     }
 
     async fn complete(
@@ -480,12 +508,11 @@ impl Server {
             }
             None => presa_core::Completion::default(),
         };
-        let mut result = CompleteResult {
+        let result = CompleteResult {
             completion,
             ..Default::default()
         };
-        self.stamp(modern, &mut result);
-        raw(&result)
+        self.stamped(modern, result)
     }
 }
 

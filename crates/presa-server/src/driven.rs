@@ -17,7 +17,7 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use crate::auth::AuthInfo;
-use crate::connection::{announce, answer_of, guarded, subscription_request};
+use crate::connection::{announce, answer_of, guarded, handling, subscription_request};
 use crate::context::{BoxFuture, Cancellation, Context, Peer};
 use crate::events::Change;
 use crate::input::InputError;
@@ -270,9 +270,10 @@ impl Driven {
                     }
                     let driven = Arc::clone(self);
                     let id = request.id.clone();
-                    let handling = guarded(self.server.clone(), request.method, request.params, cx);
+                    let handling =
+                        handling(self.server.clone(), request.method, request.params, cx);
                     let task = tokio::spawn(async move {
-                        let result = handling.await;
+                        let result = guarded(handling).await;
                         driven.finish(&id, result);
                     });
                     state

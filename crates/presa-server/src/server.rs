@@ -71,6 +71,9 @@ pub(crate) struct Inner {
     pub(crate) info: Implementation,
     /// `info` as JSON, made once: every 2026-07-28 result carries it in `_meta`.
     pub(crate) info_value: serde_json::Value,
+    /// `"_meta":{"io.modelcontextprotocol/serverInfo":<info>}`, the member a 2026-07-28 result
+    /// without `_meta` of its own gets, made once.
+    pub(crate) info_meta_member: String,
     pub(crate) instructions: Option<String>,
     pub(crate) options: Options,
     definitions: RwLock<Arc<Definitions>>,
@@ -699,6 +702,11 @@ impl ServerBuilder {
         Ok(Server {
             inner: Arc::new(Inner {
                 info_value: serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null),
+                info_meta_member: format!(
+                    r#""_meta":{{{}:{}}}"#,
+                    serde_json::Value::from(presa_core::META_SERVER_INFO),
+                    serde_json::to_string(&self.info).unwrap_or_else(|_| "null".to_owned())
+                ),
                 info: self.info,
                 instructions: self.instructions,
                 options: self.options,

@@ -744,3 +744,40 @@ async fn a_tool_call_with_a_meta_that_is_not_an_object_is_invalid_params() {
     .unwrap();
     assert_eq!(ok["content"][0]["text"], "quick");
 }
+
+#[tokio::test]
+async fn a_2026_result_carries_the_server_info_once_beside_its_own_members() {
+    let s = Server::builder("stamp", "1.2.3")
+        .tool_sync(Tool::without_params("quick"), |_: Value, _| "quick")
+        .build()
+        .unwrap();
+    let params =
+        serde_json::value::to_raw_value(&json!({"name": "quick", "arguments": {}})).unwrap();
+    let raw = s
+        .handle(
+            "tools/call",
+            Some(&params),
+            cx(ProtocolVersion::V2026_07_28),
+        )
+        .await
+        .unwrap();
+    let text = raw.get();
+    assert_eq!(text.matches("\"_meta\"").count(), 1, "{text}");
+    let result: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["version"],
+        "1.2.3"
+    );
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["content"][0]["text"], "quick");
+    // the initialize era has neither
+    let raw = s
+        .handle(
+            "tools/call",
+            Some(&params),
+            cx(ProtocolVersion::V2025_06_18),
+        )
+        .await
+        .unwrap();
+    assert!(!raw.get().contains("_meta"), "{}", raw.get());
+}
