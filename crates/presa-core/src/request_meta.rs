@@ -145,6 +145,14 @@ impl RequestMeta {
     }
 }
 
+impl RequestMeta {
+    /// Writes the per-request log level into `meta` (what [`write_into`](Self::write_into)
+    /// writes for `log_level`).
+    pub(crate) fn write_log_level(meta: &mut Meta, level: LoggingLevel) {
+        meta.insert(META_LOG_LEVEL.into(), to_value(&level));
+    }
+}
+
 fn to_value(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }

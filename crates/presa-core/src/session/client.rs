@@ -223,6 +223,9 @@ pub struct ClientSession {
     endpoint: Endpoint,
     mode: Mode,
     events: VecDeque<ClientEvent>,
+    /// The `_meta` members every 2026-07-28 request carries (version, capabilities, client
+    /// info), made once per version instead of per request.
+    stateless_meta: Option<(ProtocolVersion, Map<String, Value>)>,
 }
 
 impl ClientSession {
@@ -234,6 +237,7 @@ impl ClientSession {
             endpoint: Endpoint::new(timeout),
             mode: Mode::Idle,
             events: VecDeque::new(),
+            stateless_meta: None,
         }
     }
 
@@ -330,22 +334,41 @@ impl ClientSession {
         options: &RequestOptions,
         log_level: Option<LoggingLevel>,
     ) -> Result<RequestId, ClientSendError> {
-        let context = match &self.mode {
-            Mode::Stateless { version } => Some(RequestMeta {
-                protocol_version: version.as_str().to_owned(),
-                client_capabilities: self.config.capabilities.clone(),
-                client_info: Some(self.config.client_info.clone()),
-                log_level,
-                progress_token: None,
-            }),
+        let stateless = match &self.mode {
+            Mode::Stateless { version } => Some(*version),
             Mode::Initializing { .. } | Mode::Initialized { .. } => None,
             Mode::Idle | Mode::Failed => return Err(ClientSendError::NotConnected),
+        };
+        let base = match stateless {
+            Some(version) => {
+                if self
+                    .stateless_meta
+                    .as_ref()
+                    .is_none_or(|(made_for, _)| *made_for != version)
+                {
+                    let mut meta = Map::new();
+                    RequestMeta {
+                        protocol_version: version.as_str().to_owned(),
+                        client_capabilities: self.config.capabilities.clone(),
+                        client_info: Some(self.config.client_info.clone()),
+                        log_level: None,
+                        progress_token: None,
+                    }
+                    .write_into(&mut meta);
+                    self.stateless_meta = Some((version, meta));
+                }
+                self.stateless_meta.as_ref().map(|(_, meta)| meta)
+            }
+            None => None,
         };
         let request = self
             .endpoint
             .request(now, method, params, options, |meta| {
-                if let Some(context) = &context {
-                    context.write_into(meta);
+                if let Some(base) = base {
+                    meta.extend(base.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    if let Some(level) = log_level {
+                        RequestMeta::write_log_level(meta, level);
+                    }
                 }
             })
             .map_err(ClientSendError::Serialize)?;
