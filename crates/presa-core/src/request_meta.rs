@@ -136,8 +136,8 @@ impl RequestMeta {
         if let Some(info) = &self.client_info {
             meta.insert(META_CLIENT_INFO.into(), to_value(info));
         }
-        if let Some(level) = &self.log_level {
-            meta.insert(META_LOG_LEVEL.into(), to_value(level));
+        if let Some(level) = self.log_level {
+            Self::write_log_level(meta, level);
         }
         if let Some(token) = &self.progress_token {
             meta.insert(META_PROGRESS_TOKEN.into(), to_value(token));

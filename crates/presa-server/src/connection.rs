@@ -266,33 +266,21 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             produced = true;
             match event {
                 ServerEvent::Request(request) => {
-                    if request.client.protocol_version.era() == presa_core::Era::Initialize
-                        && let Some(result) = subscription_request(
-                            &server,
-                            &mut subscribed,
-                            &request.method,
-                            request.params.as_deref(),
-                        )
-                    {
-                        session.respond(&request.id, result);
-                        continue;
+                    let Started {
+                        id,
+                        mut handling,
+                        cancellation,
+                        listen,
+                    } = match start(&server, &mut subscribed, request, &peer, auth.as_ref()) {
+                        Start::Answered(id, result) => {
+                            session.respond(&id, result);
+                            continue;
+                        }
+                        Start::Handling(started) => started,
+                    };
+                    if listen {
+                        listens.insert(id.clone());
                     }
-                    let cancellation = Cancellation::new();
-                    let mut cx = Context::new(
-                        request.id.clone(),
-                        request.client,
-                        request.meta,
-                        Arc::clone(&peer),
-                        cancellation.clone(),
-                    );
-                    if let Some(auth) = &auth {
-                        cx = cx.with_auth(Arc::clone(auth));
-                    }
-                    if request.method == "subscriptions/listen" {
-                        listens.insert(request.id.clone());
-                    }
-                    let id = request.id.clone();
-                    let mut handling = handling(server.clone(), request.method, request.params, cx);
                     // a handler that finishes at once (a sync tool, a listing) is answered here,
                     // without a task of its own or a trip through the command queue
                     if let Some(result) = poll_once(&mut handling) {
@@ -455,14 +443,63 @@ fn apply(
     }
 }
 
-/// A request's handling: the dispatcher's answer to it.
-pub(crate) fn handling(
-    server: Server,
-    method: String,
-    params: Option<RawJson>,
-    cx: Context,
-) -> BoxFuture<'static, Result<RawJson, ErrorObject>> {
-    Box::pin(async move { server.handle(&method, params.as_deref(), cx).await })
+/// What a connection does with a request its session handed over.
+pub(crate) enum Start {
+    /// Answered already: an initialize-era `resources/subscribe` or `unsubscribe`, whose
+    /// subscriptions live with the connection.
+    Answered(RequestId, Result<RawJson, ErrorObject>),
+    /// To be handled.
+    Handling(Started),
+}
+
+/// A request's handling, ready to be polled, with what the connection keeps of it.
+pub(crate) struct Started {
+    pub(crate) id: RequestId,
+    /// The dispatcher's answer to it, not yet polled.
+    pub(crate) handling: BoxFuture<'static, Result<RawJson, ErrorObject>>,
+    pub(crate) cancellation: Cancellation,
+    /// Whether it is a 2026-07-28 `subscriptions/listen`, which never ends by itself.
+    pub(crate) listen: bool,
+}
+
+/// Starts a request: its context (with `auth`, the identity verified for it, if any) and its
+/// handling, or its answer when the connection serves it itself.
+pub(crate) fn start(
+    server: &Server,
+    subscribed: &mut std::collections::HashSet<String>,
+    request: presa_core::IncomingRequest,
+    peer: &Arc<dyn Peer>,
+    auth: Option<&Arc<AuthInfo>>,
+) -> Start {
+    if request.client.protocol_version.era() == presa_core::Era::Initialize
+        && let Some(result) = subscription_request(
+            server,
+            subscribed,
+            &request.method,
+            request.params.as_deref(),
+        )
+    {
+        return Start::Answered(request.id, result);
+    }
+    let cancellation = Cancellation::new();
+    let mut cx = Context::new(
+        request.id.clone(),
+        request.client,
+        request.meta,
+        Arc::clone(peer),
+        cancellation.clone(),
+    );
+    if let Some(auth) = auth {
+        cx = cx.with_auth(Arc::clone(auth));
+    }
+    let listen = request.method == "subscriptions/listen";
+    let (server, method, params) = (server.clone(), request.method, request.params);
+    Start::Handling(Started {
+        id: request.id,
+        handling: Box::pin(async move { server.handle(&method, params.as_deref(), cx).await }),
+        cancellation,
+        listen,
+    })
 }
 
 /// Runs a request's handling to its end on a task: a panic on the way (handlers' own panics are

@@ -135,36 +135,26 @@ impl Server {
         }
     }
 
-    /// Stamps a 2026-07-28 result: `resultType`, the server's identity, and (for cacheable
-    /// results) the caching hints. Initialize-era results get none of these.
-    fn stamp<R: HasResultType + HasMeta>(&self, modern: bool, result: &mut R) {
-        if !modern {
-            return;
-        }
-        if result.result_type().is_none() {
-            result.set_result_type(Some(ResultType::Complete));
-        }
-        self.stamp_server_info(result.meta_mut());
-    }
-
-    /// A result as JSON, stamped as [`stamp`](Self::stamp) does. The common case (no `_meta` of
-    /// the handler's own) gets the server's identity spliced in as text made once per server,
-    /// instead of a copy of it as a `Value` per result.
+    /// A result as JSON, stamped when it answers a 2026-07-28 request: `resultType` and the
+    /// server's identity (the caching hints are the caller's). Initialize-era results get none
+    /// of these. The common case (no `_meta` of the handler's own) gets the identity spliced in
+    /// as text made once per server, instead of a copy of it as a `Value` per result.
     fn stamped<R: HasResultType + HasMeta + Serialize>(
         &self,
         modern: bool,
         mut result: R,
     ) -> Result<RawJson, ErrorObject> {
-        if !(modern && self.inner.options.server_info_in_meta && result.meta_mut().is_none()) {
-            self.stamp(modern, &mut result);
+        if !modern {
             return raw(&result);
         }
         if result.result_type().is_none() {
             result.set_result_type(Some(ResultType::Complete));
         }
-        let mut json = serde_json::to_string(&result).map_err(|e| {
-            ErrorObject::internal_error(format!("result could not be serialized: {e}"))
-        })?;
+        if !self.inner.options.server_info_in_meta || result.meta_mut().is_some() {
+            self.stamp_server_info(result.meta_mut());
+            return raw(&result);
+        }
+        let mut json = serde_json::to_string(&result).map_err(unserializable)?;
         // a serialized struct is an object: `{...}`
         if json.ends_with('}') {
             json.pop();
@@ -174,9 +164,7 @@ impl Server {
             json.push_str(&self.inner.info_meta_member);
             json.push('}');
         }
-        RawValue::from_string(json).map_err(|e| {
-            ErrorObject::internal_error(format!("result could not be serialized: {e}"))
-        })
+        RawValue::from_string(json).map_err(unserializable)
     }
 
     /// Puts the server's identity in a 2026-07-28 result's `_meta`, unless told not to.
@@ -769,6 +757,9 @@ fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObjec
 }
 
 fn raw(result: &impl Serialize) -> Result<RawJson, ErrorObject> {
-    to_raw(result)
-        .map_err(|e| ErrorObject::internal_error(format!("result could not be serialized: {e}")))
+    to_raw(result).map_err(unserializable)
+}
+
+fn unserializable(error: serde_json::Error) -> ErrorObject {
+    ErrorObject::internal_error(format!("result could not be serialized: {error}"))
 }

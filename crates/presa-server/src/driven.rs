@@ -17,8 +17,8 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use crate::auth::AuthInfo;
-use crate::connection::{announce, answer_of, guarded, handling, subscription_request};
-use crate::context::{BoxFuture, Cancellation, Context, Peer};
+use crate::connection::{Start, Started, announce, answer_of, guarded, start};
+use crate::context::{BoxFuture, Cancellation, Peer};
 use crate::events::Change;
 use crate::input::InputError;
 use crate::server::Server;
@@ -31,7 +31,7 @@ pub trait Outbox: Send + Sync + 'static {
     fn send(&self, transmit: Transmit);
 
     /// Ends the response stream of `related` early, where the client can resume it (see
-    /// [`Context::close_stream`]); whether it did. By default it cannot.
+    /// [`Context::close_stream`](crate::Context::close_stream)); whether it did. By default it cannot.
     fn close_stream(&self, related: &RequestId) -> bool {
         let _ = related;
         false
@@ -133,7 +133,7 @@ impl DrivenConnection {
 
     /// Takes in one message of the peer; a request starts on a task of its own (so this needs a
     /// tokio runtime). `auth` is the identity the transport verified for it, which the request's
-    /// handler sees as [`Context::auth`]. Returns `false`, taking nothing, once the connection is
+    /// handler sees as [`Context::auth`](crate::Context::auth). Returns `false`, taking nothing, once the connection is
     /// closed.
     pub fn handle(&self, message: Message, auth: Option<Arc<AuthInfo>>) -> bool {
         if self.inner.is_closed() {
@@ -241,44 +241,37 @@ impl Driven {
             };
             match event {
                 ServerEvent::Request(request) => {
-                    let initialize_era =
-                        request.client.protocol_version.era() == presa_core::Era::Initialize;
-                    if initialize_era
-                        && let Some(result) = subscription_request(
-                            &self.server,
-                            &mut state.subscribed,
-                            &request.method,
-                            request.params.as_deref(),
-                        )
-                    {
-                        state.session.respond(&request.id, result);
-                        continue;
-                    }
-                    let cancellation = Cancellation::new();
-                    let mut cx = Context::new(
-                        request.id.clone(),
-                        request.client,
-                        request.meta,
-                        Arc::clone(&self.peer),
-                        cancellation.clone(),
+                    let started = start(
+                        &self.server,
+                        &mut state.subscribed,
+                        request,
+                        &self.peer,
+                        auth,
                     );
-                    if let Some(auth) = auth {
-                        cx = cx.with_auth(Arc::clone(auth));
-                    }
-                    if request.method == "subscriptions/listen" {
-                        state.listens.insert(request.id.clone());
+                    let Started {
+                        id,
+                        handling,
+                        cancellation,
+                        listen,
+                    } = match started {
+                        Start::Answered(id, result) => {
+                            state.session.respond(&id, result);
+                            continue;
+                        }
+                        Start::Handling(started) => started,
+                    };
+                    if listen {
+                        state.listens.insert(id.clone());
                     }
                     let driven = Arc::clone(self);
-                    let id = request.id.clone();
-                    let handling =
-                        handling(self.server.clone(), request.method, request.params, cx);
+                    let task_id = id.clone();
                     let task = tokio::spawn(async move {
                         let result = guarded(handling).await;
-                        driven.finish(&id, result);
+                        driven.finish(&task_id, result);
                     });
                     state
                         .in_flight
-                        .insert(request.id, (task.abort_handle(), cancellation));
+                        .insert(id, (task.abort_handle(), cancellation));
                 }
                 ServerEvent::Cancelled { id, .. } => {
                     state.listens.remove(&id);
