@@ -87,6 +87,36 @@ impl ProtocolVersion {
         matches!(self.era(), Era::Initialize)
     }
 
+    /// The methods of earlier revisions that this one removed: a request for one is answered
+    /// `-32601` whatever the server defines. 2026-07-28 removed the session methods
+    /// (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`,
+    /// `resources/unsubscribe`) and the tasks methods that the tasks extension does not bring
+    /// back (`tasks/result`, `tasks/list`); see
+    /// <https://modelcontextprotocol.io/specification/2026-07-28/changelog>.
+    ///
+    /// ```
+    /// use presa_core::ProtocolVersion;
+    ///
+    /// assert!(ProtocolVersion::V2026_07_28.removes("ping"));
+    /// assert!(!ProtocolVersion::V2025_11_25.removes("ping"));
+    /// assert!(!ProtocolVersion::V2026_07_28.removes("tools/call"));
+    /// ```
+    pub fn removes(self, method: &str) -> bool {
+        const REMOVED_IN_2026_07_28: &[&str] = &[
+            "initialize",
+            "ping",
+            "logging/setLevel",
+            "resources/subscribe",
+            "resources/unsubscribe",
+            "tasks/result",
+            "tasks/list",
+        ];
+        match self.era() {
+            Era::Initialize => false,
+            Era::Stateless => REMOVED_IN_2026_07_28.contains(&method),
+        }
+    }
+
     /// The error code for "resource not found": `-32002` before 2026-07-28, `-32602` on it.
     pub const fn resource_not_found_code(self) -> crate::ErrorCode {
         match self.era() {

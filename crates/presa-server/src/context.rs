@@ -9,7 +9,8 @@ use std::sync::{Arc, OnceLock};
 use presa_core::{
     ClientCapabilities, ClientContext, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, Era, ErrorObject, Implementation, InputRequest,
-    InputResponse, ListRootsResult, LoggingLevel, Meta, ProtocolVersion, RequestId,
+    InputResponse, ListRootsResult, LoggingLevel, Meta, ProtocolVersion, ReceivedHeaders,
+    RequestId,
 };
 
 use crate::auth::AuthInfo;
@@ -23,12 +24,10 @@ use tokio::sync::Notify;
 /// A boxed, sendable future: what the object-safe handler traits return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// Where a handler's progress and log messages go: the connection serving the request.
-///
-/// Transports implement it (the stdio and in-process connection, an HTTP response stream); a
-/// handler only sees [`Context`]. Implementations decide whether a message is allowed (the
-/// request asked for progress, the log level admits the message) and drop it otherwise.
-pub trait Peer: Send + Sync + fmt::Debug {
+/// Where a handler's progress and log messages go: the runner serving the request, which hands
+/// them to its session (presa-core decides whether a message is allowed: the request asked for
+/// progress, the log level admits the message). A handler only sees [`Context`].
+pub(crate) trait Peer: Send + Sync + fmt::Debug {
     /// Sends `notifications/progress` for `request`, if it asked for progress.
     fn progress(
         &self,
@@ -85,9 +84,9 @@ pub trait Peer: Send + Sync + fmt::Debug {
     }
 }
 
-/// A peer that drops everything (for direct dispatch in tests and tools).
+/// A peer that drops everything (a detached context).
 #[derive(Debug, Default)]
-pub struct NoPeer;
+pub(crate) struct NoPeer;
 
 impl Peer for NoPeer {
     fn progress(
@@ -177,6 +176,8 @@ struct ContextInner {
     round: OnceLock<Arc<Round>>,
     /// The identity the transport verified, if it authenticates callers.
     auth: Option<Arc<AuthInfo>>,
+    /// The mirror headers of a 2026-07-28 request over Streamable HTTP.
+    headers: Option<Arc<ReceivedHeaders>>,
 }
 
 impl fmt::Debug for Context {
@@ -191,13 +192,15 @@ impl fmt::Debug for Context {
 }
 
 impl Context {
-    /// A context for one request. Transports build these; handlers receive them.
-    pub fn new(
+    /// A context for one request; the runner builds these, handlers receive them.
+    pub(crate) fn new(
         request_id: RequestId,
         client: ClientContext,
         meta: Option<Meta>,
         peer: Arc<dyn Peer>,
         cancellation: Cancellation,
+        auth: Option<Arc<AuthInfo>>,
+        headers: Option<Arc<ReceivedHeaders>>,
     ) -> Self {
         Self {
             inner: Arc::new(ContextInner {
@@ -208,7 +211,8 @@ impl Context {
                 cancellation,
                 asks: Arc::default(),
                 round: OnceLock::new(),
-                auth: None,
+                auth,
+                headers,
             }),
         }
     }
@@ -221,17 +225,38 @@ impl Context {
     /// assert!(!cx.is_cancelled());
     /// ```
     pub fn detached() -> Self {
-        let client = ClientContext {
+        Self::for_client(ClientContext {
             protocol_version: ProtocolVersion::LATEST,
             capabilities: ClientCapabilities::default(),
             client_info: None,
-        };
+        })
+    }
+
+    /// A context for calling a server directly as the client `client` describes (its revision,
+    /// capabilities and identity), without a connection: progress and log messages are
+    /// dropped, and asking the client for input fails as it would with a client that cannot
+    /// answer.
+    ///
+    /// ```
+    /// use presa_core::{ClientCapabilities, ClientContext, ProtocolVersion};
+    /// use presa_server::Context;
+    ///
+    /// let cx = Context::for_client(ClientContext {
+    ///     protocol_version: ProtocolVersion::V2025_06_18,
+    ///     capabilities: ClientCapabilities::default(),
+    ///     client_info: None,
+    /// });
+    /// assert_eq!(cx.protocol_version(), ProtocolVersion::V2025_06_18);
+    /// ```
+    pub fn for_client(client: ClientContext) -> Self {
         Self::new(
             RequestId::Number(0),
             client,
             None,
             Arc::new(NoPeer),
             Cancellation::new(),
+            None,
+            None,
         )
     }
 
@@ -258,6 +283,11 @@ impl Context {
     /// `None` where the transport authenticates no one.
     pub fn auth(&self) -> Option<&AuthInfo> {
         self.inner.auth.as_deref()
+    }
+
+    /// The mirror headers the request arrived with (2026-07-28 over Streamable HTTP).
+    pub(crate) fn received_headers(&self) -> Option<&ReceivedHeaders> {
+        self.inner.headers.as_deref()
     }
 
     /// The id of the request being served.
@@ -360,7 +390,7 @@ impl Context {
         &self.inner.cancellation
     }
 
-    /// Sends a notification on this request's stream (see [`Peer::notify`]).
+    /// Sends a notification on this request's stream while it is in flight.
     pub(crate) async fn notify(&self, notification: presa_core::Notification) {
         self.inner
             .peer

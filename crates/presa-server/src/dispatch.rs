@@ -63,12 +63,23 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
-        let defs = self.snapshot();
+        let definitions = self.snapshot();
+        self.dispatch(&definitions, method, params, cx).await
+    }
+
+    /// [`handle`](Self::handle) on the definitions snapshot the request was started with.
+    pub(crate) async fn dispatch(
+        &self,
+        defs: &Definitions,
+        method: &str,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<RawJson, ErrorObject> {
         let has_resources = !defs.resources.is_empty() || !defs.templates.is_empty();
         let modern = cx.protocol_version().era() == Era::Stateless;
         match method {
             "tools/list" if !defs.tools.is_empty() => self.list(
-                &defs,
+                defs,
                 &defs.tools,
                 params,
                 modern,
@@ -81,9 +92,9 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "tools/call" if !defs.tools.is_empty() => self.call_tool(&defs, params, cx).await,
+            "tools/call" if !defs.tools.is_empty() => self.call_tool(defs, params, cx).await,
             "resources/list" if has_resources => self.list(
-                &defs,
+                defs,
                 &defs.resources,
                 params,
                 modern,
@@ -97,7 +108,7 @@ impl Server {
                 },
             ),
             "resources/templates/list" if has_resources => self.list(
-                &defs,
+                defs,
                 &defs.templates,
                 params,
                 modern,
@@ -110,9 +121,9 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "resources/read" if has_resources => self.read_resource(&defs, params, cx).await,
+            "resources/read" if has_resources => self.read_resource(defs, params, cx).await,
             "prompts/list" if !defs.prompts.is_empty() => self.list(
-                &defs,
+                defs,
                 &defs.prompts,
                 params,
                 modern,
@@ -125,9 +136,9 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "prompts/get" if !defs.prompts.is_empty() => self.get_prompt(&defs, params, cx).await,
+            "prompts/get" if !defs.prompts.is_empty() => self.get_prompt(defs, params, cx).await,
             "completion/complete" if !defs.completions.is_empty() => {
-                self.complete(&defs, params, cx).await
+                self.complete(defs, params, cx).await
             }
             "server/discover" if modern => raw(&self.discover_result()),
             "subscriptions/listen" if modern => self.listen(params, cx).await,
@@ -244,11 +255,16 @@ impl Server {
                 params.name
             )));
         };
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        // a 2026-07-28 request over Streamable HTTP mirrors some arguments into headers: checked
+        // as soon as the tool is known
+        if let Some(headers) = cx.received_headers() {
+            headers.check_params(&entry.headers, Some(&arguments))?;
+        }
         let target = ScopeTarget::Tool(params.name.clone());
         check_scopes(&cx, &target, defs.required_scopes(&target))?;
         let entry = Arc::clone(entry);
         let modern = cx.protocol_version().era() == Era::Stateless;
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
         // the binding is only needed to open a sealed state or to seal a new one: made from the
         // raw params when it is (`name` and `arguments` are all it holds of them)
         let binding = || {

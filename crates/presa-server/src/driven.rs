@@ -1,6 +1,8 @@
-//! A connection without a task of its own, driven by its transport's calls: what an
-//! initialize-era HTTP session is, so that an idle session costs a few hundred bytes instead of
-//! two tasks and their channels.
+//! The request runner: one peer's session, driven by its transport's calls. Every transport
+//! serves through it: stdio and in-process connections ([`serve_connection`] drives one), each
+//! initialize-era Streamable HTTP session, and each 2026-07-28 HTTP request.
+//!
+//! [`serve_connection`]: crate::serve_connection
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -8,8 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use presa_core::{
-    ClientContext, ErrorObject, LoggingLevel, Message, Notification, RawJson, RequestId,
-    RequestOptions, ServerEvent, ServerSession, Transmit,
+    ClientContext, ErrorObject, LoggingLevel, Message, Notification, Packet, RawJson,
+    ReceivedHeaders, Request, RequestId, RequestOptions, ServerEvent, ServerSession, Transmit,
+    decode_packet,
 };
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -17,24 +20,32 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use crate::auth::AuthInfo;
-use crate::connection::{Start, Started, announce, answer_of, guarded, start};
 use crate::context::{BoxFuture, Cancellation, Peer};
 use crate::events::Change;
 use crate::input::InputError;
 use crate::server::Server;
+use crate::start::{Start, Started, announce, answer_of, guarded, poll_once, start};
 
 /// Where a [`DrivenConnection`] sends its messages: any `Fn(Transmit)`, or a type that can also
-/// close a request's response stream early.
+/// close a request's response stream early or slow handlers down.
 pub trait Outbox: Send + Sync + 'static {
     /// Sends one message. Called with the connection's state locked, in the order the messages
     /// are produced, so it must not call back into the connection.
     fn send(&self, transmit: Transmit);
 
     /// Ends the response stream of `related` early, where the client can resume it (see
-    /// [`Context::close_stream`](crate::Context::close_stream)); whether it did. By default it cannot.
+    /// [`Context::close_stream`](crate::Context::close_stream)); whether it did. By default it
+    /// cannot.
     fn close_stream(&self, related: &RequestId) -> bool {
         let _ = related;
         false
+    }
+
+    /// Completes when the outbox has room for more. A handler that reports progress or logs
+    /// waits on it after each message, so a peer that reads slowly slows the handler down
+    /// instead of growing a queue. By default there is always room.
+    fn ready(&self) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
     }
 }
 
@@ -44,14 +55,18 @@ impl<F: Fn(Transmit) + Send + Sync + 'static> Outbox for F {
     }
 }
 
-/// One peer's session served without a task of its own: the transport hands it each message
-/// with [`DrivenConnection::handle`], and everything the server sends goes to the outbox given
-/// at creation. Each request runs on its own tokio task while it is in flight; between requests
-/// the connection is only its state.
+/// One peer's session, served without a task of its own: the transport hands it each message
+/// with [`handle`](Self::handle), and everything the server sends goes to the outbox given at
+/// creation. This is presa's one request runner: the session (presa-core) checks each message,
+/// and the runner starts the requests that pass, answers those whose handling finishes on its
+/// first poll at once, runs the others on tasks of their own, and carries their progress, logs
+/// and requests to the client back through the session. Between requests the connection is
+/// only its state.
 ///
-/// This is what an initialize-era Streamable HTTP session is built on, where every message
-/// arrives on a request of its own; a transport with a byte stream (stdio) uses
-/// [`serve_connection`](crate::serve_connection) instead.
+/// Transports use it as it fits them: an initialize-era Streamable HTTP session is one
+/// connection that every POST of the session drives; a 2026-07-28 POST is a connection of its
+/// own for one request ([`handle_stateless_request`](Self::handle_stateless_request)); a byte
+/// stream (stdio, in-process) is driven by [`serve_connection`](crate::serve_connection).
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
@@ -97,9 +112,25 @@ struct Driven {
     state: Mutex<State>,
 }
 
+/// A request being served: its task once it has one (none while its first poll runs), and its
+/// cancellation signal.
+struct Running {
+    task: Option<AbortHandle>,
+    cancellation: Cancellation,
+}
+
+impl Running {
+    fn stop(self) {
+        self.cancellation.cancel();
+        if let Some(task) = self.task {
+            task.abort();
+        }
+    }
+}
+
 struct State {
     session: ServerSession,
-    in_flight: HashMap<RequestId, (AbortHandle, Cancellation)>,
+    in_flight: HashMap<RequestId, Running>,
     /// Server→client requests waiting for the client's answer.
     waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
     /// Initialize-era resource subscriptions.
@@ -131,21 +162,61 @@ impl DrivenConnection {
         Self { inner }
     }
 
-    /// Takes in one message of the peer; a request starts on a task of its own (so this needs a
-    /// tokio runtime). `auth` is the identity the transport verified for it, which the request's
-    /// handler sees as [`Context::auth`](crate::Context::auth). Returns `false`, taking nothing, once the connection is
-    /// closed.
+    /// Takes in one message of the peer (this needs a tokio runtime: a request whose handling
+    /// does not finish on its first poll goes on a task of its own). `auth` is the identity the
+    /// transport verified for it, which the request's handler sees as
+    /// [`Context::auth`](crate::Context::auth). Returns `false`, taking nothing, once the
+    /// connection is closed.
     pub fn handle(&self, message: Message, auth: Option<Arc<AuthInfo>>) -> bool {
-        if self.inner.is_closed() {
-            return false;
-        }
-        let mut state = self.inner.state();
-        // deadlines of requests to the client pass on activity too, not only while a handler
-        // waits for the answer (it may have been cancelled meanwhile)
-        state.session.handle_timeout(now());
-        state.session.handle_message(now(), message);
-        self.inner.pump(&mut state, auth.as_ref());
-        true
+        self.inner.take(auth, |session| {
+            session.handle_message(now(), message);
+            Vec::new()
+        })
+    }
+
+    /// Takes in one frame of bytes (a stdio line): a message, or on a session of a revision
+    /// that allows them, a batch. What is not a message is answered through the outbox with
+    /// `-32700` or `-32600`, in order with everything else. Returns `false`, taking nothing,
+    /// once the connection is closed.
+    pub fn handle_frame(&self, bytes: &[u8], auth: Option<Arc<AuthInfo>>) -> bool {
+        self.inner.take(auth, |session| {
+            let batches = session
+                .initialize_era_client()
+                .is_some_and(|c| c.protocol_version.allows_batches());
+            match decode_packet(bytes, batches) {
+                Ok(Packet::Single(message)) => {
+                    session.handle_message(now(), message);
+                    Vec::new()
+                }
+                Ok(Packet::Batch(members)) => {
+                    let mut rejected = Vec::new();
+                    for member in members {
+                        match member {
+                            Ok(message) => session.handle_message(now(), message),
+                            Err(error) => rejected.push(error.to_response()),
+                        }
+                    }
+                    rejected
+                }
+                Err(error) => vec![error.to_response()],
+            }
+        })
+    }
+
+    /// Takes in one request that the transport routed to 2026-07-28 by its headers, with the
+    /// mirror headers it arrived with: the session checks both in the order the protocol names
+    /// (see [`ServerSession::handle_stateless_request`]). What a Streamable HTTP server does
+    /// with each 2026-07-28 POST, on a connection of its own.
+    pub fn handle_stateless_request(
+        &self,
+        request: Request,
+        headers: ReceivedHeaders,
+        auth: Option<Arc<AuthInfo>>,
+    ) -> bool {
+        self.inner.take(auth, |session| {
+            session.handle_stateless_request(request, Some(headers));
+            Vec::new()
+        })
     }
 
     /// Tells the peer of a change it listens for (list changes when the server announces them,
@@ -154,14 +225,17 @@ impl DrivenConnection {
         if self.inner.is_closed() {
             return;
         }
-        let mut state = self.inner.state();
-        let State {
-            session,
-            subscribed,
-            ..
-        } = &mut *state;
-        announce(&self.inner.server, session, subscribed, change);
-        self.inner.pump(&mut state, None);
+        let started = {
+            let mut state = self.inner.state();
+            let State {
+                session,
+                subscribed,
+                ..
+            } = &mut *state;
+            announce(&self.inner.server, session, subscribed, change);
+            self.inner.pump(&mut state, None)
+        };
+        self.inner.run(started);
     }
 
     /// The initialize-era client, once `initialize` was answered.
@@ -179,6 +253,21 @@ impl DrivenConnection {
         self.inner.state().in_flight.len()
     }
 
+    /// Stops serving the request `id` (its handler is cancelled at its next await) without
+    /// answering it: what a transport does when the client went away from the request, e.g.
+    /// closed a 2026-07-28 response stream. Returns whether the request was in flight.
+    pub fn cancel(&self, id: &RequestId) -> bool {
+        let mut state = self.inner.state();
+        state.listens.remove(id);
+        match state.in_flight.remove(id) {
+            Some(running) => {
+                running.stop();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Takes no more messages. Requests in flight finish and their responses still go out
     /// (`subscriptions/listen` requests end with their result); server→client requests waiting
     /// for an answer fail.
@@ -189,12 +278,21 @@ impl DrivenConnection {
             in_flight, listens, ..
         } = &mut *state;
         for id in listens.drain() {
-            if let Some((_, cancellation)) = in_flight.get(&id) {
-                cancellation.cancel();
+            if let Some(running) = in_flight.get(&id) {
+                running.cancellation.cancel();
             }
         }
         for (_, reply) in state.waiting.drain() {
             let _ = reply.send(Err(InputError::Unavailable("the session ended".into())));
+        }
+    }
+
+    /// Closes the connection and stops every request in flight, unanswered: the peer is gone.
+    pub fn abort(&self) {
+        self.close();
+        let mut state = self.inner.state();
+        for (_, running) in state.in_flight.drain() {
+            running.stop();
         }
     }
 }
@@ -221,15 +319,45 @@ impl Driven {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Acts on everything the session produced: starts requests, routes answers to waiting
-    /// handlers, and hands the messages to the outbox.
-    fn pump(self: &Arc<Self>, state: &mut State, auth: Option<&Arc<AuthInfo>>) {
+    /// Feeds input to the session with `feed` (which returns answers to send that never reached
+    /// the session, such as decoding errors), then starts what it produced. `false` once closed.
+    fn take(
+        self: &Arc<Self>,
+        auth: Option<Arc<AuthInfo>>,
+        feed: impl FnOnce(&mut ServerSession) -> Vec<presa_core::Response>,
+    ) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        let started = {
+            let mut state = self.state();
+            // deadlines of requests to the client pass on activity too, not only while a
+            // handler waits for the answer (it may have been cancelled meanwhile)
+            state.session.handle_timeout(now());
+            for rejection in feed(&mut state.session) {
+                self.outbox.send(Transmit {
+                    message: rejection.into(),
+                    related_request: None,
+                });
+            }
+            self.pump(&mut state, auth.as_ref())
+        };
+        self.run(started);
+        true
+    }
+
+    /// Acts on everything the session produced: routes answers to waiting handlers, hands the
+    /// messages to the outbox, and registers the requests to start, which it returns for
+    /// [`run`](Self::run) (their first poll happens outside the lock, since a handler may talk
+    /// back to the session at once).
+    fn pump(self: &Arc<Self>, state: &mut State, auth: Option<&Arc<AuthInfo>>) -> Vec<Started> {
+        let mut started = Vec::new();
         loop {
             while let Some(transmit) = state.session.poll_transmit() {
                 self.outbox.send(transmit);
             }
             let Some(event) = state.session.poll_event() else {
-                if state.in_flight.is_empty() {
+                if state.in_flight.is_empty() && started.is_empty() {
                     // quiet again: an idle session keeps only its state
                     state.session.shrink_to_fit();
                     if state.waiting.is_empty() {
@@ -237,47 +365,37 @@ impl Driven {
                         state.waiting = HashMap::new();
                     }
                 }
-                return;
+                return started;
             };
             match event {
                 ServerEvent::Request(request) => {
-                    let started = start(
+                    let request = match start(
                         &self.server,
                         &mut state.subscribed,
                         request,
                         &self.peer,
                         auth,
-                    );
-                    let Started {
-                        id,
-                        handling,
-                        cancellation,
-                        listen,
-                    } = match started {
+                    ) {
                         Start::Answered(id, result) => {
                             state.session.respond(&id, result);
                             continue;
                         }
-                        Start::Handling(started) => started,
+                        Start::Handling(request) => request,
                     };
-                    if listen {
-                        state.listens.insert(id.clone());
+                    if request.listen {
+                        state.listens.insert(request.id.clone());
                     }
-                    let driven = Arc::clone(self);
-                    let task_id = id.clone();
-                    let task = tokio::spawn(async move {
-                        let result = guarded(handling).await;
-                        driven.finish(&task_id, result);
-                    });
-                    state
-                        .in_flight
-                        .insert(id, (task.abort_handle(), cancellation));
+                    let running = Running {
+                        task: None,
+                        cancellation: request.cancellation.clone(),
+                    };
+                    state.in_flight.insert(request.id.clone(), running);
+                    started.push(request);
                 }
                 ServerEvent::Cancelled { id, .. } => {
                     state.listens.remove(&id);
-                    if let Some((task, cancellation)) = state.in_flight.remove(&id) {
-                        cancellation.cancel();
-                        task.abort();
+                    if let Some(running) = state.in_flight.remove(&id) {
+                        running.stop();
                     }
                 }
                 ServerEvent::Response { id, outcome, .. } => {
@@ -291,24 +409,64 @@ impl Driven {
         }
     }
 
-    /// A handler finished: its response goes out unless the request was cancelled.
-    fn finish(self: &Arc<Self>, id: &RequestId, result: Result<RawJson, ErrorObject>) {
-        let mut state = self.state();
-        state.listens.remove(id);
-        if state.in_flight.remove(id).is_some() {
-            state.session.respond(id, result);
-            state.session.handle_timeout(now());
-            self.pump(&mut state, None);
+    /// Runs started requests: a handling that finishes on its first poll (a `tool_sync` tool, a
+    /// listing) is answered at once, any other moves to a task of its own.
+    fn run(self: &Arc<Self>, started: Vec<Started>) {
+        for Started {
+            id, mut handling, ..
+        } in started
+        {
+            if let Some(result) = poll_once(&mut handling) {
+                self.finish(&id, result);
+                continue;
+            }
+            let mut state = self.state();
+            // cancelled during its first poll: nothing to run
+            let Some(running) = state.in_flight.get_mut(&id) else {
+                continue;
+            };
+            let driven = Arc::clone(self);
+            let task_id = id.clone();
+            let task = tokio::spawn(async move {
+                let result = guarded(handling).await;
+                driven.finish(&task_id, result);
+            });
+            running.task = Some(task.abort_handle());
         }
     }
 
-    /// Runs `f` on the session of a request still in flight, then sends what it produced.
-    fn while_in_flight(self: &Arc<Self>, request: &RequestId, f: impl FnOnce(&mut ServerSession)) {
-        let mut state = self.state();
-        if state.in_flight.contains_key(request) {
+    /// A handler finished: its response goes out unless the request was cancelled.
+    fn finish(self: &Arc<Self>, id: &RequestId, result: Result<RawJson, ErrorObject>) {
+        let started = {
+            let mut state = self.state();
+            state.listens.remove(id);
+            if state.in_flight.remove(id).is_none() {
+                return;
+            }
+            state.session.respond(id, result);
+            state.session.handle_timeout(now());
+            self.pump(&mut state, None)
+        };
+        self.run(started);
+    }
+
+    /// Runs `f` on the session of a request still in flight, then sends what it produced;
+    /// returns the outbox's readiness for the handler to wait on.
+    fn while_in_flight(
+        self: &Arc<Self>,
+        request: &RequestId,
+        f: impl FnOnce(&mut ServerSession),
+    ) -> BoxFuture<'static, ()> {
+        let started = {
+            let mut state = self.state();
+            if !state.in_flight.contains_key(request) {
+                return Box::pin(async {});
+            }
             f(&mut state.session);
-            self.pump(&mut state, None);
-        }
+            self.pump(&mut state, None)
+        };
+        self.run(started);
+        self.outbox.ready()
     }
 }
 
@@ -324,6 +482,19 @@ impl fmt::Debug for Driven {
     }
 }
 
+impl DrivenPeer {
+    fn while_in_flight(
+        &self,
+        request: &RequestId,
+        f: impl FnOnce(&mut ServerSession),
+    ) -> BoxFuture<'static, ()> {
+        match self.driven.upgrade() {
+            Some(driven) => driven.while_in_flight(request, f),
+            None => Box::pin(async {}),
+        }
+    }
+}
+
 impl Peer for DrivenPeer {
     fn progress(
         &self,
@@ -332,12 +503,9 @@ impl Peer for DrivenPeer {
         total: Option<f64>,
         message: Option<String>,
     ) -> BoxFuture<'static, ()> {
-        if let Some(driven) = self.driven.upgrade() {
-            driven.while_in_flight(request, |session| {
-                let _ = session.progress(request, progress, total, message);
-            });
-        }
-        Box::pin(async {})
+        self.while_in_flight(request, |session| {
+            let _ = session.progress(request, progress, total, message);
+        })
     }
 
     fn log(
@@ -347,12 +515,9 @@ impl Peer for DrivenPeer {
         logger: Option<String>,
         data: Value,
     ) -> BoxFuture<'static, ()> {
-        if let Some(driven) = self.driven.upgrade() {
-            driven.while_in_flight(request, |session| {
-                session.log(Some(request), level, logger.as_deref(), data);
-            });
-        }
-        Box::pin(async {})
+        self.while_in_flight(request, |session| {
+            session.log(Some(request), level, logger.as_deref(), data);
+        })
     }
 
     fn close_stream(&self, request: &RequestId) -> bool {
@@ -364,12 +529,9 @@ impl Peer for DrivenPeer {
     }
 
     fn notify(&self, related: &RequestId, notification: Notification) -> BoxFuture<'static, ()> {
-        if let Some(driven) = self.driven.upgrade() {
-            driven.while_in_flight(related, |session| {
-                session.notify(notification, Some(related.clone()));
-            });
-        }
-        Box::pin(async {})
+        self.while_in_flight(related, |session| {
+            session.notify(notification, Some(related.clone()));
+        })
     }
 
     fn request(
@@ -401,13 +563,13 @@ impl Peer for DrivenPeer {
                 ) {
                     Ok(id) => {
                         state.waiting.insert(id, reply);
-                        driven.pump(&mut state, None);
-                        Ok(())
+                        Ok(driven.pump(&mut state, None))
                     }
                     Err(error) => Err(InputError::Unavailable(error.to_string())),
                 }
             }
         };
+        let sent = sent.map(|started| driven.run(started));
         let weak = Arc::downgrade(&driven);
         drop(driven);
         Box::pin(async move {
@@ -425,9 +587,12 @@ impl Peer for DrivenPeer {
                     outcome = &mut answer => return outcome.unwrap_or_else(|_| Err(ended())),
                     () = tokio::time::sleep_until(Instant::from_std(deadline)) => {
                         let Some(driven) = weak.upgrade() else { return Err(ended()) };
-                        let mut state = driven.state();
-                        state.session.handle_timeout(now());
-                        driven.pump(&mut state, None);
+                        let started = {
+                            let mut state = driven.state();
+                            state.session.handle_timeout(now());
+                            driven.pump(&mut state, None)
+                        };
+                        driven.run(started);
                     }
                 }
             }

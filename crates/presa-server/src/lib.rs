@@ -28,6 +28,7 @@ mod input;
 mod prompt;
 mod resource;
 mod server;
+mod start;
 mod tool;
 
 pub mod content;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use presa_core::{
     ClientCapabilities, ClientContext, ErrorObject, JsonObject, Message, Prompt, ProtocolVersion,
-    RequestId, Resource, ResourceTemplate, Tool, Transmit, decode_message,
+    Resource, ResourceTemplate, Tool, Transmit, decode_message,
 };
 use presa_server::*;
 use serde_json::{Value, json};
@@ -23,13 +23,7 @@ fn cx(auth: Option<AuthInfo>) -> Context {
         capabilities: ClientCapabilities::default(),
         client_info: None,
     };
-    let cx = Context::new(
-        RequestId::from(1),
-        client,
-        None,
-        Arc::new(NoPeer),
-        Cancellation::new(),
-    );
+    let cx = Context::for_client(client);
     match auth {
         Some(auth) => cx.with_auth(auth),
         None => cx,

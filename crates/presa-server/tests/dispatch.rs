@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use presa_core::{
     ClientCapabilities, ClientContext, ContentBlock, ErrorCode, JsonObject, Prompt,
-    ProtocolVersion, RequestId, Resource, ResourceTemplate, Role, Tool,
+    ProtocolVersion, Resource, ResourceTemplate, Role, Tool,
 };
 use presa_server::*;
 use serde_json::{Value, json};
@@ -22,13 +22,7 @@ fn cx(version: ProtocolVersion) -> Context {
         capabilities: ClientCapabilities::default(),
         client_info: None,
     };
-    Context::new(
-        RequestId::from(1),
-        client,
-        None,
-        Arc::new(NoPeer),
-        Cancellation::new(),
-    )
+    Context::for_client(client)
 }
 
 async fn call(

@@ -3,11 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
-
 use presa_core::{
     ClientCapabilities, ClientContext, ElicitRequestParams, ErrorCode, Prompt, ProtocolVersion,
-    RequestId, Resource, Tool, Transmit,
+    Resource, Tool, Transmit,
 };
 use presa_server::*;
 use serde_json::{Value, json};
@@ -67,13 +65,7 @@ fn cx(version: ProtocolVersion, capabilities: ClientCapabilities) -> Context {
         capabilities,
         client_info: None,
     };
-    Context::new(
-        RequestId::from(1),
-        client,
-        None,
-        Arc::new(NoPeer),
-        Cancellation::new(),
-    )
+    Context::for_client(client)
 }
 
 async fn call(

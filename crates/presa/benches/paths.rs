@@ -5,14 +5,12 @@
 //! cargo bench -p presa --bench paths
 //! ```
 
-use std::sync::Arc;
-
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use presa::core::{
     ClientCapabilities, ClientContext, Message, ProtocolVersion, RequestId, Resource, Tool,
     decode_message,
 };
-use presa::server::{Cancellation, Context, NoPeer, Server};
+use presa::server::{Context, Server};
 use serde_json::{Value, json};
 
 fn cx() -> Context {
@@ -21,13 +19,7 @@ fn cx() -> Context {
         capabilities: ClientCapabilities::default(),
         client_info: None,
     };
-    Context::new(
-        RequestId::from(1),
-        client,
-        None,
-        Arc::new(NoPeer),
-        Cancellation::new(),
-    )
+    Context::for_client(client)
 }
 
 fn add_schema() -> serde_json::Map<String, Value> {

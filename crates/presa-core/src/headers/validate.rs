@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use serde_json::value::RawValue;
 use serde_json::{Number, Value, json};
 
 use super::{
@@ -207,6 +208,30 @@ impl ReceivedHeaders {
         self.check_name(method, body_value)
     }
 
+    /// Step 5 on a request's raw params: [`check_routing`](Self::check_routing) reading only
+    /// the member `Mcp-Name` mirrors (the name, URI or task id), not the whole params.
+    ///
+    /// ```
+    /// use presa_core::ReceivedHeaders;
+    /// use serde_json::value::RawValue;
+    ///
+    /// let headers = ReceivedHeaders::from_pairs([("Mcp-Method", "tools/call"), ("Mcp-Name", "add")]);
+    /// let params = RawValue::from_string(r#"{"name":"add","arguments":{"a":1}}"#.to_owned()).unwrap();
+    /// assert!(headers.check_request_routing("tools/call", Some(&params)).is_ok());
+    /// ```
+    pub fn check_request_routing(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<(), HeaderError> {
+        self.check_method(method)?;
+        let Some(field) = mcp_name_field(method) else {
+            return Ok(());
+        };
+        let body_value = params.and_then(|raw| routed_member(raw.get(), field));
+        self.check_name(method, body_value.as_deref())
+    }
+
     /// After the tool is resolved: every argument the tool mirrors that is present and not
     /// `null` in `arguments` has its `Mcp-Param-*` header, once, equal to it after trimming and
     /// Base64 decoding. Strings compare exactly, booleans as `true`/`false`, numbers
@@ -242,6 +267,37 @@ impl ReceivedHeaders {
             }
         }
         Ok(())
+    }
+}
+
+/// The string member `field` of params given as JSON text, if there is one. Only that member is
+/// read; params the probe cannot take (not an object, a duplicate member) are read in full, the
+/// last duplicate winning as in any JSON reader.
+fn routed_member(json: &str, field: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        name: Option<Value>,
+        #[serde(default)]
+        uri: Option<Value>,
+        #[serde(default, rename = "taskId")]
+        task_id: Option<Value>,
+    }
+    let value = match serde_json::from_str::<Probe>(json) {
+        Ok(probe) => match field {
+            "name" => probe.name,
+            "uri" => probe.uri,
+            "taskId" => probe.task_id,
+            _ => None,
+        },
+        Err(_) => serde_json::from_str::<Value>(json)
+            .ok()?
+            .get(field)
+            .cloned(),
+    };
+    match value? {
+        Value::String(s) => Some(s),
+        _ => None,
     }
 }
 

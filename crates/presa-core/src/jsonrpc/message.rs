@@ -132,6 +132,11 @@ impl Response {
 }
 
 impl Message {
+    /// Whether this is a response (a result or an error).
+    pub fn is_response(&self) -> bool {
+        matches!(self, Self::Response(_))
+    }
+
     /// The method name of a request or notification.
     pub fn method(&self) -> Option<&str> {
         match self {

@@ -560,6 +560,7 @@ impl ClientSession {
                 params: request.params,
                 client,
                 meta,
+                headers: None,
             })));
     }
 

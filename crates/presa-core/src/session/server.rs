@@ -13,8 +13,8 @@ use super::outbound::RequestOptions;
 use crate::{
     CacheScope, ClientCapabilities, DiscoverResult, Era, ErrorObject, Implementation,
     InitializeRequestParams, InitializeResult, LoggingLevel, LoggingMessageNotificationParams,
-    Message, Notification, ProgressNotificationParams, ProtocolVersion, RawJson, Request,
-    RequestId, RequestMeta, ResponsePayload, ServerCapabilities, SetLevelRequestParams,
+    Message, Notification, ProgressNotificationParams, ProtocolVersion, RawJson, ReceivedHeaders,
+    Request, RequestId, RequestMeta, ResponsePayload, ServerCapabilities, SetLevelRequestParams,
     SupportedVersions, is_stateless_shaped, params_meta, unsupported_version_error,
 };
 
@@ -140,6 +140,19 @@ pub struct IncomingRequest {
     pub client: ClientContext,
     /// The params' `_meta`, read once by the session (handlers see it through their context).
     pub meta: Option<crate::Meta>,
+    /// The mirror headers a 2026-07-28 request arrived with over Streamable HTTP (see
+    /// [`handle_stateless_request`](ServerSession::handle_stateless_request)): the server
+    /// compares the `Mcp-Param-*` ones with the arguments once it knows the tool.
+    pub headers: Option<Arc<ReceivedHeaders>>,
+}
+
+/// What a request brings beyond its client: its progress token, and on 2026-07-28 its log level
+/// and mirror headers.
+#[derive(Default)]
+struct PerRequest {
+    progress_token: Option<crate::ProgressToken>,
+    log_level: Option<LoggingLevel>,
+    headers: Option<Arc<ReceivedHeaders>>,
 }
 
 /// Something the server application must act on.
@@ -352,7 +365,7 @@ impl ServerSession {
     fn handle_request(&mut self, request: Request) {
         let meta = params_meta(request.params.as_deref());
         if is_stateless_shaped(meta.as_ref()) {
-            return self.handle_stateless_request(request, meta.unwrap_or_default());
+            return self.handle_stateless(request, meta, None);
         }
         match (request.method.as_str(), &mut self.legacy) {
             ("initialize", _) => self.handle_initialize(request),
@@ -377,7 +390,11 @@ impl ServerSession {
                     .as_ref()
                     .and_then(|m| m.get("progressToken"))
                     .and_then(|t| serde_json::from_value(t.clone()).ok());
-                self.dispatch(request, client, meta, token, None, Era::Initialize);
+                let per_request = PerRequest {
+                    progress_token: token,
+                    ..PerRequest::default()
+                };
+                self.dispatch(request, client, meta, per_request);
             }
             (_, None) => {
                 let error = if self.config.versions.supports_era(Era::Stateless) {
@@ -393,42 +410,89 @@ impl ServerSession {
         }
     }
 
-    fn handle_stateless_request(&mut self, request: Request, raw_meta: Map<String, Value>) {
-        let checked = RequestMeta::from_meta(&raw_meta)
-            .and_then(|m| m.negotiate(&self.config.versions).map(|v| (v, m)));
-        let (version, meta) = match checked {
-            Ok(ok) => ok,
-            Err(error) => return self.endpoint.reject(request.id, error),
-        };
-        match request.method.as_str() {
-            "server/discover" => {
-                let result = self.config.discover_result();
-                self.endpoint.answer(request.id, &result);
-            }
-            "initialize"
-            | "ping"
-            | "logging/setLevel"
-            | "resources/subscribe"
-            | "resources/unsubscribe" => {
-                self.endpoint
-                    .reject(request.id, ErrorObject::method_not_found(&request.method));
-            }
-            _ => {
-                let client = ClientContext {
-                    protocol_version: version,
-                    capabilities: meta.client_capabilities,
-                    client_info: meta.client_info,
-                };
-                self.dispatch(
-                    request,
-                    client,
-                    Some(raw_meta),
-                    meta.progress_token,
-                    meta.log_level,
-                    Era::Stateless,
-                );
-            }
+    /// Takes in one request that the transport routed to 2026-07-28 by its headers (a
+    /// Streamable HTTP POST), with the mirror headers it arrived with. Every check runs here, in
+    /// the order of
+    /// <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports#streamable-http>
+    /// (see [`ReceivedHeaders`] for the steps): the `MCP-Protocol-Version` header, the request's
+    /// `_meta`, header and body agreeing, the version, `Mcp-Method` and `Mcp-Name`, the removed
+    /// methods. A request that passes is dispatched with its headers, for the `Mcp-Param-*`
+    /// check once its tool is known.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use presa_core::*;
+    ///
+    /// let mut server = ServerSession::new(ServerSessionConfig::new(Implementation::new("demo", "1")));
+    /// let Message::Request(request) = decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
+    ///     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities":{}}}}"#).unwrap() else { panic!() };
+    /// let headers = ReceivedHeaders::from_pairs([("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call")]);
+    /// server.handle_stateless_request(request, Some(headers));
+    /// let sent = server.poll_transmit().unwrap();
+    /// let Message::Response(Response { payload: ResponsePayload::Error(error), .. }) = sent.message else { panic!() };
+    /// assert_eq!(error.code, ErrorCode::HEADER_MISMATCH);
+    /// ```
+    pub fn handle_stateless_request(&mut self, request: Request, headers: Option<ReceivedHeaders>) {
+        let raw_meta = params_meta(request.params.as_deref());
+        self.handle_stateless(request, raw_meta, headers);
+    }
+
+    fn handle_stateless(
+        &mut self,
+        request: Request,
+        raw_meta: Option<Map<String, Value>>,
+        headers: Option<ReceivedHeaders>,
+    ) {
+        let (version, meta) =
+            match self.check_stateless(&request, raw_meta.as_ref(), headers.as_ref()) {
+                Ok(checked) => checked,
+                Err(error) => return self.endpoint.reject(request.id, error),
+            };
+        if request.method == "server/discover" {
+            let result = self.config.discover_result();
+            return self.endpoint.answer(request.id, &result);
         }
+        let client = ClientContext {
+            protocol_version: version,
+            capabilities: meta.client_capabilities,
+            client_info: meta.client_info,
+        };
+        let per_request = PerRequest {
+            progress_token: meta.progress_token,
+            log_level: meta.log_level,
+            headers: headers.map(Arc::new),
+        };
+        self.dispatch(request, client, raw_meta, per_request);
+    }
+
+    /// The checks of a 2026-07-28 request, in order; the version it is served under and its
+    /// `_meta` read.
+    fn check_stateless(
+        &self,
+        request: &Request,
+        raw_meta: Option<&Map<String, Value>>,
+        headers: Option<&ReceivedHeaders>,
+    ) -> Result<(ProtocolVersion, RequestMeta), ErrorObject> {
+        if let Some(headers) = headers {
+            headers.check_protocol_version()?;
+        }
+        let meta = match raw_meta {
+            Some(raw_meta) => RequestMeta::from_meta(raw_meta)?,
+            // no `_meta`, or params that cannot be read: the error `from_params` names
+            None => RequestMeta::from_params(request.params.as_deref())?,
+        };
+        if let Some(headers) = headers {
+            headers.check_protocol_version_matches(&meta.protocol_version)?;
+        }
+        let version = meta.negotiate(&self.config.versions)?;
+        if let Some(headers) = headers {
+            headers.check_request_routing(&request.method, request.params.as_deref())?;
+        }
+        if version.removes(&request.method) {
+            return Err(ErrorObject::method_not_found(&request.method));
+        }
+        Ok((version, meta))
     }
 
     fn dispatch(
@@ -436,15 +500,15 @@ impl ServerSession {
         request: Request,
         client: ClientContext,
         meta: Option<crate::Meta>,
-        progress_token: Option<crate::ProgressToken>,
-        log_level: Option<LoggingLevel>,
-        era: Era,
+        per_request: PerRequest,
     ) {
-        if !self
-            .endpoint
-            .inbound
-            .insert(request.id.clone(), progress_token, log_level, era)
-        {
+        let era = client.protocol_version.era();
+        if !self.endpoint.inbound.insert(
+            request.id.clone(),
+            per_request.progress_token,
+            per_request.log_level,
+            era,
+        ) {
             let error = ErrorObject::invalid_request(format!(
                 "Request id {} is already in flight",
                 request.id
@@ -457,6 +521,7 @@ impl ServerSession {
             params: request.params,
             client,
             meta,
+            headers: per_request.headers,
         }));
     }
 
@@ -551,8 +616,8 @@ impl ServerSession {
 
     /// Sends `notifications/message` if the client asked for messages of this level: for a
     /// 2026-07-28 request, its `_meta` log level (nothing without one); in the initialize era,
-    /// the level set with `logging/setLevel` (everything until one is set), provided the server
-    /// announced the `logging` capability. Returns whether the message was sent.
+    /// the level set with `logging/setLevel` (everything until one is set). Either way only when
+    /// the server announced the `logging` capability. Returns whether the message was sent.
     pub fn log(
         &mut self,
         request: Option<&RequestId>,
@@ -560,10 +625,10 @@ impl ServerSession {
         logger: Option<&str>,
         data: Value,
     ) -> bool {
-        let session_level = match &self.legacy {
-            Some(peer) if self.config.capabilities.logging.is_some() => Ok(peer.log_level),
-            _ => Err(()),
-        };
+        // only a server that announced the `logging` capability sends log messages, in either era
+        if self.config.capabilities.logging.is_none() {
+            return false;
+        }
         let threshold = match request.map(|id| self.endpoint.inbound.get(id)) {
             // a request that is no longer in flight gets no more messages
             Some(None) => return false,
@@ -571,9 +636,9 @@ impl ServerSession {
                 Some(level) => Some(level),
                 None => return false,
             },
-            _ => match session_level {
-                Ok(level) => level,
-                Err(()) => return false,
+            _ => match &self.legacy {
+                Some(peer) => peer.log_level,
+                None => return false,
             },
         };
         if threshold.is_some_and(|min| level < min) {

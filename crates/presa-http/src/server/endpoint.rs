@@ -14,9 +14,8 @@ use presa_core::{
     Era, ErrorCode, Message, Packet, ProtocolVersion, RequestId, decode_packet,
     is_stateless_shaped, params_meta,
 };
-use presa_server::{AuthInfo, Cancellation, InsufficientScope, Server};
+use presa_server::{AuthInfo, DrivenConnection, InsufficientScope, Server};
 use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
 
 use super::auth::{insufficient_scope_response, principal};
 use super::options::{CancellationPolicy, HttpOptions};
@@ -29,7 +28,7 @@ pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The requests a posted `notifications/cancelled` may stop, by subject and request id.
-type Cancellable = HashMap<(String, RequestId), (AbortHandle, Cancellation)>;
+type Cancellable = HashMap<(String, RequestId), Arc<DrivenConnection>>;
 
 /// What every request of one endpoint shares: one reference, cloned per request.
 #[derive(Clone)]
@@ -43,8 +42,8 @@ pub(crate) struct SharedState {
     sweeper: Once,
     /// The task telling sessions of the server's changes, ended with the endpoint.
     announcer: std::sync::OnceLock<tokio::task::AbortHandle>,
-    /// The cancellation of each open 2026-07-28 listen stream, ended at shutdown.
-    listens: Mutex<HashMap<u64, Cancellation>>,
+    /// The connection of each open 2026-07-28 listen stream, closed at shutdown.
+    listens: Mutex<HashMap<u64, Arc<DrivenConnection>>>,
     next_listen: std::sync::atomic::AtomicU64,
 }
 
@@ -95,11 +94,10 @@ impl Shared {
         &self,
         subject: &str,
         id: &RequestId,
-        task: AbortHandle,
-        cancellation: Cancellation,
+        connection: Arc<DrivenConnection>,
     ) {
         if let Ok(mut map) = self.cancellable.lock() {
-            map.insert((subject.to_owned(), id.clone()), (task, cancellation));
+            map.insert((subject.to_owned(), id.clone()), connection);
         }
     }
 
@@ -115,9 +113,8 @@ impl Shared {
             .lock()
             .ok()
             .and_then(|mut map| map.remove(&(subject.to_owned(), id.clone())));
-        if let Some((task, cancellation)) = entry {
-            cancellation.cancel();
-            task.abort();
+        if let Some(connection) = entry {
+            connection.cancel(id);
         }
     }
 
@@ -178,12 +175,12 @@ impl Shared {
     }
 
     /// Remembers an open listen stream, to end it gracefully at shutdown; returns its key.
-    pub(crate) fn remember_listen(&self, cancellation: Cancellation) -> u64 {
+    pub(crate) fn remember_listen(&self, connection: Arc<DrivenConnection>) -> u64 {
         let key = self
             .next_listen
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Ok(mut listens) = self.listens.lock() {
-            listens.insert(key, cancellation);
+            listens.insert(key, connection);
         }
         key
     }
@@ -197,8 +194,8 @@ impl Shared {
     /// Ends every session and listen stream (graceful stop).
     pub(crate) fn close_sessions(&self) {
         if let Ok(mut listens) = self.listens.lock() {
-            for (_, cancellation) in listens.drain() {
-                cancellation.cancel();
+            for (_, connection) in listens.drain() {
+                connection.close();
             }
         }
         for session in self.sessions.all() {

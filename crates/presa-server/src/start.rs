@@ -1,0 +1,190 @@
+//! How the runner starts one request its session handed over: the handler's context, its
+//! handling future, and the requests a session answers itself; and what the runner shares
+//! between its connection shapes (panic guards, change announcements, answers to the server's
+//! own requests).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use presa_core::{
+    ErrorObject, IncomingRequest, Notification, RawJson, RequestError, RequestId, ServerSession,
+};
+use serde_json::Value;
+
+use crate::auth::AuthInfo;
+use crate::context::{BoxFuture, Cancellation, Context, Peer};
+use crate::events::{Change, list_changed_method};
+use crate::input::InputError;
+use crate::server::Server;
+
+/// What a connection does with a request its session handed over.
+pub(crate) enum Start {
+    /// Answered already: an initialize-era `resources/subscribe` or `unsubscribe`, whose
+    /// subscriptions live with the connection.
+    Answered(RequestId, Result<RawJson, ErrorObject>),
+    /// To be handled.
+    Handling(Started),
+}
+
+/// A request's handling, ready to be polled, with what the connection keeps of it.
+pub(crate) struct Started {
+    pub(crate) id: RequestId,
+    /// The dispatcher's answer to it, not yet polled.
+    pub(crate) handling: BoxFuture<'static, Result<RawJson, ErrorObject>>,
+    pub(crate) cancellation: Cancellation,
+    /// Whether it is a 2026-07-28 `subscriptions/listen`, which never ends by itself.
+    pub(crate) listen: bool,
+}
+
+/// Starts a request: its context (with `auth`, the identity verified for it, if any) and its
+/// handling, or its answer when the connection serves it itself. The definitions snapshot is
+/// read here, once, and the request is served from it to the end.
+pub(crate) fn start(
+    server: &Server,
+    subscribed: &mut HashSet<String>,
+    request: IncomingRequest,
+    peer: &Arc<dyn Peer>,
+    auth: Option<&Arc<AuthInfo>>,
+) -> Start {
+    if request.client.protocol_version.era() == presa_core::Era::Initialize
+        && let Some(result) = subscription_request(
+            server,
+            subscribed,
+            &request.method,
+            request.params.as_deref(),
+        )
+    {
+        return Start::Answered(request.id, result);
+    }
+    let cancellation = Cancellation::new();
+    let cx = Context::new(
+        request.id.clone(),
+        request.client,
+        request.meta,
+        Arc::clone(peer),
+        cancellation.clone(),
+        auth.cloned(),
+        request.headers,
+    );
+    let listen = request.method == "subscriptions/listen";
+    let definitions = server.snapshot();
+    let (server, method, params) = (server.clone(), request.method, request.params);
+    Start::Handling(Started {
+        id: request.id,
+        handling: Box::pin(async move {
+            server
+                .dispatch(&definitions, &method, params.as_deref(), cx)
+                .await
+        }),
+        cancellation,
+        listen,
+    })
+}
+
+/// Runs a request's handling to its end on a task: a panic on the way (handlers' own panics are
+/// already tool errors; this catches the rest, such as a handler object that panics before it
+/// returns its future) is an internal error, so a request never goes unanswered.
+pub(crate) async fn guarded(
+    handling: BoxFuture<'static, Result<RawJson, ErrorObject>>,
+) -> Result<RawJson, ErrorObject> {
+    crate::catch::catch_unwind(handling)
+        .await
+        .unwrap_or_else(|panic| Err(ErrorObject::internal_error(panic)))
+}
+
+/// Polls a request's handling once; its result if it finished (a panic is an internal error,
+/// as in [`guarded`]). A future left pending is polled again, with a real waker, by the task it
+/// moves to, so nothing it waits for is missed.
+pub(crate) fn poll_once(
+    handling: &mut BoxFuture<'static, Result<RawJson, ErrorObject>>,
+) -> Option<Result<RawJson, ErrorObject>> {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handling.as_mut().poll(&mut cx)
+    }));
+    match polled {
+        Ok(std::task::Poll::Ready(output)) => Some(output),
+        Ok(std::task::Poll::Pending) => None,
+        Err(payload) => Some(Err(ErrorObject::internal_error(
+            crate::catch::panic_message(&*payload),
+        ))),
+    }
+}
+/// Tells an initialized initialize-era peer of a change it listens for: list changes when the
+/// server announces them, resource updates for the URIs it subscribed to.
+pub(crate) fn announce(
+    server: &Server,
+    session: &mut ServerSession,
+    subscribed: &HashSet<String>,
+    change: Change,
+) {
+    if matches!(change, Change::ListChanged(_)) {
+        session.set_config(server.shared_session_config());
+    }
+    if session.initialize_era_client().is_none() {
+        return;
+    }
+    let notification = match change {
+        Change::ListChanged(kind) if server.notifies_list_changes() => {
+            Notification::without_params(list_changed_method(kind))
+        }
+        Change::ResourceUpdated(uri) if subscribed.contains(&uri) => {
+            match Notification::new(
+                "notifications/resources/updated",
+                &serde_json::json!({ "uri": uri }),
+            ) {
+                Ok(notification) => notification,
+                Err(_) => return,
+            }
+        }
+        _ => return,
+    };
+    session.notify(notification, None);
+}
+
+/// Serves `resources/subscribe` and `resources/unsubscribe` of an initialize-era session, whose
+/// subscriptions live with the connection. `None` when the request is not one of them.
+pub(crate) fn subscription_request(
+    server: &Server,
+    subscribed: &mut HashSet<String>,
+    method: &str,
+    params: Option<&serde_json::value::RawValue>,
+) -> Option<Result<RawJson, ErrorObject>> {
+    let subscribe = match method {
+        "resources/subscribe" => true,
+        "resources/unsubscribe" => false,
+        _ => return None,
+    };
+    if !server.supports_subscriptions() {
+        return None;
+    }
+    let params = params.map_or("{}", |p| p.get());
+    let uri = match serde_json::from_str::<presa_core::SubscribeRequestParams>(params) {
+        Ok(params) => params.uri,
+        Err(e) => {
+            return Some(Err(ErrorObject::invalid_params(format!(
+                "Invalid params: {e}"
+            ))));
+        }
+    };
+    if subscribe {
+        subscribed.insert(uri);
+    } else {
+        subscribed.remove(&uri);
+    }
+    Some(
+        presa_core::to_raw(&serde_json::Map::new())
+            .map_err(|e| ErrorObject::internal_error(e.to_string())),
+    )
+}
+
+/// What a handler waiting on a server→client request gets.
+pub(crate) fn answer_of(outcome: Result<RawJson, RequestError>) -> Result<Value, InputError> {
+    match outcome {
+        Ok(raw) => {
+            serde_json::from_str(raw.get()).map_err(|e| InputError::InvalidAnswer(e.to_string()))
+        }
+        Err(RequestError::Peer(error)) => Err(InputError::Rejected(error)),
+        Err(other) => Err(InputError::Unavailable(other.to_string())),
+    }
+}
