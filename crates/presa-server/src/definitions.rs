@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use presa_core::{
-    JsonObject, ListChangedCapability, ParamHeaders, Prompt, Resource, ResourceTemplate,
-    ResourcesCapability, ServerCapabilities, Tool, UriTemplate,
+    JsonObject, ListChangedCapability, ParamHeaders, Prompt, RawJson, Resource, ResourceTemplate,
+    ResourcesCapability, ServerCapabilities, ServerSessionConfig, Tool, UriTemplate,
 };
 use presa_schema::{SchemaError, Validator};
 use serde_json::Value;
@@ -78,6 +78,51 @@ pub(crate) struct Definitions {
     pub(crate) completions: HashMap<(CompletionTarget, String), Arc<dyn Completer>>,
     /// The scopes each protected name requires (kept when its definition is removed).
     pub(crate) scopes: HashMap<ScopeTarget, Vec<String>>,
+    /// What is made once per snapshot; a change starts the next snapshot with an empty one.
+    pub(crate) cache: SnapshotCache,
+}
+
+/// Made from one snapshot on first use and kept with it: the session configuration and each
+/// list page's JSON, per era.
+#[derive(Default)]
+pub(crate) struct SnapshotCache {
+    pub(crate) session_config: OnceLock<Arc<ServerSessionConfig>>,
+    /// By [`ListSlot`] and era: one slot per page, filled when the page is first asked for.
+    pages: [OnceLock<Box<[OnceLock<RawJson>]>>; 8],
+}
+
+impl Clone for SnapshotCache {
+    /// A clone is the start of another snapshot: nothing of this one applies to it.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+/// The four lists whose pages are cached.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ListSlot {
+    Tools,
+    Resources,
+    Templates,
+    Prompts,
+}
+
+impl SnapshotCache {
+    /// The cache slot of page `index` of a list of `pages` pages, served in the stateless era
+    /// or not.
+    pub(crate) fn page(
+        &self,
+        list: ListSlot,
+        stateless: bool,
+        pages: usize,
+        index: usize,
+    ) -> Option<&OnceLock<RawJson>> {
+        let slot = list as usize * 2 + usize::from(stateless);
+        self.pages
+            .get(slot)?
+            .get_or_init(|| (0..pages).map(|_| OnceLock::new()).collect())
+            .get(index)
+    }
 }
 
 impl fmt::Debug for Definitions {

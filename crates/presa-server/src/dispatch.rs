@@ -26,7 +26,7 @@ use serde_json::value::RawValue;
 use crate::auth::{ScopeTarget, check_scopes};
 use crate::catch::catch_unwind;
 use crate::context::{BoxFuture, Context};
-use crate::definitions::{CompletionTarget, Definitions};
+use crate::definitions::{CompletionTarget, Definitions, ListSlot};
 use crate::input::{Round, Suspendable, Suspension};
 use crate::prompt::CompletionInput;
 use crate::resource::ResourceOutcome;
@@ -80,6 +80,7 @@ impl Server {
         match method {
             "tools/list" if !defs.tools.is_empty() => self.list(
                 defs,
+                ListSlot::Tools,
                 &defs.tools,
                 params,
                 modern,
@@ -95,6 +96,7 @@ impl Server {
             "tools/call" if !defs.tools.is_empty() => self.call_tool(defs, params, cx).await,
             "resources/list" if has_resources => self.list(
                 defs,
+                ListSlot::Resources,
                 &defs.resources,
                 params,
                 modern,
@@ -109,6 +111,7 @@ impl Server {
             ),
             "resources/templates/list" if has_resources => self.list(
                 defs,
+                ListSlot::Templates,
                 &defs.templates,
                 params,
                 modern,
@@ -124,6 +127,7 @@ impl Server {
             "resources/read" if has_resources => self.read_resource(defs, params, cx).await,
             "prompts/list" if !defs.prompts.is_empty() => self.list(
                 defs,
+                ListSlot::Prompts,
                 &defs.prompts,
                 params,
                 modern,
@@ -198,28 +202,14 @@ impl Server {
         }
     }
 
-    fn page<'a, T>(
-        &self,
-        defs: &Definitions,
-        items: &'a [T],
-        params: Option<&RawValue>,
-    ) -> Result<(&'a [T], Option<String>), ErrorObject> {
-        let params: PaginatedRequestParams = parse(params)?;
-        let page = paginate(
-            items.len(),
-            params.cursor.as_deref(),
-            self.inner.options.page_size,
-            defs.generation,
-        )?;
-        let (range, next) = page.into_parts();
-        Ok((items.get(range).unwrap_or_default(), next))
-    }
-
     /// One page of a list: the entries' wire descriptions, the next cursor and the cache hints,
-    /// made into the list's result by `build`.
+    /// made into the list's result by `build`. A page that starts where pages start is made once
+    /// per snapshot and era and kept with the snapshot.
+    #[allow(clippy::too_many_arguments)]
     fn list<E, T, R>(
         &self,
         defs: &Definitions,
+        slot: ListSlot,
         entries: &[Arc<E>],
         params: Option<&RawValue>,
         modern: bool,
@@ -229,16 +219,41 @@ impl Server {
     where
         R: Serialize + HasResultType + HasMeta,
     {
-        let (page, next_cursor) = self.page(defs, entries, params)?;
+        let params: PaginatedRequestParams = parse(params)?;
+        let page_size = self.inner.options.page_size;
+        let page = paginate(
+            entries.len(),
+            params.cursor.as_deref(),
+            page_size,
+            defs.generation,
+        )?;
+        let (range, next_cursor) = page.into_parts();
+        let cached = (range.start % page_size == 0).then(|| {
+            let pages = entries.len().div_ceil(page_size).max(1);
+            defs.cache
+                .page(slot, modern, pages, range.start / page_size)
+        });
+        if let Some(json) = cached.flatten().and_then(|slot| slot.get()) {
+            return Ok(json.clone());
+        }
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
-        let items = page.iter().map(|entry| describe(entry)).collect();
+        let items = entries
+            .get(range)
+            .unwrap_or_default()
+            .iter()
+            .map(|entry| describe(entry))
+            .collect();
         let result = build(ListPage {
             items,
             next_cursor,
             ttl_ms,
             cache_scope,
         });
-        self.stamped(modern, result)
+        let json = self.stamped(modern, result)?;
+        if let Some(slot) = cached.flatten() {
+            let _ = slot.set(json.clone());
+        }
+        Ok(json)
     }
 
     async fn call_tool(

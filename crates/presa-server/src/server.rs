@@ -2,7 +2,9 @@
 
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwap;
 use std::time::Duration;
 
 use presa_core::{
@@ -76,9 +78,10 @@ pub(crate) struct Inner {
     pub(crate) info_meta_member: String,
     pub(crate) instructions: Option<String>,
     pub(crate) options: Options,
-    definitions: RwLock<Arc<Definitions>>,
-    /// The session configuration of the current definitions, shared by every session.
-    session_config: std::sync::Mutex<Option<(Arc<Definitions>, Arc<ServerSessionConfig>)>>,
+    /// The current snapshot, read without a lock by every request.
+    definitions: ArcSwap<Definitions>,
+    /// Held while a change builds the next snapshot, so that two changes never race.
+    changing: Mutex<()>,
     bus: Arc<dyn EventBus>,
 }
 
@@ -145,17 +148,17 @@ impl Server {
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Definitions> {
-        match self.inner.definitions.read() {
-            Ok(guard) => Arc::clone(&guard),
-            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
-        }
+        self.inner.definitions.load_full()
     }
 
     /// The capabilities the current definitions call for.
     pub fn capabilities(&self) -> ServerCapabilities {
+        self.capabilities_of(&self.snapshot())
+    }
+
+    fn capabilities_of(&self, definitions: &Definitions) -> ServerCapabilities {
         let o = &self.inner.options;
-        self.snapshot()
-            .capabilities(o.list_changed, o.subscribe, o.logging)
+        definitions.capabilities(o.list_changed, o.subscribe, o.logging)
     }
 
     /// The names of the current tools, in listing order.
@@ -181,10 +184,14 @@ impl Server {
     /// The configuration of a session (stdio, in-process, an initialize-era HTTP session) that
     /// serves this server.
     pub fn session_config(&self) -> ServerSessionConfig {
+        self.session_config_of(&self.snapshot())
+    }
+
+    fn session_config_of(&self, definitions: &Definitions) -> ServerSessionConfig {
         let o = &self.inner.options;
         ServerSessionConfig::new(self.inner.info.clone())
             .versions(o.versions.clone())
-            .capabilities(self.capabilities())
+            .capabilities(self.capabilities_of(definitions))
             .instructions(self.inner.instructions.clone())
             .discover_cache(o.cache_ttl_ms, o.cache_scope)
     }
@@ -193,19 +200,11 @@ impl Server {
     /// shared: what every session a transport opens starts with.
     pub fn shared_session_config(&self) -> Arc<ServerSessionConfig> {
         let snapshot = self.snapshot();
-        let mut cache = self
-            .inner
+        let config = snapshot
+            .cache
             .session_config
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some((definitions, config)) = &*cache
-            && Arc::ptr_eq(definitions, &snapshot)
-        {
-            return Arc::clone(config);
-        }
-        let config = Arc::new(self.session_config());
-        *cache = Some((snapshot, Arc::clone(&config)));
-        config
+            .get_or_init(|| Arc::new(self.session_config_of(&snapshot)));
+        Arc::clone(config)
     }
 
     /// Whether list-changed notifications are sent when definitions change.
@@ -236,15 +235,17 @@ impl Server {
         edit: impl FnOnce(&mut Definitions) -> Result<bool, BuildError>,
     ) -> Result<bool, BuildError> {
         let changed = {
-            let mut guard = match self.inner.definitions.write() {
-                Ok(guard) => guard,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            let mut next = Definitions::clone(&guard);
+            let _changing = self
+                .inner
+                .changing
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let current = self.snapshot();
+            let mut next = Definitions::clone(&current);
             let changed = edit(&mut next)?;
             if changed {
-                next.generation = guard.generation + 1;
-                *guard = Arc::new(next);
+                next.generation = current.generation + 1;
+                self.inner.definitions.store(Arc::new(next));
             }
             changed
         };
@@ -710,8 +711,8 @@ impl ServerBuilder {
                 info: self.info,
                 instructions: self.instructions,
                 options: self.options,
-                definitions: RwLock::new(Arc::new(self.definitions)),
-                session_config: std::sync::Mutex::new(None),
+                definitions: ArcSwap::from_pointee(self.definitions),
+                changing: Mutex::new(()),
                 bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
             }),
         })
