@@ -14,7 +14,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use presa_core::{Resource, Tool};
 use presa_http::{AuthOptions, CancellationPolicy, HttpOptions, RunningServer, VerifyError, serve};
-use presa_server::{AuthInfo, Context, Server};
+use presa_server::{AuthInfo, Context, RequireScopes, Server};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -50,14 +50,14 @@ fn test_server(cancelled: Arc<Notify>) -> Server {
                 json!({"subject": auth.subject(), "scopes": auth.scopes()})
             },
         )
-        .tool(Tool::without_params("write"), |_: Value, _| async {
-            "written"
-        })
-        .tool_scopes("write", ["files:write"])
-        .resource(Resource::new("file:///secret", "secret"), |_cx| async {
-            "s3cr3t"
-        })
-        .resource_scopes("file:///secret", ["secrets:read"])
+        .tool(
+            Tool::without_params("write").requires_scopes(["files:write"]),
+            |_: Value, _| async { "written" },
+        )
+        .resource(
+            Resource::new("file:///secret", "secret").requires_scopes(["secrets:read"]),
+            |_cx| async { "s3cr3t" },
+        )
         .tool(
             Tool::without_params("slow"),
             move |_: Value, cx: Context| {

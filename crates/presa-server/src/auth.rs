@@ -14,9 +14,8 @@ use std::time::SystemTime;
 use presa_core::{ErrorCode, ErrorObject};
 use serde_json::{Map, Value};
 
-use crate::context::Context;
 use crate::error::{HandlerFailure, IntoHandlerFailure, ProtocolError};
-use crate::server::ServerBuilder;
+use crate::scopes::scope_list;
 
 /// The identity a transport verified for a request: subject, client, granted scopes, claims.
 ///
@@ -259,149 +258,6 @@ impl IntoHandlerFailure for InsufficientScope {
     }
 }
 
-impl Context {
-    /// Fails unless the request's identity holds every one of `scopes`: for decisions a handler
-    /// makes itself (declared requirements are checked before it runs).
-    ///
-    /// ```
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// use presa_server::{AuthInfo, Context};
-    ///
-    /// let cx = Context::detached().with_auth(AuthInfo::new().with_scopes(["tickets:read"]));
-    /// assert!(cx.require_scopes(["tickets:read"]).is_ok());
-    /// let error = cx.require_scopes(["tickets:read", "tickets:write"]).unwrap_err();
-    /// assert_eq!(error.scope(), "tickets:read tickets:write");
-    /// # });
-    /// ```
-    pub fn require_scopes<I, S>(&self, scopes: I) -> Result<(), InsufficientScope>
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
-        match self.auth() {
-            Some(auth) if auth.has_scopes(&scopes) => Ok(()),
-            _ => Err(InsufficientScope::new(scopes)),
-        }
-    }
-}
-
-/// What a scope requirement protects.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum ScopeTarget {
-    /// A tool, by name.
-    Tool(String),
-    /// A resource by URI, or a resource template by URI template.
-    Resource(String),
-    /// A prompt, by name.
-    Prompt(String),
-}
-
-impl ScopeTarget {
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            Self::Tool(name) => format!("tool {name:?}"),
-            Self::Resource(uri) => format!("resource {uri:?}"),
-            Self::Prompt(name) => format!("prompt {name:?}"),
-        }
-    }
-}
-
-/// Checks the request's identity against what `target` requires (nothing required: `Ok`).
-/// A request without an identity holds no scopes.
-pub(crate) fn check_scopes(
-    cx: &Context,
-    target: &ScopeTarget,
-    required: Option<&[String]>,
-) -> Result<(), ErrorObject> {
-    let Some(required) = required.filter(|r| !r.is_empty()) else {
-        return Ok(());
-    };
-    match cx.auth() {
-        Some(auth) if auth.has_scopes(required) => Ok(()),
-        Some(_) => Err(InsufficientScope::new(required.iter().cloned())
-            .description(format!(
-                "Insufficient scope: {} requires {}",
-                target.describe(),
-                required.join(" ")
-            ))
-            .into_error()),
-        None => Err(InsufficientScope::new(required.iter().cloned())
-            .description(format!(
-                "Insufficient scope: {} requires {}, and the request carries no verified identity",
-                target.describe(),
-                required.join(" ")
-            ))
-            .into_error()),
-    }
-}
-
-fn scope_list<I, S>(scopes: I) -> Vec<String>
-where
-    I: IntoIterator<Item = S>,
-    S: Into<String>,
-{
-    let mut list: Vec<String> = Vec::new();
-    for scope in scopes {
-        let scope = scope.into();
-        if !list.contains(&scope) {
-            list.push(scope);
-        }
-    }
-    list
-}
-
-impl ServerBuilder {
-    /// Requires every one of `scopes` to call the tool `name`; a caller without them gets
-    /// [`InsufficientScope`] before the handler runs.
-    ///
-    /// The requirement belongs to the name: it outlives removing and re-adding the tool. `build`
-    /// fails if no tool of that name was added by then.
-    ///
-    /// ```
-    /// use presa_core::Tool;
-    /// use presa_server::{Context, Server};
-    /// use serde_json::{json, Value};
-    ///
-    /// let schema = json!({"type": "object"}).as_object().unwrap().clone();
-    /// let server = Server::builder("tickets", "1.0.0")
-    ///     .tool(Tool::new("close_ticket", schema), |_: Value, cx: Context| async move {
-    ///         format!("closed by {}", cx.auth().and_then(|a| a.subject()).unwrap_or("?"))
-    ///     })
-    ///     .tool_scopes("close_ticket", ["tickets:write"])
-    ///     .build()
-    ///     .unwrap();
-    /// # let _ = server;
-    /// ```
-    pub fn tool_scopes<I, S>(self, name: impl Into<String>, scopes: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.require(ScopeTarget::Tool(name.into()), scope_list(scopes))
-    }
-
-    /// Requires every one of `scopes` to read the resource at `uri`, or any resource of the
-    /// template whose URI template is `uri` (see [`tool_scopes`](Self::tool_scopes)).
-    pub fn resource_scopes<I, S>(self, uri: impl Into<String>, scopes: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.require(ScopeTarget::Resource(uri.into()), scope_list(scopes))
-    }
-
-    /// Requires every one of `scopes` to get the prompt `name` (see
-    /// [`tool_scopes`](Self::tool_scopes)).
-    pub fn prompt_scopes<I, S>(self, name: impl Into<String>, scopes: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.require(ScopeTarget::Prompt(name.into()), scope_list(scopes))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -429,23 +285,5 @@ mod tests {
         let debug = format!("{info:?}");
         assert!(!debug.contains("secret-token"), "{debug}");
         assert_eq!(info.token(), Some("secret-token"));
-    }
-
-    #[test]
-    fn checks_name_the_target_and_every_required_scope() {
-        let target = ScopeTarget::Tool("t".into());
-        let required = vec!["a".to_owned(), "b".to_owned()];
-        let cx = Context::detached();
-        let error = check_scopes(&cx, &target, Some(&required)).unwrap_err();
-        assert!(error.message.contains("no verified identity"), "{error:?}");
-        let cx = cx.with_auth(AuthInfo::new().with_scopes(["a"]));
-        let error = check_scopes(&cx, &target, Some(&required)).unwrap_err();
-        assert_eq!(
-            InsufficientScope::from_error(&error).unwrap().scope(),
-            "a b"
-        );
-        let cx = cx.with_auth(AuthInfo::new().with_scopes(["a", "b", "c"]));
-        assert!(check_scopes(&cx, &target, Some(&required)).is_ok());
-        assert!(check_scopes(&Context::detached(), &target, None).is_ok());
     }
 }

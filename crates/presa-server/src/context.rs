@@ -13,7 +13,7 @@ use presa_core::{
     RequestId,
 };
 
-use crate::auth::AuthInfo;
+use crate::auth::{AuthInfo, InsufficientScope};
 use crate::input::{
     Asks, InputError, Round, check_elicit_answer, elicit_answer, method_of,
     missing_capability_error, request_params, required_capability, roots_answer, sample_answer,
@@ -405,6 +405,31 @@ impl Context {
     /// Gives a 2026-07-28 request its round of answers, making it able to ask for input.
     pub(crate) fn attach_round(&self, round: Arc<Round>) {
         let _ = self.inner.round.set(round);
+    }
+
+    /// Fails unless the request's identity holds every one of `scopes`: for decisions a handler
+    /// makes itself (declared requirements are checked before it runs).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use presa_server::{AuthInfo, Context};
+    ///
+    /// let cx = Context::detached().with_auth(AuthInfo::new().with_scopes(["tickets:read"]));
+    /// assert!(cx.require_scopes(["tickets:read"]).is_ok());
+    /// let error = cx.require_scopes(["tickets:read", "tickets:write"]).unwrap_err();
+    /// assert_eq!(error.scope(), "tickets:read tickets:write");
+    /// # });
+    /// ```
+    pub fn require_scopes<I, S>(&self, scopes: I) -> Result<(), InsufficientScope>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        match self.auth() {
+            Some(auth) if auth.has_scopes(&scopes) => Ok(()),
+            _ => Err(InsufficientScope::new(scopes)),
+        }
     }
 
     /// Asks the user for input through the client (`elicitation/create`): a form, or a URL to

@@ -11,10 +11,10 @@ use presa_core::{
 use presa_schema::{SchemaError, Validator};
 use serde_json::Value;
 
-use crate::auth::ScopeTarget;
 use crate::error::BuildError;
 use crate::prompt::{Completer, PromptHandler};
 use crate::resource::{ResourceHandler, ResourceTemplateHandler, Variables};
+use crate::scopes::Scoped;
 use crate::tool::ToolHandler;
 
 /// Compiles a JSON Schema into a validator (the server's `schema_compiler` option).
@@ -26,22 +26,26 @@ pub(crate) struct ToolEntry {
     pub(crate) input: Option<Box<dyn Validator>>,
     pub(crate) output: Option<Box<dyn Validator>>,
     pub(crate) headers: ParamHeaders,
+    pub(crate) scopes: Vec<String>,
     pub(crate) handler: Arc<dyn ToolHandler>,
 }
 
 pub(crate) struct ResourceEntry {
     pub(crate) resource: Resource,
+    pub(crate) scopes: Vec<String>,
     pub(crate) handler: Arc<dyn ResourceHandler>,
 }
 
 pub(crate) struct TemplateEntry {
     pub(crate) template: ResourceTemplate,
     pub(crate) parsed: UriTemplate,
+    pub(crate) scopes: Vec<String>,
     pub(crate) handler: Arc<dyn ResourceTemplateHandler>,
 }
 
 pub(crate) struct PromptEntry {
     pub(crate) prompt: Prompt,
+    pub(crate) scopes: Vec<String>,
     pub(crate) handler: Arc<dyn PromptHandler>,
 }
 
@@ -76,8 +80,6 @@ pub(crate) struct Definitions {
     pub(crate) prompts: Vec<Arc<PromptEntry>>,
     prompt_index: HashMap<String, usize>,
     pub(crate) completions: HashMap<(CompletionTarget, String), Arc<dyn Completer>>,
-    /// The scopes each protected name requires (kept when its definition is removed).
-    pub(crate) scopes: HashMap<ScopeTarget, Vec<String>>,
     /// What is made once per snapshot; a change starts the next snapshot with an empty one.
     pub(crate) cache: SnapshotCache,
 }
@@ -197,22 +199,6 @@ impl Definitions {
         self.templates
             .iter()
             .find_map(|t| t.parsed.match_uri(uri).map(|vars| (t, vars)))
-    }
-
-    /// The scopes `target` requires, if any.
-    pub(crate) fn required_scopes(&self, target: &ScopeTarget) -> Option<&[String]> {
-        self.scopes.get(target).map(Vec::as_slice)
-    }
-
-    /// Whether a definition `target` protects exists.
-    pub(crate) fn has_target(&self, target: &ScopeTarget) -> bool {
-        match target {
-            ScopeTarget::Tool(name) => self.tool(name).is_some(),
-            ScopeTarget::Resource(uri) => {
-                self.resource(uri).is_some() || self.template(uri).is_some()
-            }
-            ScopeTarget::Prompt(name) => self.prompt(name).is_some(),
-        }
     }
 
     pub(crate) fn completer(
@@ -379,12 +365,37 @@ fn index<T>(list: &[Arc<T>], key: impl Fn(&T) -> String) -> HashMap<String, usiz
     list.iter().enumerate().map(|(i, e)| (key(e), i)).collect()
 }
 
+/// A resource with its scopes.
+pub(crate) fn resource_entry(
+    resource: Scoped<Resource>,
+    handler: Arc<dyn ResourceHandler>,
+) -> ResourceEntry {
+    ResourceEntry {
+        resource: resource.definition,
+        scopes: resource.scopes,
+        handler,
+    }
+}
+
+/// A prompt with its scopes.
+pub(crate) fn prompt_entry(prompt: Scoped<Prompt>, handler: Arc<dyn PromptHandler>) -> PromptEntry {
+    PromptEntry {
+        prompt: prompt.definition,
+        scopes: prompt.scopes,
+        handler,
+    }
+}
+
 /// Checks a tool and compiles its schemas.
 pub(crate) fn tool_entry(
-    tool: Tool,
+    tool: Scoped<Tool>,
     handler: Arc<dyn ToolHandler>,
     compiler: Option<&SchemaCompiler>,
 ) -> Result<ToolEntry, BuildError> {
+    let Scoped {
+        definition: tool,
+        scopes,
+    } = tool;
     if !is_valid_tool_name(&tool.name) {
         return Err(BuildError::InvalidToolName { name: tool.name });
     }
@@ -418,15 +429,20 @@ pub(crate) fn tool_entry(
         input,
         output,
         headers,
+        scopes,
         handler,
     })
 }
 
 /// Checks a resource template.
 pub(crate) fn template_entry(
-    template: ResourceTemplate,
+    template: Scoped<ResourceTemplate>,
     handler: Arc<dyn ResourceTemplateHandler>,
 ) -> Result<TemplateEntry, BuildError> {
+    let Scoped {
+        definition: template,
+        scopes,
+    } = template;
     let parsed =
         UriTemplate::parse(&template.uri_template).map_err(|error| BuildError::UriTemplate {
             template: template.uri_template.clone(),
@@ -435,6 +451,7 @@ pub(crate) fn template_entry(
     Ok(TemplateEntry {
         template,
         parsed,
+        scopes,
         handler,
     })
 }

@@ -23,13 +23,13 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::auth::{ScopeTarget, check_scopes};
 use crate::catch::catch_unwind;
 use crate::context::{BoxFuture, Context};
 use crate::definitions::{CompletionTarget, Definitions, ListSlot};
 use crate::input::{Round, Suspendable, Suspension};
 use crate::prompt::CompletionInput;
 use crate::resource::ResourceOutcome;
+use crate::scopes::{Described, check_scopes};
 use crate::server::Server;
 
 impl Server {
@@ -276,8 +276,7 @@ impl Server {
         if let Some(headers) = cx.received_headers() {
             headers.check_params(&entry.headers, Some(&arguments))?;
         }
-        let target = ScopeTarget::Tool(params.name.clone());
-        check_scopes(&cx, &target, defs.required_scopes(&target))?;
+        check_scopes(&cx, Described("tool", &params.name), &entry.scopes)?;
         let entry = Arc::clone(entry);
         let modern = cx.protocol_version().era() == Era::Stateless;
         // the binding is only needed to open a sealed state or to seal a new one: made from the
@@ -355,14 +354,11 @@ impl Server {
         let params: ReadResourceRequestParams = parse(params)?;
         let version = cx.protocol_version();
         let modern = version.era() == Era::Stateless;
-        let target = if defs.resource(&params.uri).is_some() {
-            Some(ScopeTarget::Resource(params.uri.clone()))
-        } else {
-            defs.match_template(&params.uri)
-                .map(|(t, _)| ScopeTarget::Resource(t.template.uri_template.clone()))
-        };
-        if let Some(target) = &target {
-            check_scopes(&cx, target, defs.required_scopes(target))?;
+        if let Some(entry) = defs.resource(&params.uri) {
+            check_scopes(&cx, Described("resource", &params.uri), &entry.scopes)?;
+        } else if let Some((entry, _)) = defs.match_template(&params.uri) {
+            let template = &entry.template.uri_template;
+            check_scopes(&cx, Described("resource", template), &entry.scopes)?;
         }
         let binding =
             request_state_binding("resources/read", &serde_json::json!({ "uri": params.uri }));
@@ -428,8 +424,7 @@ impl Server {
                 params.name
             )));
         };
-        let target = ScopeTarget::Prompt(params.name.clone());
-        check_scopes(&cx, &target, defs.required_scopes(&target))?;
+        check_scopes(&cx, Described("prompt", &params.name), &entry.scopes)?;
         let arguments = params.arguments.unwrap_or_default();
         let missing: Vec<&str> = entry
             .prompt
@@ -484,21 +479,27 @@ impl Server {
         let params: CompleteRequestParams = parse(params)?;
         let target = match &params.reference {
             CompletionReference::Prompt(p) => {
-                if defs.prompt(&p.name).is_none() {
+                let Some(entry) = defs.prompt(&p.name) else {
                     return Err(ErrorObject::invalid_params(format!(
                         "Unknown prompt: {}",
                         p.name
                     )));
-                }
+                };
+                check_scopes(&cx, Described("prompt", &p.name), &entry.scopes)?;
                 CompletionTarget::Prompt(p.name.clone())
             }
             CompletionReference::Resource(r) => {
-                if defs.template(&r.uri).is_none() && defs.resource(&r.uri).is_none() {
-                    return Err(ErrorObject::invalid_params(format!(
-                        "Unknown resource template: {}",
-                        r.uri
-                    )));
-                }
+                let scopes = match (defs.template(&r.uri), defs.resource(&r.uri)) {
+                    (Some(template), _) => &template.scopes,
+                    (None, Some(resource)) => &resource.scopes,
+                    (None, None) => {
+                        return Err(ErrorObject::invalid_params(format!(
+                            "Unknown resource template: {}",
+                            r.uri
+                        )));
+                    }
+                };
+                check_scopes(&cx, Described("resource", &r.uri), scopes)?;
                 CompletionTarget::Template(r.uri.clone())
             }
             _ => {
@@ -507,11 +508,6 @@ impl Server {
                 ));
             }
         };
-        let protected = match &target {
-            CompletionTarget::Prompt(name) => ScopeTarget::Prompt(name.clone()),
-            CompletionTarget::Template(uri) => ScopeTarget::Resource(uri.clone()),
-        };
-        check_scopes(&cx, &protected, defs.required_scopes(&protected))?;
         let modern = cx.protocol_version().era() == Era::Stateless;
         let completion = match defs.completer(&target, &params.argument.name) {
             Some(completer) => {

@@ -56,11 +56,6 @@ pub enum BuildError {
     RequestStateKey(presa_core::RequestStateKeyError),
     /// The operating system gave no randomness for a `requestState` key.
     Randomness(String),
-    /// Scopes were required for a tool, resource or prompt that was not added.
-    UnknownScopeTarget {
-        /// What the requirement names, e.g. `tool "close_ticket"`.
-        target: String,
-    },
     /// A completion was registered for something that does not exist.
     UnknownCompletionTarget {
         /// The prompt name or template URI.
@@ -93,9 +88,6 @@ impl fmt::Display for BuildError {
             }
             Self::RequestStateKey(error) => write!(f, "request state key: {error}"),
             Self::Randomness(error) => write!(f, "no randomness for a request state key: {error}"),
-            Self::UnknownScopeTarget { target } => {
-                write!(f, "scopes required for {target}, which was not added")
-            }
             Self::UnknownCompletionTarget { target, argument } => {
                 write!(
                     f,

@@ -27,6 +27,7 @@ mod events;
 mod input;
 mod prompt;
 mod resource;
+mod scopes;
 mod server;
 mod start;
 mod tool;
@@ -43,6 +44,7 @@ pub use events::*;
 pub use input::InputError;
 pub use prompt::*;
 pub use resource::*;
+pub use scopes::{RequireScopes, Scoped};
 pub use server::*;
 pub use tool::*;
 

@@ -16,10 +16,9 @@ use tokio::sync::broadcast;
 
 use crate::events::{Change, EventBus, InMemoryBus};
 
-use crate::auth::ScopeTarget;
 use crate::context::Context;
 use crate::definitions::{
-    CompletionTarget, Definitions, ListKind, PromptEntry, ResourceEntry, SchemaCompiler,
+    CompletionTarget, Definitions, ListKind, SchemaCompiler, prompt_entry, resource_entry,
     template_entry, tool_entry,
 };
 use crate::error::BuildError;
@@ -31,6 +30,7 @@ use crate::resource::{
     IntoResourceContents, ResourceFn, ResourceHandler, ResourceTemplateHandler, TemplateFn,
     Variables,
 };
+use crate::scopes::Scoped;
 use crate::tool::{AsyncTool, FromArguments, IntoToolResult, SyncTool, ToolHandler};
 
 /// The server's tunables, with the defaults of the original design.
@@ -259,7 +259,11 @@ impl Server {
     // ----- changing a running server -----
 
     /// Adds a tool with an async handler while serving.
-    pub fn add_tool<F, A, Fut, R>(&self, tool: Tool, handler: F) -> Result<(), BuildError>
+    pub fn add_tool<F, A, Fut, R>(
+        &self,
+        tool: impl Into<Scoped<Tool>>,
+        handler: F,
+    ) -> Result<(), BuildError>
     where
         F: Fn(A, Context) -> Fut + Send + Sync + 'static,
         A: FromArguments,
@@ -272,10 +276,10 @@ impl Server {
     /// Adds a tool with an object-safe handler while serving.
     pub fn add_tool_handler(
         &self,
-        tool: Tool,
+        tool: impl Into<Scoped<Tool>>,
         handler: Arc<dyn ToolHandler>,
     ) -> Result<(), BuildError> {
-        let entry = tool_entry(tool, handler, self.inner.options.compiler.as_ref())?;
+        let entry = tool_entry(tool.into(), handler, self.inner.options.compiler.as_ref())?;
         self.change(ListKind::Tools, |d| d.add_tool(entry).map(|()| true))
             .map(drop)
     }
@@ -287,7 +291,11 @@ impl Server {
     }
 
     /// Adds a resource while serving.
-    pub fn add_resource<F, Fut, R>(&self, resource: Resource, handler: F) -> Result<(), BuildError>
+    pub fn add_resource<F, Fut, R>(
+        &self,
+        resource: impl Into<Scoped<Resource>>,
+        handler: F,
+    ) -> Result<(), BuildError>
     where
         F: Fn(Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
@@ -299,12 +307,12 @@ impl Server {
     /// Adds a resource with an object-safe handler while serving.
     pub fn add_resource_handler(
         &self,
-        resource: Resource,
+        resource: impl Into<Scoped<Resource>>,
         handler: Arc<dyn ResourceHandler>,
     ) -> Result<(), BuildError> {
+        let entry = resource_entry(resource.into(), handler);
         self.change(ListKind::Resources, |d| {
-            d.add_resource(ResourceEntry { resource, handler })
-                .map(|()| true)
+            d.add_resource(entry).map(|()| true)
         })
         .map(drop)
     }
@@ -318,7 +326,7 @@ impl Server {
     /// Adds a resource template while serving.
     pub fn add_resource_template<F, Fut, R>(
         &self,
-        template: ResourceTemplate,
+        template: impl Into<Scoped<ResourceTemplate>>,
         handler: F,
     ) -> Result<(), BuildError>
     where
@@ -332,10 +340,10 @@ impl Server {
     /// Adds a resource template with an object-safe handler while serving.
     pub fn add_resource_template_handler(
         &self,
-        template: ResourceTemplate,
+        template: impl Into<Scoped<ResourceTemplate>>,
         handler: Arc<dyn ResourceTemplateHandler>,
     ) -> Result<(), BuildError> {
-        let entry = template_entry(template, handler)?;
+        let entry = template_entry(template.into(), handler)?;
         self.change(ListKind::Resources, |d| {
             d.add_template(entry).map(|()| true)
         })
@@ -349,7 +357,11 @@ impl Server {
     }
 
     /// Adds a prompt while serving.
-    pub fn add_prompt<F, Fut, R>(&self, prompt: Prompt, handler: F) -> Result<(), BuildError>
+    pub fn add_prompt<F, Fut, R>(
+        &self,
+        prompt: impl Into<Scoped<Prompt>>,
+        handler: F,
+    ) -> Result<(), BuildError>
     where
         F: Fn(PromptArgs, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
@@ -361,13 +373,12 @@ impl Server {
     /// Adds a prompt with an object-safe handler while serving.
     pub fn add_prompt_handler(
         &self,
-        prompt: Prompt,
+        prompt: impl Into<Scoped<Prompt>>,
         handler: Arc<dyn PromptHandler>,
     ) -> Result<(), BuildError> {
-        self.change(ListKind::Prompts, |d| {
-            d.add_prompt(PromptEntry { prompt, handler }).map(|()| true)
-        })
-        .map(drop)
+        let entry = prompt_entry(prompt.into(), handler);
+        self.change(ListKind::Prompts, |d| d.add_prompt(entry).map(|()| true))
+            .map(drop)
     }
 
     /// Removes a prompt (and its completions); `false` when there was none of that name.
@@ -535,7 +546,7 @@ impl ServerBuilder {
     // ----- definitions -----
 
     /// Adds a tool whose handler is an async closure of the input and the context.
-    pub fn tool<F, A, Fut, R>(self, tool: Tool, handler: F) -> Self
+    pub fn tool<F, A, Fut, R>(self, tool: impl Into<Scoped<Tool>>, handler: F) -> Self
     where
         F: Fn(A, Context) -> Fut + Send + Sync + 'static,
         A: FromArguments,
@@ -548,7 +559,7 @@ impl ServerBuilder {
     /// Adds a tool whose handler is a plain (blocking-free, quick) closure. It runs where the
     /// request is read (no task of its own), which is what makes it cheap; long or blocking
     /// work belongs in [`tool`](Self::tool) with `tokio::task::spawn_blocking`.
-    pub fn tool_sync<F, A, R>(self, tool: Tool, handler: F) -> Self
+    pub fn tool_sync<F, A, R>(self, tool: impl Into<Scoped<Tool>>, handler: F) -> Self
     where
         F: Fn(A, Context) -> R + Send + Sync + 'static,
         A: FromArguments,
@@ -558,14 +569,18 @@ impl ServerBuilder {
     }
 
     /// Adds a tool with an object-safe handler.
-    pub fn tool_handler(mut self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Self {
-        let result = tool_entry(tool, handler, self.options.compiler.as_ref())
+    pub fn tool_handler(
+        mut self,
+        tool: impl Into<Scoped<Tool>>,
+        handler: Arc<dyn ToolHandler>,
+    ) -> Self {
+        let result = tool_entry(tool.into(), handler, self.options.compiler.as_ref())
             .and_then(|e| self.definitions.add_tool(e));
         self.record(result)
     }
 
     /// Adds a resource whose handler is an async closure of the context.
-    pub fn resource<F, Fut, R>(self, resource: Resource, handler: F) -> Self
+    pub fn resource<F, Fut, R>(self, resource: impl Into<Scoped<Resource>>, handler: F) -> Self
     where
         F: Fn(Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
@@ -577,18 +592,22 @@ impl ServerBuilder {
     /// Adds a resource with an object-safe handler.
     pub fn resource_handler(
         mut self,
-        resource: Resource,
+        resource: impl Into<Scoped<Resource>>,
         handler: Arc<dyn ResourceHandler>,
     ) -> Self {
         let result = self
             .definitions
-            .add_resource(ResourceEntry { resource, handler });
+            .add_resource(resource_entry(resource.into(), handler));
         self.record(result)
     }
 
     /// Adds a resource template whose handler is an async closure of the variables and the
     /// context; returning `None` means there is no such resource.
-    pub fn resource_template<F, Fut, R>(self, template: ResourceTemplate, handler: F) -> Self
+    pub fn resource_template<F, Fut, R>(
+        self,
+        template: impl Into<Scoped<ResourceTemplate>>,
+        handler: F,
+    ) -> Self
     where
         F: Fn(Variables, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
@@ -600,17 +619,17 @@ impl ServerBuilder {
     /// Adds a resource template with an object-safe handler.
     pub fn resource_template_handler(
         mut self,
-        template: ResourceTemplate,
+        template: impl Into<Scoped<ResourceTemplate>>,
         handler: Arc<dyn ResourceTemplateHandler>,
     ) -> Self {
         let result =
-            template_entry(template, handler).and_then(|e| self.definitions.add_template(e));
+            template_entry(template.into(), handler).and_then(|e| self.definitions.add_template(e));
         self.record(result)
     }
 
     /// Adds a prompt whose handler is an async closure of the arguments and the context.
     /// Required arguments are checked before it runs.
-    pub fn prompt<F, Fut, R>(self, prompt: Prompt, handler: F) -> Self
+    pub fn prompt<F, Fut, R>(self, prompt: impl Into<Scoped<Prompt>>, handler: F) -> Self
     where
         F: Fn(PromptArgs, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
@@ -620,8 +639,14 @@ impl ServerBuilder {
     }
 
     /// Adds a prompt with an object-safe handler.
-    pub fn prompt_handler(mut self, prompt: Prompt, handler: Arc<dyn PromptHandler>) -> Self {
-        let result = self.definitions.add_prompt(PromptEntry { prompt, handler });
+    pub fn prompt_handler(
+        mut self,
+        prompt: impl Into<Scoped<Prompt>>,
+        handler: Arc<dyn PromptHandler>,
+    ) -> Self {
+        let result = self
+            .definitions
+            .add_prompt(prompt_entry(prompt.into(), handler));
         self.record(result)
     }
 
@@ -663,12 +688,6 @@ impl ServerBuilder {
         )
     }
 
-    /// Records a scope requirement (see [`tool_scopes`](Self::tool_scopes)).
-    pub(crate) fn require(mut self, target: ScopeTarget, scopes: Vec<String>) -> Self {
-        self.definitions.scopes.insert(target, scopes);
-        self
-    }
-
     fn completer(
         mut self,
         target: CompletionTarget,
@@ -683,16 +702,6 @@ impl ServerBuilder {
     pub fn build(mut self) -> Result<Server, BuildError> {
         if let Some(error) = self.error {
             return Err(error);
-        }
-        if let Some(target) = self
-            .definitions
-            .scopes
-            .keys()
-            .find(|t| !self.definitions.has_target(t))
-        {
-            return Err(BuildError::UnknownScopeTarget {
-                target: target.describe(),
-            });
         }
         if self.options.request_state.is_none() {
             let mut key = [0u8; 32];

@@ -56,10 +56,10 @@ fn server() -> Server {
             },
         )
         .tool(
-            Tool::new("write", object(json!({"type": "object"}))),
+            Tool::new("write", object(json!({"type": "object"})))
+                .requires_scopes(["files:read", "files:write"]),
             |_: Value, _cx: Context| async move { "written" },
         )
-        .tool_scopes("write", ["files:read", "files:write"])
         .tool(
             Tool::new("delete", object(json!({"type": "object"}))),
             |_: Value, cx: Context| async move {
@@ -67,17 +67,18 @@ fn server() -> Server {
                 Ok::<_, InsufficientScope>("deleted")
             },
         )
-        .resource(Resource::new("file:///secret", "secret"), |_cx| async {
-            "s3cr3t"
-        })
-        .resource_scopes("file:///secret", ["secrets:read"])
+        .resource(
+            Resource::new("file:///secret", "secret").requires_scopes(["secrets:read"]),
+            |_cx| async { "s3cr3t" },
+        )
         .resource_template(
-            ResourceTemplate::new("file:///logs/{name}", "logs"),
+            ResourceTemplate::new("file:///logs/{name}", "logs").requires_scopes(["logs:read"]),
             |vars: Variables, _cx| async move { format!("log {}", vars["name"]) },
         )
-        .resource_scopes("file:///logs/{name}", ["logs:read"])
-        .prompt(Prompt::new("admin"), |_args, _cx| async { "be root" })
-        .prompt_scopes("admin", ["admin"])
+        .prompt(
+            Prompt::new("admin").requires_scopes(["admin"]),
+            |_args, _cx| async { "be root" },
+        )
         .build()
         .unwrap()
 }
@@ -204,31 +205,29 @@ async fn resource_template_and_prompt_scopes_are_enforced() {
 }
 
 #[tokio::test]
-async fn the_requirement_belongs_to_the_name() {
+async fn the_requirement_belongs_to_the_definition() {
     let s = server();
     assert!(s.remove_tool("write"));
+    // added again without scopes: anyone may call it
     s.add_tool(
         Tool::new("write", object(json!({"type": "object"}))),
         |_: Value, _cx: Context| async move { "again" },
     )
     .unwrap();
-    let error = call(&s, None, "tools/call", json!({"name": "write"}))
+    let result = call(&s, None, "tools/call", json!({"name": "write"}))
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "again");
+    // added while serving with scopes of its own: they apply at once
+    s.add_tool(
+        Tool::new("purge", object(json!({"type": "object"}))).requires_scopes(["files:purge"]),
+        |_: Value, _cx: Context| async move { "purged" },
+    )
+    .unwrap();
+    let error = call(&s, None, "tools/call", json!({"name": "purge"}))
         .await
         .unwrap_err();
-    assert_eq!(scope_of(&error), "files:read files:write");
-}
-
-#[test]
-fn scopes_for_an_unknown_definition_fail_the_build() {
-    let error = Server::builder("x", "1")
-        .tool_scopes("missing", ["a"])
-        .build()
-        .unwrap_err();
-    assert!(matches!(error, BuildError::UnknownScopeTarget { .. }));
-    assert_eq!(
-        error.to_string(),
-        "scopes required for tool \"missing\", which was not added"
-    );
+    assert_eq!(scope_of(&error), "files:purge");
 }
 
 fn request(id: i64, method: &str, params: Value) -> Message {
