@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind as catch};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::context::BoxFuture;
+use crate::BoxFuture;
 
 /// Polls `future`, turning a panic into `Err` with the panic's message.
 pub(crate) fn catch_unwind<T>(future: BoxFuture<'static, T>) -> CatchUnwind<T> {

@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use presa_core::{Message, Transmit};
 use tokio::sync::{Notify, mpsc};
 
+use crate::BoxFuture;
 use crate::auth::AuthInfo;
-use crate::context::BoxFuture;
 use crate::driven::{DrivenConnection, Outbox};
 use crate::server::Server;
+use crate::transport::{Arrival, Transport};
 
 /// What a transport hands the connection layer.
 #[derive(Debug)]
@@ -48,15 +49,16 @@ pub struct ServerChannel {
 #[derive(Clone, Debug)]
 pub struct ConnectionOptions {
     max_in_flight: usize,
-    auth: Option<Arc<AuthInfo>>,
+    /// The transport and the identity of everyone on the connection.
+    arrival: Arrival,
 }
 
 impl Default for ConnectionOptions {
-    /// At most 128 requests served at once; no identity.
+    /// At most 128 requests served at once; no identity; an unspecified transport.
     fn default() -> Self {
         Self {
             max_in_flight: 128,
-            auth: None,
+            arrival: Arrival::default(),
         }
     }
 }
@@ -82,13 +84,27 @@ impl ConnectionOptions {
     /// assert_eq!(options.get_auth().and_then(|a| a.subject()), Some("local-user"));
     /// ```
     pub fn auth(mut self, auth: impl Into<Arc<AuthInfo>>) -> Self {
-        self.auth = Some(auth.into());
+        self.arrival.auth = Some(auth.into());
+        self
+    }
+
+    /// The transport this connection runs on, which requests see as [`Context::transport`]
+    /// (presa-stdio and the in-process pairing set it).
+    ///
+    /// [`Context::transport`]: crate::Context::transport
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.arrival.transport = transport;
         self
     }
 
     /// The identity of everyone on this connection.
     pub fn get_auth(&self) -> Option<&AuthInfo> {
-        self.auth.as_deref()
+        self.arrival.auth.as_deref()
+    }
+
+    /// The transport this connection runs on.
+    pub fn get_transport(&self) -> Transport {
+        self.arrival.transport
     }
 
     /// The limit on requests served at once.
@@ -230,13 +246,13 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             () = queue.queued() => {}
             input = incoming.recv(), if reading => match input {
                 Some(Incoming::Message(message)) => {
-                    connection.handle(message, options.auth.clone());
+                    connection.handle(message, &options.arrival);
                 }
                 Some(Incoming::Authenticated(message, identity)) => {
-                    connection.handle(message, Some(identity));
+                    connection.handle(message, &options.arrival.clone().with_auth(identity));
                 }
                 Some(Incoming::Frame(bytes)) => {
-                    connection.handle_frame(&bytes, options.auth.clone());
+                    connection.handle_frame(&bytes, &options.arrival);
                 }
                 None => {
                     input_open = false;

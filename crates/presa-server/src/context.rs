@@ -1,8 +1,6 @@
 //! What a handler knows about the request it serves, and how it talks back while working.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -13,16 +11,15 @@ use presa_core::{
     RequestId,
 };
 
+use crate::BoxFuture;
 use crate::auth::{AuthInfo, InsufficientScope};
 use crate::input::{
     Asks, InputError, Round, check_elicit_answer, elicit_answer, method_of,
     missing_capability_error, request_params, required_capability, roots_answer, sample_answer,
 };
+use crate::transport::{Arrival, HttpParts, Transport};
 use serde_json::Value;
 use tokio::sync::Notify;
-
-/// A boxed, sendable future: what the object-safe handler traits return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Where a handler's progress and log messages go: the runner serving the request, which hands
 /// them to its session (presa-core decides whether a message is allowed: the request asked for
@@ -174,10 +171,12 @@ struct ContextInner {
     asks: Arc<Asks>,
     /// The answers of a 2026-07-28 round; absent where the request cannot ask for input.
     round: OnceLock<Arc<Round>>,
-    /// The identity the transport verified, if it authenticates callers.
-    auth: Option<Arc<AuthInfo>>,
+    /// The transport, the identity it verified, the HTTP request.
+    arrival: Arrival,
     /// The mirror headers of a 2026-07-28 request over Streamable HTTP.
     headers: Option<Arc<ReceivedHeaders>>,
+    /// What middleware attached to the request.
+    extensions: http::Extensions,
 }
 
 impl fmt::Debug for Context {
@@ -199,7 +198,7 @@ impl Context {
         meta: Option<Meta>,
         peer: Arc<dyn Peer>,
         cancellation: Cancellation,
-        auth: Option<Arc<AuthInfo>>,
+        arrival: Arrival,
         headers: Option<Arc<ReceivedHeaders>>,
     ) -> Self {
         Self {
@@ -211,8 +210,9 @@ impl Context {
                 cancellation,
                 asks: Arc::default(),
                 round: OnceLock::new(),
-                auth,
+                arrival,
                 headers,
+                extensions: http::Extensions::new(),
             }),
         }
     }
@@ -255,7 +255,7 @@ impl Context {
             None,
             Arc::new(NoPeer),
             Cancellation::new(),
-            None,
+            Arrival::default(),
             None,
         )
     }
@@ -273,7 +273,19 @@ impl Context {
     #[must_use]
     pub fn with_auth(self, auth: impl Into<Arc<AuthInfo>>) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.inner);
-        inner.auth = Some(auth.into());
+        inner.arrival.auth = Some(auth.into());
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// This context with what middleware attached to the request.
+    pub(crate) fn with_extensions(self, extensions: http::Extensions) -> Self {
+        if extensions.is_empty() {
+            return self;
+        }
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.extensions.extend(extensions);
         Self {
             inner: Arc::new(inner),
         }
@@ -282,7 +294,39 @@ impl Context {
     /// The identity the transport verified for this request (subject, scopes, claims), or
     /// `None` where the transport authenticates no one.
     pub fn auth(&self) -> Option<&AuthInfo> {
-        self.inner.auth.as_deref()
+        self.inner.arrival.auth.as_deref()
+    }
+
+    /// The transport the request arrived by.
+    pub fn transport(&self) -> Transport {
+        self.inner.arrival.transport
+    }
+
+    /// The HTTP request this request arrived on (its headers and the extensions layers in front
+    /// of the endpoint put there); `None` on other transports.
+    ///
+    /// ```
+    /// use presa_core::Tool;
+    /// use presa_server::{Context, Server};
+    /// use serde_json::Value;
+    ///
+    /// let server = Server::builder("tenants", "1.0.0")
+    ///     .tool_sync(Tool::without_params("tenant"), |_: Value, cx: Context| {
+    ///         let tenant = cx.http().and_then(|http| http.headers().get("x-tenant"));
+    ///         tenant.and_then(|t| t.to_str().ok()).unwrap_or("none").to_owned()
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn http(&self) -> Option<&HttpParts> {
+        self.inner.arrival.http.as_deref()
+    }
+
+    /// What middleware attached to this request (see
+    /// [`McpRequest::extensions_mut`](crate::McpRequest::extensions_mut)).
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.inner.extensions
     }
 
     /// The mirror headers the request arrived with (2026-07-28 over Streamable HTTP).

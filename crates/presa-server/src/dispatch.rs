@@ -23,10 +23,14 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::BoxFuture;
 use crate::catch::catch_unwind;
-use crate::context::{BoxFuture, Context};
-use crate::definitions::{CompletionTarget, Definitions, ListSlot};
+use crate::context::Context;
+use crate::definitions::{
+    CompletionTarget, Definitions, ListSlot, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry,
+};
 use crate::input::{Round, Suspendable, Suspension};
+use crate::middleware::{ListFilter, McpResponse, Target};
 use crate::prompt::CompletionInput;
 use crate::resource::ResourceOutcome;
 use crate::scopes::{Described, check_scopes};
@@ -64,11 +68,26 @@ impl Server {
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
         let definitions = self.snapshot();
-        self.dispatch(&definitions, method, params, cx).await
+        self.dispatch(&definitions, method, params, cx)
+            .await
+            .into_result()
     }
 
     /// [`handle`](Self::handle) on the definitions snapshot the request was started with.
     pub(crate) async fn dispatch(
+        &self,
+        defs: &Definitions,
+        method: &str,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> McpResponse {
+        if method == "tools/call" && !defs.tools.is_empty() {
+            return self.call_tool(defs, params, cx).await;
+        }
+        self.dispatch_other(defs, method, params, cx).await.into()
+    }
+
+    async fn dispatch_other(
         &self,
         defs: &Definitions,
         method: &str,
@@ -83,7 +102,7 @@ impl Server {
                 ListSlot::Tools,
                 &defs.tools,
                 params,
-                modern,
+                &cx,
                 |t| t.tool.clone(),
                 |p| ListToolsResult {
                     tools: p.items,
@@ -93,13 +112,12 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "tools/call" if !defs.tools.is_empty() => self.call_tool(defs, params, cx).await,
             "resources/list" if has_resources => self.list(
                 defs,
                 ListSlot::Resources,
                 &defs.resources,
                 params,
-                modern,
+                &cx,
                 |r| r.resource.clone(),
                 |p| ListResourcesResult {
                     resources: p.items,
@@ -114,7 +132,7 @@ impl Server {
                 ListSlot::Templates,
                 &defs.templates,
                 params,
-                modern,
+                &cx,
                 |t| t.template.clone(),
                 |p| ListResourceTemplatesResult {
                     resource_templates: p.items,
@@ -130,7 +148,7 @@ impl Server {
                 ListSlot::Prompts,
                 &defs.prompts,
                 params,
-                modern,
+                &cx,
                 |p| p.prompt.clone(),
                 |p| ListPromptsResult {
                     prompts: p.items,
@@ -206,29 +224,33 @@ impl Server {
     /// made into the list's result by `build`. A page that starts where pages start is made once
     /// per snapshot and era and kept with the snapshot.
     #[allow(clippy::too_many_arguments)]
-    fn list<E, T, R>(
+    fn list<E: Listed, T, R>(
         &self,
         defs: &Definitions,
         slot: ListSlot,
         entries: &[Arc<E>],
         params: Option<&RawValue>,
-        modern: bool,
+        cx: &Context,
         describe: impl Fn(&E) -> T,
         build: impl FnOnce(ListPage<T>) -> R,
     ) -> Result<RawJson, ErrorObject>
     where
         R: Serialize + HasResultType + HasMeta,
     {
+        let modern = cx.protocol_version().era() == Era::Stateless;
         let params: PaginatedRequestParams = parse(params)?;
         let page_size = self.inner.options.page_size;
-        let page = paginate(
-            entries.len(),
-            params.cursor.as_deref(),
-            page_size,
-            defs.generation,
-        )?;
+        // a middleware may show this request only part of the list: its pages are its own
+        let visible: Option<Vec<&Arc<E>>> = cx.extensions().get::<ListFilter>().map(|filter| {
+            entries
+                .iter()
+                .filter(|entry| filter.admits(&entry.target(), cx))
+                .collect()
+        });
+        let len = visible.as_ref().map_or(entries.len(), Vec::len);
+        let page = paginate(len, params.cursor.as_deref(), page_size, defs.generation)?;
         let (range, next_cursor) = page.into_parts();
-        let cached = (range.start % page_size == 0).then(|| {
+        let cached = (visible.is_none() && range.start % page_size == 0).then(|| {
             let pages = entries.len().div_ceil(page_size).max(1);
             defs.cache
                 .page(slot, modern, pages, range.start / page_size)
@@ -237,12 +259,20 @@ impl Server {
             return Ok(json.clone());
         }
         let (ttl_ms, cache_scope) = self.cache_hints(modern);
-        let items = entries
-            .get(range)
-            .unwrap_or_default()
-            .iter()
-            .map(|entry| describe(entry))
-            .collect();
+        let items = match &visible {
+            Some(visible) => visible
+                .get(range)
+                .unwrap_or_default()
+                .iter()
+                .map(|entry| describe(entry))
+                .collect(),
+            None => entries
+                .get(range)
+                .unwrap_or_default()
+                .iter()
+                .map(|entry| describe(entry))
+                .collect(),
+        };
         let result = build(ListPage {
             items,
             next_cursor,
@@ -256,12 +286,25 @@ impl Server {
         Ok(json)
     }
 
+    /// `tools/call`: the answer, and whether the tool failed as a tool (`isError`).
     async fn call_tool(
         &self,
         defs: &Definitions,
         params: Option<&RawValue>,
         cx: Context,
-    ) -> Result<RawJson, ErrorObject> {
+    ) -> McpResponse {
+        match self.call_tool_result(defs, params, cx).await {
+            Ok((result, is_error)) => McpResponse::tool_result(result, is_error),
+            Err(error) => McpResponse::error(error),
+        }
+    }
+
+    async fn call_tool_result(
+        &self,
+        defs: &Definitions,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<(RawJson, bool), ErrorObject> {
         let raw_params = params;
         let params: CallParams = parse(params)?;
         let Some(entry) = defs.tool(&params.name) else {
@@ -312,12 +355,9 @@ impl Server {
                 Ok(Ok(Err(error))) => return Err(error),
                 Ok(Err(panic)) => CallToolResult::error(panic),
                 Err(Suspension::Input(requests)) => {
-                    return self.input_required(
-                        round.as_deref(),
-                        requests,
-                        "tools/call",
-                        &binding(),
-                    );
+                    let result =
+                        self.input_required(round.as_deref(), requests, "tools/call", &binding())?;
+                    return Ok((result, false));
                 }
                 Err(Suspension::Error(error)) => return Err(error),
             },
@@ -341,7 +381,8 @@ impl Server {
                 }
             }
         }
-        self.stamped(modern, result)
+        let is_error = result.is_error();
+        Ok((self.stamped(modern, result)?, is_error))
     }
 
     async fn read_resource(
@@ -725,6 +766,35 @@ impl Server {
             }
         }
         raw(&SubscriptionsListenResult::closed(&id))
+    }
+}
+
+/// A definition a list shows, as a [`ListFilter`] sees it.
+trait Listed {
+    fn target(&self) -> Target<'_>;
+}
+
+impl Listed for ToolEntry {
+    fn target(&self) -> Target<'_> {
+        Target::Tool(&self.tool, &self.scopes)
+    }
+}
+
+impl Listed for ResourceEntry {
+    fn target(&self) -> Target<'_> {
+        Target::Resource(&self.resource, &self.scopes)
+    }
+}
+
+impl Listed for TemplateEntry {
+    fn target(&self) -> Target<'_> {
+        Target::ResourceTemplate(&self.template, &self.scopes)
+    }
+}
+
+impl Listed for PromptEntry {
+    fn target(&self) -> Target<'_> {
+        Target::Prompt(&self.prompt, &self.scopes)
     }
 }
 

@@ -19,12 +19,13 @@ use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
-use crate::auth::AuthInfo;
-use crate::context::{BoxFuture, Cancellation, Peer};
+use crate::BoxFuture;
+use crate::context::{Cancellation, Peer};
 use crate::events::Change;
 use crate::input::InputError;
 use crate::server::Server;
 use crate::start::{Start, Started, announce, answer_of, guarded, poll_once, start};
+use crate::transport::Arrival;
 
 /// Where a [`DrivenConnection`] sends its messages: any `Fn(Transmit)`, or a type that can also
 /// close a request's response stream early or slow handlers down.
@@ -83,7 +84,7 @@ impl<F: Fn(Transmit) + Send + Sync + 'static> Outbox for F {
 /// let initialize = decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 ///     "protocolVersion":"2025-06-18","capabilities":{},
 ///     "clientInfo":{"name":"c","version":"1"}}}"#).unwrap();
-/// connection.handle(initialize, None);
+/// connection.handle(initialize, &presa_server::Arrival::default());
 /// assert!(sent.lock().unwrap()[0].contains(r#""protocolVersion":"2025-06-18""#));
 /// # });
 /// ```
@@ -163,12 +164,12 @@ impl DrivenConnection {
     }
 
     /// Takes in one message of the peer (this needs a tokio runtime: a request whose handling
-    /// does not finish on its first poll goes on a task of its own). `auth` is the identity the
-    /// transport verified for it, which the request's handler sees as
-    /// [`Context::auth`](crate::Context::auth). Returns `false`, taking nothing, once the
-    /// connection is closed.
-    pub fn handle(&self, message: Message, auth: Option<Arc<AuthInfo>>) -> bool {
-        self.inner.take(auth, |session| {
+    /// does not finish on its first poll goes on a task of its own). `arrival` is what the
+    /// transport knows of it (the identity it verified, the HTTP request), which the request's
+    /// handler sees in its [`Context`](crate::Context). Returns `false`, taking nothing, once
+    /// the connection is closed.
+    pub fn handle(&self, message: Message, arrival: &Arrival) -> bool {
+        self.inner.take(arrival, |session| {
             session.handle_message(now(), message);
             Vec::new()
         })
@@ -178,8 +179,8 @@ impl DrivenConnection {
     /// that allows them, a batch. What is not a message is answered through the outbox with
     /// `-32700` or `-32600`, in order with everything else. Returns `false`, taking nothing,
     /// once the connection is closed.
-    pub fn handle_frame(&self, bytes: &[u8], auth: Option<Arc<AuthInfo>>) -> bool {
-        self.inner.take(auth, |session| {
+    pub fn handle_frame(&self, bytes: &[u8], arrival: &Arrival) -> bool {
+        self.inner.take(arrival, |session| {
             let batches = session
                 .initialize_era_client()
                 .is_some_and(|c| c.protocol_version.allows_batches());
@@ -211,9 +212,9 @@ impl DrivenConnection {
         &self,
         request: Request,
         headers: ReceivedHeaders,
-        auth: Option<Arc<AuthInfo>>,
+        arrival: &Arrival,
     ) -> bool {
-        self.inner.take(auth, |session| {
+        self.inner.take(arrival, |session| {
             session.handle_stateless_request(request, Some(headers));
             Vec::new()
         })
@@ -233,7 +234,7 @@ impl DrivenConnection {
                 ..
             } = &mut *state;
             announce(&self.inner.server, session, subscribed, change);
-            self.inner.pump(&mut state, None)
+            self.inner.pump(&mut state, &UNKNOWN)
         };
         self.inner.run(started);
     }
@@ -304,6 +305,10 @@ impl Drop for DrivenConnection {
     }
 }
 
+/// The arrival of what the session produces without a message (timeouts, finished handlers):
+/// it starts no request.
+const UNKNOWN: Arrival = Arrival::new(crate::Transport::Unspecified);
+
 fn now() -> std::time::Instant {
     Instant::now().into_std()
 }
@@ -323,7 +328,7 @@ impl Driven {
     /// the session, such as decoding errors), then starts what it produced. `false` once closed.
     fn take(
         self: &Arc<Self>,
-        auth: Option<Arc<AuthInfo>>,
+        arrival: &Arrival,
         feed: impl FnOnce(&mut ServerSession) -> Vec<presa_core::Response>,
     ) -> bool {
         if self.is_closed() {
@@ -340,7 +345,7 @@ impl Driven {
                     related_request: None,
                 });
             }
-            self.pump(&mut state, auth.as_ref())
+            self.pump(&mut state, arrival)
         };
         self.run(started);
         true
@@ -350,7 +355,7 @@ impl Driven {
     /// messages to the outbox, and registers the requests to start, which it returns for
     /// [`run`](Self::run) (their first poll happens outside the lock, since a handler may talk
     /// back to the session at once).
-    fn pump(self: &Arc<Self>, state: &mut State, auth: Option<&Arc<AuthInfo>>) -> Vec<Started> {
+    fn pump(self: &Arc<Self>, state: &mut State, arrival: &Arrival) -> Vec<Started> {
         let mut started = Vec::new();
         loop {
             while let Some(transmit) = state.session.poll_transmit() {
@@ -374,7 +379,7 @@ impl Driven {
                         &mut state.subscribed,
                         request,
                         &self.peer,
-                        auth,
+                        arrival,
                     ) {
                         Start::Answered(id, result) => {
                             state.session.respond(&id, result);
@@ -445,7 +450,7 @@ impl Driven {
             }
             state.session.respond(id, result);
             state.session.handle_timeout(now());
-            self.pump(&mut state, None)
+            self.pump(&mut state, &UNKNOWN)
         };
         self.run(started);
     }
@@ -463,7 +468,7 @@ impl Driven {
                 return Box::pin(async {});
             }
             f(&mut state.session);
-            self.pump(&mut state, None)
+            self.pump(&mut state, &UNKNOWN)
         };
         self.run(started);
         self.outbox.ready()
@@ -563,7 +568,7 @@ impl Peer for DrivenPeer {
                 ) {
                     Ok(id) => {
                         state.waiting.insert(id, reply);
-                        Ok(driven.pump(&mut state, None))
+                        Ok(driven.pump(&mut state, &UNKNOWN))
                     }
                     Err(error) => Err(InputError::Unavailable(error.to_string())),
                 }
@@ -590,7 +595,7 @@ impl Peer for DrivenPeer {
                         let started = {
                             let mut state = driven.state();
                             state.session.handle_timeout(now());
-                            driven.pump(&mut state, None)
+                            driven.pump(&mut state, &UNKNOWN)
                         };
                         driven.run(started);
                     }

@@ -22,7 +22,7 @@ use presa_core::{
 };
 use serde_json::Value;
 
-use crate::context::BoxFuture;
+use crate::BoxFuture;
 
 /// Why a request for input got no answer the handler can use.
 ///

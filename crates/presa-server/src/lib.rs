@@ -25,14 +25,19 @@ mod driven;
 mod error;
 mod events;
 mod input;
+mod middleware;
 mod prompt;
 mod resource;
 mod scopes;
 mod server;
 mod start;
 mod tool;
+mod transport;
 
 pub mod content;
+
+/// A boxed, sendable future: what the object-safe handler traits and middleware return.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 pub use auth::{AuthInfo, InsufficientScope};
 pub use connection::*;
@@ -42,11 +47,16 @@ pub use driven::{DrivenConnection, Outbox};
 pub use error::*;
 pub use events::*;
 pub use input::InputError;
+pub use middleware::{
+    Audit, AuditRecord, ListFilter, McpRequest, McpResponse, Middleware, Next, Outcome, RateLimit,
+    ScopeFilteredLists, Target,
+};
 pub use prompt::*;
 pub use resource::*;
 pub use scopes::{RequireScopes, Scoped};
 pub use server::*;
 pub use tool::*;
+pub use transport::{Arrival, HttpParts, Transport};
 
 /// The examples of docs/tools-resources-prompts.md, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -5,7 +5,8 @@ use std::future::Future;
 
 use presa_core::{Completion, ContentBlock, ErrorObject, GetPromptResult, PromptMessage, Role};
 
-use crate::context::{BoxFuture, Context};
+use crate::BoxFuture;
+use crate::context::Context;
 use crate::error::IntoHandlerFailure;
 
 /// A prompt's arguments, by name (the client sends strings).

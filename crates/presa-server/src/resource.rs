@@ -5,7 +5,8 @@ use std::future::Future;
 
 use presa_core::{ErrorObject, ReadResourceResult, ResourceContents};
 
-use crate::context::{BoxFuture, Context};
+use crate::BoxFuture;
+use crate::context::Context;
 use crate::error::IntoHandlerFailure;
 
 /// What reading a resource produced.

@@ -15,6 +15,7 @@ use presa_core::{RequestStateCodec, RequestStateKey};
 use tokio::sync::broadcast;
 
 use crate::events::{Change, EventBus, InMemoryBus};
+use crate::middleware::{Middleware, Stack};
 
 use crate::context::Context;
 use crate::definitions::{
@@ -48,6 +49,8 @@ pub(crate) struct Options {
     /// Seals the `requestState` of 2026-07-28 input rounds.
     pub(crate) request_state: Option<Arc<RequestStateCodec>>,
     pub(crate) request_state_ttl: Duration,
+    /// The middleware stack, outermost first.
+    pub(crate) middleware: Vec<Arc<dyn Middleware>>,
 }
 
 impl Default for Options {
@@ -65,6 +68,7 @@ impl Default for Options {
             server_info_in_meta: true,
             request_state: None,
             request_state_ttl: Duration::from_secs(600),
+            middleware: Vec::new(),
         }
     }
 }
@@ -83,6 +87,8 @@ pub(crate) struct Inner {
     /// Held while a change builds the next snapshot, so that two changes never race.
     changing: Mutex<()>,
     bus: Arc<dyn EventBus>,
+    /// [`Options::middleware`], shared by every request; empty when there is none.
+    pub(crate) stack: Stack,
 }
 
 /// An MCP server: definitions (tools, resources, resource templates, prompts) as plain data plus
@@ -537,6 +543,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a layer to the middleware stack every request of every transport goes through (see
+    /// [`Middleware`]): the first added sees each request first and its answer last.
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.options.middleware.push(Arc::new(middleware));
+        self
+    }
+
     /// Whether 2026-07-28 results carry the server's identity in `_meta` (default true).
     pub fn server_info_in_results(mut self, include: bool) -> Self {
         self.options.server_info_in_meta = include;
@@ -709,6 +722,7 @@ impl ServerBuilder {
             let key = RequestStateKey::new(key).map_err(BuildError::RequestStateKey)?;
             self.options.request_state = Some(Arc::new(RequestStateCodec::new(key)));
         }
+        let stack: Stack = self.options.middleware.clone().into();
         Ok(Server {
             inner: Arc::new(Inner {
                 info_value: serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null),
@@ -722,6 +736,7 @@ impl ServerBuilder {
                 options: self.options,
                 definitions: ArcSwap::from_pointee(self.definitions),
                 changing: Mutex::new(()),
+                stack,
                 bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
             }),
         })

@@ -11,11 +11,13 @@ use presa_core::{
 };
 use serde_json::Value;
 
-use crate::auth::AuthInfo;
-use crate::context::{BoxFuture, Cancellation, Context, Peer};
+use crate::BoxFuture;
+use crate::context::{Cancellation, Context, Peer};
 use crate::events::{Change, list_changed_method};
 use crate::input::InputError;
+use crate::middleware::{McpRequest, Next};
 use crate::server::Server;
+use crate::transport::Arrival;
 
 /// What a connection does with a request its session handed over.
 pub(crate) enum Start {
@@ -36,7 +38,7 @@ pub(crate) struct Started {
     pub(crate) listen: bool,
 }
 
-/// Starts a request: its context (with `auth`, the identity verified for it, if any) and its
+/// Starts a request: its context (with what the transport knows of it) and its
 /// handling, or its answer when the connection serves it itself. The definitions snapshot is
 /// read here, once, and the request is served from it to the end.
 pub(crate) fn start(
@@ -44,7 +46,7 @@ pub(crate) fn start(
     subscribed: &mut HashSet<String>,
     request: IncomingRequest,
     peer: &Arc<dyn Peer>,
-    auth: Option<&Arc<AuthInfo>>,
+    arrival: &Arrival,
 ) -> Start {
     if request.client.protocol_version.era() == presa_core::Era::Initialize
         && let Some(result) = subscription_request(
@@ -63,19 +65,28 @@ pub(crate) fn start(
         request.meta,
         Arc::clone(peer),
         cancellation.clone(),
-        auth.cloned(),
+        arrival.clone(),
         request.headers,
     );
     let listen = request.method == "subscriptions/listen";
     let definitions = server.snapshot();
     let (server, method, params) = (server.clone(), request.method, request.params);
+    let handling: BoxFuture<'static, Result<RawJson, ErrorObject>> =
+        if server.inner.stack.is_empty() {
+            Box::pin(async move {
+                let response = server
+                    .dispatch(&definitions, &method, params.as_deref(), cx)
+                    .await;
+                response.into_result()
+            })
+        } else {
+            let stack = Arc::clone(&server.inner.stack);
+            let request = McpRequest::new(method, params, cx, definitions);
+            Box::pin(async move { Next::new(server, stack).run(request).await.into_result() })
+        };
     Start::Handling(Started {
         id: request.id,
-        handling: Box::pin(async move {
-            server
-                .dispatch(&definitions, &method, params.as_deref(), cx)
-                .await
-        }),
+        handling,
         cancellation,
         listen,
     })

@@ -8,7 +8,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::context::{BoxFuture, Context};
+use crate::BoxFuture;
+use crate::context::Context;
 use crate::error::{HandlerFailure, IntoHandlerFailure};
 
 /// What a tool call produced: a result (possibly a tool error), or a JSON-RPC error.

@@ -27,7 +27,7 @@ impl Client {
 
     fn send(&self, message: Value) -> bool {
         let message = decode_message(message.to_string().as_bytes()).unwrap();
-        self.connection.handle(message, None)
+        self.connection.handle(message, &Arrival::default())
     }
 
     async fn next(&mut self) -> Value {

@@ -4,7 +4,9 @@ use std::fmt;
 use std::io;
 
 use presa_core::{ErrorObject, Response, Transmit};
-use presa_server::{ConnectionOptions, Incoming, Server, ServerChannel, serve_connection};
+use presa_server::{
+    ConnectionOptions, Incoming, Server, ServerChannel, Transport, serve_connection,
+};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
@@ -183,6 +185,11 @@ async fn serve_here(server: Server, options: ServeOptions) -> Result<(), StdioEr
     // answer out without waking another thread.
     let writer = write_output(outgoing_rx, output);
     let reader = read_input(input, max_line_bytes, incoming_tx, outgoing.clone(), log);
+    // requests see the transport they came by, unless the caller named another
+    let connection = match connection.get_transport() {
+        Transport::Unspecified => connection.transport(Transport::Stdio),
+        _ => connection,
+    };
     let session = serve_connection(server, ServerChannel { incoming, outgoing }, connection);
     let serving = async move {
         tokio::pin!(session);

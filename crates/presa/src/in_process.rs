@@ -2,7 +2,9 @@
 
 use presa_client::{ClientChannel, TransportError, TransportErrorKind, TransportEvent};
 use presa_core::{Message, decode_message};
-use presa_server::{ConnectionOptions, Incoming, Server, ServerChannel, serve_connection};
+use presa_server::{
+    ConnectionOptions, Incoming, Server, ServerChannel, Transport, serve_connection,
+};
 use tokio::sync::mpsc;
 
 /// How many messages may wait in each direction.
@@ -47,7 +49,7 @@ pub fn in_process_with(server: Server, options: ConnectionOptions) -> ClientChan
             incoming: server_in,
             outgoing: server_out,
         },
-        options,
+        options.transport(Transport::InProcess),
     ));
     // client → server: serialized, then decoded by the connection like a stdio line
     tokio::spawn(async move {

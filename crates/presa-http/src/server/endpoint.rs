@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -14,7 +14,9 @@ use presa_core::{
     Era, ErrorCode, Message, Packet, ProtocolVersion, RequestId, decode_packet,
     is_stateless_shaped, params_meta,
 };
-use presa_server::{AuthInfo, DrivenConnection, InsufficientScope, Server};
+use presa_server::{
+    Arrival, AuthInfo, DrivenConnection, HttpParts, InsufficientScope, Server, Transport,
+};
 use tokio::sync::mpsc;
 
 use super::auth::{insufficient_scope_response, principal};
@@ -252,19 +254,24 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// `POST` on the endpoint.
 pub(crate) async fn post(
     State(shared): State<Shared>,
-    headers: HeaderMap,
-    auth: Option<Extension<AuthInfo>>,
-    body: Body,
+    request: axum::extract::Request,
 ) -> Response {
-    let auth = auth.map(|Extension(auth)| Arc::new(auth));
-    if !is_json_content(&headers) {
+    let (parts, body) = request.into_parts();
+    let auth = parts.extensions.get::<AuthInfo>().cloned().map(Arc::new);
+    // the request's headers and extensions go to the handler's context as they are
+    let http = Arc::new(HttpParts::new(parts.headers, parts.extensions));
+    let arrival = Arrival::new(Transport::Http)
+        .with_optional_auth(auth)
+        .with_http(Arc::clone(&http));
+    let headers = http.headers();
+    if !is_json_content(headers) {
         return reject(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorCode::INVALID_REQUEST,
             "Unsupported Media Type: send application/json",
         );
     }
-    if accepts(&headers) != (true, true) {
+    if accepts(headers) != (true, true) {
         return reject(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,
@@ -285,7 +292,7 @@ pub(crate) async fn post(
             );
         }
     };
-    let session_id = header_str(&headers, SESSION_HEADER).map(str::to_owned);
+    let session_id = header_str(headers, SESSION_HEADER).map(str::to_owned);
     let packet = match decode_packet(&bytes, true) {
         Ok(packet) => packet,
         Err(error) => {
@@ -297,7 +304,7 @@ pub(crate) async fn post(
             return bad_message(error.code(), error.to_string(), error.id().cloned(), status);
         }
     };
-    let version_header = header_str(&headers, presa_core::MCP_PROTOCOL_VERSION_HEADER);
+    let version_header = header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER);
     let header_era = version_header
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .map(ProtocolVersion::era);
@@ -327,14 +334,14 @@ pub(crate) async fn post(
                 StatusCode::BAD_REQUEST,
             );
         }
-        return legacy_post(shared, &headers, session_id, packet, auth).await;
+        return legacy_post(shared, headers, session_id, packet, &arrival).await;
     }
     match packet {
         Packet::Single(Message::Request(request)) => {
-            stateless::request(shared, &headers, request, auth).await
+            stateless::request(shared, headers, request, &arrival).await
         }
         Packet::Single(Message::Notification(notification)) => {
-            stateless::notification(&shared, &headers, &notification, auth.as_deref())
+            stateless::notification(&shared, headers, &notification, arrival.auth())
         }
         Packet::Single(Message::Response(_)) => accepted(),
         Packet::Batch(_) => bad_message(
@@ -352,9 +359,9 @@ async fn legacy_post(
     headers: &HeaderMap,
     session_id: Option<String>,
     packet: Packet,
-    auth: Option<Arc<AuthInfo>>,
+    arrival: &Arrival,
 ) -> Response {
-    let caller = auth.as_deref().and_then(principal);
+    let caller = arrival.auth().and_then(principal);
     let (messages, mut rejected, is_batch) = match packet {
         Packet::Single(message) => (vec![message], Vec::new(), false),
         Packet::Batch(members) => {
@@ -447,7 +454,7 @@ async fn legacy_post(
         })
         .collect();
     if requests.is_empty() {
-        return if session.deliver(messages, auth.as_ref()) {
+        return if session.deliver(messages, arrival) {
             accepted()
         } else {
             reject(
@@ -459,7 +466,7 @@ async fn legacy_post(
     }
     let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
     let (stream, priming, deliveries) = session.open_stream(&requests, primed);
-    if !session.deliver(messages, auth.as_ref()) {
+    if !session.deliver(messages, arrival) {
         session.forget_stream(stream);
         return reject(
             StatusCode::NOT_FOUND,

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
-use presa_server::{AuthInfo, Change, DrivenConnection, Outbox, Server};
+use presa_server::{Arrival, Change, DrivenConnection, Outbox, Server};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -187,10 +187,10 @@ impl HttpSession {
 
     /// Hands messages to the session's connection, with the identity verified for them;
     /// `false` once the session is closed.
-    pub(crate) fn deliver(&self, messages: Vec<Message>, auth: Option<&Arc<AuthInfo>>) -> bool {
+    pub(crate) fn deliver(&self, messages: Vec<Message>, arrival: &Arrival) -> bool {
         messages
             .into_iter()
-            .all(|message| self.connection.handle(message, auth.cloned()))
+            .all(|message| self.connection.handle(message, arrival))
     }
 
     /// Whether the session still takes messages.

@@ -12,7 +12,7 @@ use presa_core::{
     Era, ErrorCode, ErrorObject, Message, Notification, ReceivedHeaders, Request, RequestId,
     ResponsePayload, http_status,
 };
-use presa_server::{AuthInfo, DrivenConnection, InsufficientScope, TransmitQueue};
+use presa_server::{Arrival, AuthInfo, DrivenConnection, InsufficientScope, TransmitQueue};
 use tokio::sync::mpsc;
 
 use super::auth::insufficient_scope_response;
@@ -24,14 +24,14 @@ pub(crate) async fn request(
     shared: Shared,
     headers: &HeaderMap,
     request: Request,
-    auth: Option<Arc<AuthInfo>>,
+    arrival: &Arrival,
 ) -> Response {
     let id = request.id.clone();
     let listen = request.method == "subscriptions/listen";
-    let subject = shared.subject(headers, auth.as_deref());
+    let subject = shared.subject(headers, arrival.auth());
     let queue = TransmitQueue::new();
     let connection = Arc::new(DrivenConnection::new(shared.server.clone(), queue.clone()));
-    connection.handle_stateless_request(request, received(headers), auth);
+    connection.handle_stateless_request(request, received(headers), arrival);
     // answered at once (a check failed, a sync tool, a listing): nothing to cancel or to keep
     let first = match queue.pop() {
         Some(transmit) if transmit.message.is_response() => return answer(transmit.message),

@@ -1,0 +1,397 @@
+//! The middleware seam: one stack of [`Middleware`] over the MCP requests a server serves, run
+//! the same way on every transport (stdio, in-process, Streamable HTTP in both eras).
+//!
+//! A middleware gets each request ([`McpRequest`]: the method, its params, the definition it
+//! names, the caller, the revision, the transport and for HTTP the request's headers and
+//! extensions) and the rest of the stack ([`Next`]). It can answer by itself, refuse with a
+//! protocol error, or pass the request on and look at the answer. Middleware runs after the
+//! session's own checks (headers, `_meta`, version) and before the definition's scope check and
+//! its handler; what the session answers by itself (`initialize`, `ping`, `logging/setLevel`,
+//! `server/discover`) does not pass through it.
+//!
+//! ```
+//! use std::time::Instant;
+//! use presa_core::Tool;
+//! use presa_server::{Context, McpRequest, Next, Server};
+//! use serde_json::Value;
+//!
+//! let server = Server::builder("timed", "1.0.0")
+//!     .middleware(|request: McpRequest, next: Next| async move {
+//!         let method = request.method().to_owned();
+//!         let started = Instant::now();
+//!         let response = next.run(request).await;
+//!         eprintln!("{method} took {:?}", started.elapsed());
+//!         response
+//!     })
+//!     .tool_sync(Tool::without_params("ping"), |_: Value, _: Context| "pong")
+//!     .build()
+//!     .unwrap();
+//! # let _ = server;
+//! ```
+
+mod audit;
+mod rate_limit;
+mod visibility;
+
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+
+use presa_core::{
+    CompletionReference, Era, ErrorObject, Prompt, ProtocolVersion, RawJson, Resource,
+    ResourceTemplate, Tool, to_raw,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::BoxFuture;
+use crate::auth::AuthInfo;
+use crate::context::Context;
+use crate::definitions::{Definitions, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
+use crate::server::Server;
+
+pub use audit::{Audit, AuditRecord, Outcome};
+pub use rate_limit::RateLimit;
+pub use visibility::{ListFilter, ScopeFilteredLists};
+
+/// One layer of a server's middleware stack (see the [module docs](self)).
+///
+/// Any `Fn(McpRequest, Next) -> impl Future<Output = McpResponse>` is one; a type with state of
+/// its own implements the trait. Add them with
+/// [`ServerBuilder::middleware`](crate::ServerBuilder::middleware): the first added is the
+/// outermost, seeing each request first and its answer last.
+pub trait Middleware: Send + Sync + 'static {
+    /// Serves `request`, usually by calling `next.run(request)` on the way.
+    fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'static, McpResponse>;
+}
+
+impl<F, Fut> Middleware for F
+where
+    F: Fn(McpRequest, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = McpResponse> + Send + 'static,
+{
+    fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'static, McpResponse> {
+        Box::pin(self(request, next))
+    }
+}
+
+/// A server's middleware, outermost first.
+pub(crate) type Stack = Arc<[Arc<dyn Middleware>]>;
+
+/// One MCP request on its way through the middleware to its handler.
+pub struct McpRequest {
+    method: String,
+    params: Option<RawJson>,
+    cx: Context,
+    definitions: Arc<Definitions>,
+    /// The definition the request names, resolved when first asked for.
+    target: OnceLock<Option<Resolved>>,
+    extensions: http::Extensions,
+}
+
+impl fmt::Debug for McpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpRequest")
+            .field("method", &self.method)
+            .field("id", self.cx.request_id())
+            .field("protocol_version", &self.cx.protocol_version())
+            .field("transport", &self.cx.transport())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpRequest {
+    pub(crate) fn new(
+        method: String,
+        params: Option<RawJson>,
+        cx: Context,
+        definitions: Arc<Definitions>,
+    ) -> Self {
+        Self {
+            method,
+            params,
+            cx,
+            definitions,
+            target: OnceLock::new(),
+            extensions: http::Extensions::new(),
+        }
+    }
+
+    /// The method, e.g. `tools/call`.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The params as sent.
+    pub fn params(&self) -> Option<&RawValue> {
+        self.params.as_deref()
+    }
+
+    /// The params read as `T` (e.g. [`presa_core::CallToolRequestParams`]); absent params read
+    /// as `{}`. Each call reads them again: the request itself is read once, by its handler.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, ErrorObject> {
+        serde_json::from_str(self.params.as_deref().map_or("{}", RawValue::get))
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+    }
+
+    /// What the handler will see of the request: its id, the client (revision, capabilities,
+    /// identity), the caller, the transport, the HTTP request.
+    pub fn context(&self) -> &Context {
+        &self.cx
+    }
+
+    /// The identity the transport verified for the request, if any.
+    pub fn caller(&self) -> Option<&AuthInfo> {
+        self.cx.auth()
+    }
+
+    /// The revision the request is served under.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.cx.protocol_version()
+    }
+
+    /// The era of that revision.
+    pub fn era(&self) -> Era {
+        self.cx.protocol_version().era()
+    }
+
+    /// The definition the request names (the tool of `tools/call`, the prompt of `prompts/get`
+    /// or of a completion, the resource or template of `resources/read` or of a completion), as
+    /// the server's current snapshot holds it; `None` for other methods and unknown names.
+    pub fn target(&self) -> Option<Target<'_>> {
+        let resolved = self
+            .target
+            .get_or_init(|| resolve(&self.definitions, &self.method, self.params.as_deref()));
+        resolved.as_ref().map(Resolved::view)
+    }
+
+    /// Values for the rest of the stack and the handler, which reads them with
+    /// [`Context::extensions`].
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
+    }
+
+    /// See [`extensions`](Self::extensions).
+    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+        &mut self.extensions
+    }
+}
+
+/// The definition a request names.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum Target<'a> {
+    /// A tool, with the scopes it requires.
+    Tool(&'a Tool, &'a [String]),
+    /// A prompt, with the scopes it requires.
+    Prompt(&'a Prompt, &'a [String]),
+    /// A resource, with the scopes it requires.
+    Resource(&'a Resource, &'a [String]),
+    /// A resource template, with the scopes it requires.
+    ResourceTemplate(&'a ResourceTemplate, &'a [String]),
+}
+
+impl<'a> Target<'a> {
+    /// The tool's or prompt's name, the resource's URI, the template's URI template.
+    pub fn name(&self) -> &'a str {
+        match self {
+            Self::Tool(tool, _) => &tool.name,
+            Self::Prompt(prompt, _) => &prompt.name,
+            Self::Resource(resource, _) => &resource.uri,
+            Self::ResourceTemplate(template, _) => &template.uri_template,
+        }
+    }
+
+    /// The scopes a caller needs for it.
+    pub fn scopes(&self) -> &'a [String] {
+        match self {
+            Self::Tool(_, scopes)
+            | Self::Prompt(_, scopes)
+            | Self::Resource(_, scopes)
+            | Self::ResourceTemplate(_, scopes) => scopes,
+        }
+    }
+}
+
+enum Resolved {
+    Tool(Arc<ToolEntry>),
+    Prompt(Arc<PromptEntry>),
+    Resource(Arc<ResourceEntry>),
+    Template(Arc<TemplateEntry>),
+}
+
+impl Resolved {
+    fn view(&self) -> Target<'_> {
+        match self {
+            Self::Tool(e) => Target::Tool(&e.tool, &e.scopes),
+            Self::Prompt(e) => Target::Prompt(&e.prompt, &e.scopes),
+            Self::Resource(e) => Target::Resource(&e.resource, &e.scopes),
+            Self::Template(e) => Target::ResourceTemplate(&e.template, &e.scopes),
+        }
+    }
+}
+
+/// The definition `method` with `params` names, reading only the member that names it.
+fn resolve(definitions: &Definitions, method: &str, params: Option<&RawValue>) -> Option<Resolved> {
+    #[derive(serde::Deserialize)]
+    struct Names {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        uri: Option<String>,
+        #[serde(default, rename = "ref")]
+        reference: Option<CompletionReference>,
+    }
+    let names: Names = serde_json::from_str(params?.get()).ok()?;
+    let by_uri = |uri: &str| match definitions.resource(uri) {
+        Some(entry) => Some(Resolved::Resource(Arc::clone(entry))),
+        None => definitions
+            .template(uri)
+            .or_else(|| definitions.match_template(uri).map(|(entry, _)| entry))
+            .map(|entry| Resolved::Template(Arc::clone(entry))),
+    };
+    match method {
+        "tools/call" => definitions
+            .tool(names.name.as_deref()?)
+            .map(|e| Resolved::Tool(Arc::clone(e))),
+        "prompts/get" => definitions
+            .prompt(names.name.as_deref()?)
+            .map(|e| Resolved::Prompt(Arc::clone(e))),
+        "resources/read" => by_uri(names.uri.as_deref()?),
+        "completion/complete" => match names.reference? {
+            CompletionReference::Prompt(p) => definitions
+                .prompt(&p.name)
+                .map(|e| Resolved::Prompt(Arc::clone(e))),
+            CompletionReference::Resource(r) => by_uri(&r.uri),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// What a request ended with, as middleware sees it: a result or a protocol error. A tool call
+/// that failed as a tool (`isError: true`) is a result, and says so.
+#[derive(Clone, Debug)]
+pub struct McpResponse {
+    result: Result<RawJson, ErrorObject>,
+    tool_error: bool,
+}
+
+impl McpResponse {
+    /// A result, serialized (an error if it cannot be).
+    pub fn result(result: &impl Serialize) -> Self {
+        to_raw(result)
+            .map_err(|e| ErrorObject::internal_error(format!("unserializable result: {e}")))
+            .into()
+    }
+
+    /// A protocol error.
+    pub fn error(error: impl Into<ErrorObject>) -> Self {
+        Self {
+            result: Err(error.into()),
+            tool_error: false,
+        }
+    }
+
+    pub(crate) fn tool_result(result: RawJson, is_error: bool) -> Self {
+        Self {
+            result: Ok(result),
+            tool_error: is_error,
+        }
+    }
+
+    /// The result or the error.
+    pub fn as_result(&self) -> Result<&RawValue, &ErrorObject> {
+        match &self.result {
+            Ok(raw) => Ok(raw),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The protocol error, if the request failed with one.
+    pub fn protocol_error(&self) -> Option<&ErrorObject> {
+        self.result.as_ref().err()
+    }
+
+    /// Whether this is a tool call's result that reports the tool failing (`isError: true`).
+    pub fn is_tool_error(&self) -> bool {
+        self.tool_error
+    }
+
+    /// The result or the error, to send.
+    pub fn into_result(self) -> Result<RawJson, ErrorObject> {
+        self.result
+    }
+}
+
+impl From<Result<RawJson, ErrorObject>> for McpResponse {
+    fn from(result: Result<RawJson, ErrorObject>) -> Self {
+        Self {
+            result,
+            tool_error: false,
+        }
+    }
+}
+
+/// The rest of the middleware stack, ending with the request's handler.
+pub struct Next {
+    server: Server,
+    stack: Stack,
+    index: usize,
+}
+
+impl fmt::Debug for Next {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Next")
+            .field(
+                "remaining",
+                &(self.stack.len() - self.index.min(self.stack.len())),
+            )
+            .finish()
+    }
+}
+
+impl Next {
+    /// The whole stack of `server`.
+    pub(crate) fn new(server: Server, stack: Stack) -> Self {
+        Self {
+            server,
+            stack,
+            index: 0,
+        }
+    }
+
+    /// Passes `request` on to the next middleware, or to its handler after the last.
+    pub async fn run(self, request: McpRequest) -> McpResponse {
+        let Self {
+            server,
+            stack,
+            index,
+        } = self;
+        match stack.get(index).cloned() {
+            Some(middleware) => {
+                let next = Self {
+                    server,
+                    stack,
+                    index: index + 1,
+                };
+                middleware.call(request, next).await
+            }
+            None => {
+                let McpRequest {
+                    method,
+                    params,
+                    cx,
+                    definitions,
+                    extensions,
+                    ..
+                } = request;
+                let cx = cx.with_extensions(extensions);
+                server
+                    .dispatch(&definitions, &method, params.as_deref(), cx)
+                    .await
+            }
+        }
+    }
+}
