@@ -1,0 +1,400 @@
+//! The middleware that ships with presa-server — rate limit, audit, scope-filtered lists — each
+//! tested once and run on every transport (in-process, stdio over pipes, Streamable HTTP on
+//! 127.0.0.1) under 2026-07-28 and under 2025-11-25.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use presa::client::{Client, ClientChannel, ClientOptions, TransportEvent};
+use presa::core::{
+    CallToolResult, Implementation, Prompt, ProtocolVersion, Resource, Tool, decode_message,
+};
+use presa::http::{AuthOptions, HttpOptions, RunningServer, VerifyError};
+use presa::server::{
+    Audit, AuditRecord, AuthInfo, ConnectionOptions, Context, Outcome, RateLimit, RequireScopes,
+    ScopeFilteredLists, Server, ServerBuilder, ToolError, Transport,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;
+const LEGACY: ProtocolVersion = ProtocolVersion::V2025_11_25;
+
+/// Fails a test that hangs; no test comes near it.
+const GUARD: Duration = Duration::from_secs(60);
+
+/// A caller: a subject and its scopes. On HTTP it is a bearer token the server's verifier reads
+/// back; on stdio and in-process, the connection's identity.
+#[derive(Clone, Copy)]
+struct Caller(&'static str, &'static [&'static str]);
+
+const ALICE: Caller = Caller("alice", &[]);
+const BOB: Caller = Caller("bob", &[]);
+const CAROL: Caller = Caller("carol", &["secret:read"]);
+
+impl Caller {
+    fn identity(self) -> AuthInfo {
+        AuthInfo::new()
+            .with_subject(self.0)
+            .with_scopes(self.1.iter().copied())
+    }
+
+    /// Its bearer token: its subject, which the HTTP server's verifier looks up.
+    fn token(self) -> &'static str {
+        self.0
+    }
+}
+
+const CALLERS: [Caller; 3] = [ALICE, BOB, CAROL];
+
+/// One server, reached over one transport by as many callers as a test needs.
+struct Harness {
+    transport: Transport,
+    version: ProtocolVersion,
+    server: Server,
+    http: Option<RunningServer>,
+    clients: Vec<Client>,
+}
+
+impl Harness {
+    async fn start(transport: Transport, version: ProtocolVersion, server: Server) -> Self {
+        let http = match transport {
+            Transport::Http => {
+                let verify = |token: String| async move {
+                    CALLERS
+                        .iter()
+                        .find(|caller| caller.token() == token)
+                        .map(|caller| caller.identity())
+                        .ok_or_else(|| VerifyError::Invalid("unknown token".into()))
+                };
+                let auth = AuthOptions::new("https://login.example.net", verify);
+                let options = HttpOptions::default().auth(auth);
+                Some(presa::http::serve(server.clone(), options).await.unwrap())
+            }
+            _ => None,
+        };
+        Self {
+            transport,
+            version,
+            server,
+            http,
+            clients: Vec::new(),
+        }
+    }
+
+    async fn connect(&mut self, caller: Caller) -> Client {
+        let connection = ConnectionOptions::default().auth(caller.identity());
+        let channel = match self.transport {
+            Transport::InProcess => presa::in_process_with(self.server.clone(), connection),
+            Transport::Stdio => stdio_pipes(self.server.clone(), connection),
+            Transport::Http => {
+                let url = self.http.as_ref().unwrap().url();
+                let options = presa::http::HttpClientOptions::default()
+                    .header("authorization", format!("Bearer {}", caller.token()));
+                presa::http::client(url, options).unwrap()
+            }
+            other => panic!("no harness for {other:?}"),
+        };
+        let options = ClientOptions::new(Implementation::new("middleware-test", "1.0.0"))
+            .protocol_version(Some(self.version));
+        let client = Client::connect(channel, options).await.unwrap();
+        self.clients.push(client.clone());
+        client
+    }
+
+    async fn stop(self) {
+        for client in &self.clients {
+            client.close().await;
+        }
+        if let Some(http) = self.http {
+            http.stop().await.unwrap();
+        }
+    }
+}
+
+/// presa-stdio's server on in-memory pipes, and a client channel on their other ends: the stdio
+/// transport's framing, reading and writing, in this process.
+fn stdio_pipes(server: Server, connection: ConnectionOptions) -> ClientChannel {
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let options = presa::stdio::ServeOptions::default()
+        .input(server_read)
+        .output(server_write)
+        .connection(connection);
+    tokio::spawn(presa::stdio::serve(server, options));
+    let (client_read, mut client_write) = tokio::io::split(client_io);
+    let (outgoing, mut to_server) = mpsc::channel::<presa::core::Message>(64);
+    let (to_client, incoming) = mpsc::channel(64);
+    tokio::spawn(async move {
+        while let Some(message) = to_server.recv().await {
+            let mut line = message.to_json().into_bytes();
+            line.push(b'\n');
+            if client_write.write_all(&line).await.is_err() {
+                return;
+            }
+        }
+        // the client closed: so does the server's input
+        let _ = client_write.shutdown().await;
+    });
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(client_read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message = decode_message(line.as_bytes()).unwrap();
+            if to_client
+                .send(TransportEvent::Message(message))
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+        let _ = to_client.send(TransportEvent::Closed(None)).await;
+    });
+    ClientChannel { outgoing, incoming }
+}
+
+/// Runs `scenario` on every transport under both eras.
+async fn everywhere<F, Fut>(scenario: F)
+where
+    F: Fn(Transport, ProtocolVersion) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    for transport in [Transport::InProcess, Transport::Stdio, Transport::Http] {
+        for version in [MODERN, LEGACY] {
+            tokio::time::timeout(GUARD, scenario(transport, version))
+                .await
+                .unwrap_or_else(|_| panic!("{transport:?} {version}: hung"));
+        }
+    }
+}
+
+fn tools(builder: ServerBuilder) -> ServerBuilder {
+    builder
+        .tool_sync(Tool::without_params("echo"), |_: Value, cx: Context| {
+            format!(
+                "echo for {}",
+                cx.auth().and_then(|a| a.subject()).unwrap_or("?")
+            )
+        })
+        .tool_sync(
+            Tool::without_params("other"),
+            |_: Value, _: Context| "other",
+        )
+        .tool(Tool::without_params("fail"), |_: Value, _: Context| async {
+            Err::<String, _>(ToolError::new("the tool failed"))
+        })
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.content[0].as_text().unwrap()
+}
+
+#[tokio::test]
+async fn rate_limit_refuses_a_caller_past_its_budget_per_tool() {
+    everywhere(|transport, version| async move {
+        let server = tools(Server::builder("limited", "1.0.0"))
+            .middleware(RateLimit::new(2, Duration::from_secs(3600)))
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect(ALICE).await;
+        let bob = harness.connect(BOB).await;
+        for _ in 0..2 {
+            let result = alice.call_tool("echo", json!({})).await.unwrap();
+            assert_eq!(text(&result), "echo for alice");
+        }
+        let refused = alice.call_tool("echo", json!({})).await.unwrap_err();
+        let error = refused
+            .as_server_error()
+            .unwrap_or_else(|| panic!("{transport:?} {version}: {refused:?}"));
+        assert_eq!(error.code, RateLimit::ERROR_CODE, "{transport:?} {version}");
+        let data = error.data.as_ref().unwrap();
+        assert_eq!(data["error"], "rate_limited");
+        // one of two calls an hour comes back in half an hour
+        let retry = data["retryAfterMs"].as_u64().unwrap();
+        assert!((1_790_000..=1_800_000).contains(&retry), "{retry}");
+        assert!(error.message.contains("\"echo\""), "{}", error.message);
+        // another tool, another caller: budgets of their own
+        assert_eq!(
+            text(&alice.call_tool("other", json!({})).await.unwrap()),
+            "other"
+        );
+        let result = bob.call_tool("echo", json!({})).await.unwrap();
+        assert_eq!(text(&result), "echo for bob");
+        // other methods are not counted
+        for _ in 0..3 {
+            assert_eq!(alice.list_tools().await.unwrap().len(), 3);
+        }
+        harness.stop().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn audit_records_method_target_caller_outcome_and_duration() {
+    everywhere(|transport, version| async move {
+        let records: Arc<Mutex<Vec<AuditRecord>>> = Arc::default();
+        let sink = Arc::clone(&records);
+        let server = tools(Server::builder("audited", "1.0.0"))
+            .middleware(Audit::new(move |record| {
+                sink.lock().unwrap().push(record.clone());
+            }))
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect(ALICE).await;
+        alice.call_tool("echo", json!({})).await.unwrap();
+        let failed = alice.call_tool("fail", json!({})).await.unwrap();
+        assert_eq!(failed.is_error, Some(true));
+        let unknown = alice.call_tool("nope", json!({})).await.unwrap_err();
+        assert_eq!(unknown.as_server_error().unwrap().code.code(), -32602);
+        alice.list_tools().await.unwrap();
+        harness.stop().await;
+
+        let records = records.lock().unwrap();
+        let seen: Vec<(&str, Option<&str>, &Outcome)> = records
+            .iter()
+            .map(|r| (r.method.as_str(), r.target.as_deref(), &r.outcome))
+            .collect();
+        let unknown_tool = Outcome::Error {
+            code: presa::core::ErrorCode::INVALID_PARAMS,
+            message: "Unknown tool: nope".into(),
+        };
+        assert_eq!(
+            seen,
+            [
+                ("tools/call", Some("echo"), &Outcome::Ok),
+                ("tools/call", Some("fail"), &Outcome::ToolError),
+                ("tools/call", None, &unknown_tool),
+                ("tools/list", None, &Outcome::Ok),
+            ],
+            "{transport:?} {version}"
+        );
+        for record in records.iter() {
+            assert_eq!(record.caller.as_deref(), Some("alice"));
+            assert_eq!(record.transport, transport);
+            assert_eq!(record.protocol_version, version);
+            assert!(record.duration < GUARD);
+        }
+    })
+    .await;
+}
+
+fn guarded_definitions(builder: ServerBuilder) -> ServerBuilder {
+    builder
+        .tool_sync(
+            Tool::without_params("public"),
+            |_: Value, _: Context| "public",
+        )
+        .tool_sync(
+            Tool::without_params("secret").requires_scopes(["secret:read"]),
+            |_: Value, _: Context| "secret",
+        )
+        .prompt(Prompt::new("greeting"), |_args, _cx| async { "hello" })
+        .prompt(
+            Prompt::new("confession").requires_scopes(["secret:read"]),
+            |_args, _cx| async { "psst" },
+        )
+        .resource(Resource::new("file:///readme", "readme"), |_cx| async {
+            "read me"
+        })
+        .resource(
+            Resource::new("file:///vault", "vault").requires_scopes(["secret:read"]),
+            |_cx| async { "gold" },
+        )
+}
+
+async fn listing(client: &Client) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let tools = client.list_tools().await.unwrap();
+    let prompts = client.list_prompts().await.unwrap();
+    let resources = client.list_resources().await.unwrap();
+    (
+        tools.into_iter().map(|t| t.name).collect(),
+        prompts.into_iter().map(|p| p.name).collect(),
+        resources.into_iter().map(|r| r.uri).collect(),
+    )
+}
+
+#[tokio::test]
+async fn scope_filtered_lists_show_a_caller_what_its_scopes_allow() {
+    everywhere(|transport, version| async move {
+        let server = guarded_definitions(Server::builder("filtered", "1.0.0"))
+            .middleware(ScopeFilteredLists)
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect(ALICE).await;
+        let carol = harness.connect(CAROL).await;
+        let everything = (
+            vec!["public".to_owned(), "secret".to_owned()],
+            vec!["greeting".to_owned(), "confession".to_owned()],
+            vec!["file:///readme".to_owned(), "file:///vault".to_owned()],
+        );
+        assert_eq!(listing(&carol).await, everything, "{transport:?} {version}");
+        let (tools, prompts, resources) = listing(&alice).await;
+        assert_eq!(tools, ["public"], "{transport:?} {version}");
+        assert_eq!(prompts, ["greeting"]);
+        assert_eq!(resources, ["file:///readme"]);
+        // asking again is answered the same (nothing cached across callers)
+        assert_eq!(listing(&carol).await, everything);
+        assert_eq!(listing(&alice).await.0, ["public"]);
+        // hidden is not callable either: the definition's scopes still decide
+        let refused = alice.call_tool("secret", json!({})).await.unwrap_err();
+        assert!(refused.to_string().contains("secret:read"), "{refused}");
+        harness.stop().await;
+
+        // without the middleware every list shows everything
+        let server = guarded_definitions(Server::builder("unfiltered", "1.0.0"))
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect(ALICE).await;
+        assert_eq!(listing(&alice).await, everything);
+        harness.stop().await;
+    })
+    .await;
+}
+
+/// What a middleware attached to the request, as a handler reads it.
+#[derive(Clone)]
+struct Tenant(String);
+
+#[tokio::test]
+async fn handlers_see_the_transport_the_http_request_and_what_middleware_attached() {
+    everywhere(|transport, version| async move {
+        let server = Server::builder("context", "1.0.0")
+            .middleware(
+                |mut request: presa::server::McpRequest, next: presa::server::Next| async move {
+                    let tenant = match request.context().http() {
+                        Some(http) => http.headers()["authorization"].to_str().unwrap().to_owned(),
+                        None => format!("{:?}", request.context().transport()),
+                    };
+                    request.extensions_mut().insert(Tenant(tenant));
+                    next.run(request).await
+                },
+            )
+            .tool_sync(Tool::without_params("whereami"), |_: Value, cx: Context| {
+                let tenant = cx.extensions().get::<Tenant>().map(|t| t.0.clone());
+                json!({"transport": cx.transport().as_str(), "tenant": tenant})
+            })
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect(ALICE).await;
+        let result = alice.call_tool("whereami", json!({})).await.unwrap();
+        let expected_tenant = match transport {
+            Transport::Http => "Bearer alice".to_owned(),
+            other => format!("{other:?}"),
+        };
+        assert_eq!(
+            result.structured_content,
+            Some(json!({"transport": transport.as_str(), "tenant": expected_tenant})),
+            "{transport:?} {version}"
+        );
+        harness.stop().await;
+    })
+    .await;
+}
