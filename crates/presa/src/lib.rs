@@ -36,3 +36,8 @@ struct InputRequestsGuide;
 #[cfg(all(doctest, feature = "in-process"))]
 #[doc = include_str!("../../../docs/subscriptions.md")]
 struct SubscriptionsGuide;
+
+/// The examples of docs/middleware.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "server"))]
+#[doc = include_str!("../../../docs/middleware.md")]
+struct MiddlewareGuide;
