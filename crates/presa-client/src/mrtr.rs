@@ -2,8 +2,7 @@
 //! `resources/read`): fulfil the input requests with the registered handlers and retry.
 
 use presa_core::{
-    ClientCapabilities, ElicitRequestParams, InputRequest, InputRequiredResult, InputResponses,
-    MrtrResult, RawJson,
+    ClientCapabilities, InputRequest, InputRequiredResult, InputResponses, MrtrResult, RawJson,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -102,15 +101,9 @@ async fn fulfil(
 /// Whether the client declared the capability an input request needs (a server must not ask
 /// for more; the client does not answer what it did not offer).
 fn declared(capabilities: &ClientCapabilities, request: &InputRequest) -> bool {
-    match request {
-        InputRequest::CreateMessage(_) => capabilities.sampling.is_some(),
-        InputRequest::Elicit(ElicitRequestParams::Url(_)) => {
-            capabilities.supports_elicitation_url()
-        }
-        InputRequest::Elicit(_) => capabilities.supports_elicitation_form(),
-        InputRequest::ListRoots(_) => capabilities.roots.is_some(),
-        _ => false,
-    }
+    // a method the client knows nothing of is never answered
+    !matches!(request, InputRequest::Other { .. })
+        && request.required_capability(capabilities).is_none()
 }
 
 #[cfg(test)]

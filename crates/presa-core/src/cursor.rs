@@ -178,7 +178,7 @@ impl Page {
     }
 }
 
-/// Computes the page a list request asks for (digest §10).
+/// Computes the page a list request asks for (<https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination>).
 ///
 /// `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` are paginated:
 /// the request carries an opaque `cursor` (absent on the first call), the result a `nextCursor`

@@ -50,7 +50,7 @@ pub fn mcp_name_field(method: &str) -> Option<&'static str> {
 /// The mirror headers a client sends with a 2026-07-28 request over Streamable HTTP.
 ///
 /// A 2026-07-28 client mirrors parts of each request body into headers so intermediaries can
-/// route without parsing JSON (digest §22.3):
+/// route without parsing JSON (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers>):
 ///
 /// | Header | Mirrors | Sent on |
 /// |---|---|---|

@@ -80,7 +80,7 @@ impl fmt::Display for RequestStateKeyError {
 
 impl std::error::Error for RequestStateKeyError {}
 
-/// Seals and opens the `requestState` of multi round-trip requests (MRTR, digest §7).
+/// Seals and opens the `requestState` of multi round-trip requests (MRTR, <https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr>).
 ///
 /// A 2026-07-28 server that needs input from the client answers `tools/call`, `prompts/get` or
 /// `resources/read` with an `InputRequiredResult`; whatever it must remember until the retry
@@ -151,7 +151,7 @@ impl RequestStateCodec {
     /// Seals `state` for a retry of the request `method` with `binding` (see
     /// [`request_state_binding`]), valid until `now + ttl`.
     ///
-    /// To tie the state to the caller as well (digest §7.3 recommends binding the authenticated
+    /// To tie the state to the caller as well (the MRTR server requirements recommend binding the authenticated
     /// principal), put the principal into `binding`, e.g.
     /// `json!({"request": request_state_binding(..), "sub": subject})`.
     pub fn seal(
@@ -411,7 +411,7 @@ impl fmt::Display for RequestStateError {
 impl std::error::Error for RequestStateError {}
 
 impl From<RequestStateError> for ErrorObject {
-    /// `-32602` Invalid params. Digest §7.3: a state that fails verification is rejected with a
+    /// `-32602` Invalid params. <https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow>: a state that fails verification is rejected with a
     /// JSON-RPC error (the runner's `input-required-result-tampered-state` fails a server that
     /// answers with a result or a fresh `InputRequiredResult`); `-32602` is the example the spec
     /// gives, and expiry is treated the same way.

@@ -1,4 +1,4 @@
-//! SEP-2243 headers through the public API: the digest's §22.5 request, validated as a server
+//! SEP-2243 headers through the public API: the spec's server-validation example request, validated as a server
 //! does, in the documented order.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -36,7 +36,7 @@ const SPEC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/spec");
 const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[
     // None: `ReadResourceResultResponse/read-resource-result-response.json` (see below)
     // round-trips, because presa-core reads `ttlMs`/`cacheScope` leniently on purpose (clients
-    // must tolerate their absence, digest-2026-07-28 §27.6).
+    // must tolerate their absence, shared/spec/README.md).
 ];
 
 /// Vectors whose round-tripped output is expected to fail schema validation, with the reason.
@@ -44,7 +44,7 @@ const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[
 const KNOWN_SCHEMA_EXCEPTIONS: &[(&str, &str)] = &[(
     "ReadResourceResultResponse/read-resource-result-response.json",
     "the shipped example omits ttlMs and cacheScope, which ReadResourceResult requires \
-     (spec/README.md; digest-2026-07-28 §27.6)",
+     (shared/spec/README.md)",
 )];
 
 // ---------------------------------------------------------------------------------------------

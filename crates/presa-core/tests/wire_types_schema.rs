@@ -863,7 +863,7 @@ fn cases_2026_07_28() -> Vec<(&'static str, Value)> {
     let not_found = ResourceNotFoundData {
         uri: "db://orders/nope".into(),
     }
-    .into_error(true);
+    .into_error(presa_core::Era::Stateless);
     vec![
         ("DiscoverRequest", request::<Discover>(40, &discover_params)),
         ("DiscoverResult", to_json(&discover)),

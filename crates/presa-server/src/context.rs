@@ -14,8 +14,8 @@ use presa_core::{
 use crate::BoxFuture;
 use crate::auth::{AuthInfo, InsufficientScope};
 use crate::input::{
-    Asks, InputError, Round, check_elicit_answer, elicit_answer, method_of,
-    missing_capability_error, request_params, required_capability, roots_answer, sample_answer,
+    Asks, InputError, Round, check_elicit_answer, elicit_answer, missing_capability_error,
+    request_params, roots_answer, sample_answer,
 };
 use crate::transport::{Arrival, HttpParts, Transport};
 use serde_json::Value;
@@ -556,15 +556,15 @@ impl Context {
         read: fn(&InputResponse) -> Option<T>,
         check: impl Fn(&T) -> Result<(), String>,
     ) -> Result<T, InputError> {
-        let modern = self.protocol_version().era() == Era::Stateless;
-        if let Some(required) = required_capability(&request, self.client_capabilities()) {
+        let era = self.protocol_version().era();
+        if let Some(required) = request.required_capability(self.client_capabilities()) {
             self.inner
                 .asks
-                .fail(missing_capability_error(required, modern));
+                .fail(missing_capability_error(required, era));
             return std::future::pending().await;
         }
-        if !modern {
-            let method = method_of(&request);
+        if era == Era::Initialize {
+            let method = request.method();
             let answer = self
                 .inner
                 .peer
@@ -583,7 +583,7 @@ impl Context {
             }
             Some(response) => {
                 let checked = read(response)
-                    .ok_or_else(|| format!("is not a {} result", method_of(&request)))
+                    .ok_or_else(|| format!("is not a {} result", request.method()))
                     .and_then(|answer| check(&answer).map(|()| answer));
                 match checked {
                     Ok(answer) => {

@@ -5,13 +5,14 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use presa_core::{
-    JsonObject, ListChangedCapability, ParamHeaders, Prompt, RawJson, Resource, ResourceTemplate,
-    ResourcesCapability, ServerCapabilities, ServerSessionConfig, Tool, UriTemplate,
+    Era, JsonObject, ListChangedCapability, ParamHeaders, Prompt, RawJson, Resource,
+    ResourceTemplate, ResourcesCapability, ServerCapabilities, ServerSessionConfig, Tool,
+    UriTemplate,
 };
 use presa_schema::{SchemaError, Validator};
 use serde_json::Value;
 
-use crate::error::BuildError;
+use crate::error::{BuildError, DefinitionKind, SchemaRole};
 use crate::prompt::{Completer, PromptHandler};
 use crate::resource::{ResourceHandler, ResourceTemplateHandler, Variables};
 use crate::scopes::Scoped;
@@ -56,18 +57,6 @@ pub(crate) enum CompletionTarget {
     Template(String),
 }
 
-/// Which list a change touched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ListKind {
-    /// `tools/list`.
-    Tools,
-    /// `resources/list` and `resources/templates/list`.
-    Resources,
-    /// `prompts/list`.
-    Prompts,
-}
-
 /// One immutable set of definitions. Each request reads one snapshot; a change builds the next.
 #[derive(Clone, Default)]
 pub(crate) struct Definitions {
@@ -110,16 +99,15 @@ pub(crate) enum ListSlot {
 }
 
 impl SnapshotCache {
-    /// The cache slot of page `index` of a list of `pages` pages, served in the stateless era
-    /// or not.
+    /// The cache slot of page `index` of a list of `pages` pages, served in `era`.
     pub(crate) fn page(
         &self,
         list: ListSlot,
-        stateless: bool,
+        era: Era,
         pages: usize,
         index: usize,
     ) -> Option<&OnceLock<RawJson>> {
-        let slot = list as usize * 2 + usize::from(stateless);
+        let slot = list as usize * 2 + usize::from(era == Era::Stateless);
         self.pages
             .get(slot)?
             .get_or_init(|| (0..pages).map(|_| OnceLock::new()).collect())
@@ -241,7 +229,10 @@ impl Definitions {
     pub(crate) fn add_tool(&mut self, entry: ToolEntry) -> Result<(), BuildError> {
         let name = entry.tool.name.clone();
         if self.tool_index.contains_key(&name) {
-            return Err(BuildError::Duplicate { kind: "tool", name });
+            return Err(BuildError::Duplicate {
+                kind: DefinitionKind::Tool,
+                name,
+            });
         }
         self.tool_index.insert(name, self.tools.len());
         self.tools.push(Arc::new(entry));
@@ -260,7 +251,7 @@ impl Definitions {
         let uri = entry.resource.uri.clone();
         if self.resource_index.contains_key(&uri) {
             return Err(BuildError::Duplicate {
-                kind: "resource",
+                kind: DefinitionKind::Resource,
                 name: uri,
             });
         }
@@ -280,7 +271,7 @@ impl Definitions {
     pub(crate) fn add_template(&mut self, entry: TemplateEntry) -> Result<(), BuildError> {
         if self.template(&entry.template.uri_template).is_some() {
             return Err(BuildError::Duplicate {
-                kind: "resource template",
+                kind: DefinitionKind::ResourceTemplate,
                 name: entry.template.uri_template,
             });
         }
@@ -304,7 +295,7 @@ impl Definitions {
         let name = entry.prompt.name.clone();
         if self.prompt_index.contains_key(&name) {
             return Err(BuildError::Duplicate {
-                kind: "prompt",
+                kind: DefinitionKind::Prompt,
                 name,
             });
         }
@@ -409,7 +400,7 @@ pub(crate) fn tool_entry(
             error,
         }
     })?;
-    let compile = |schema: &Value, which: &'static str| match compiler {
+    let compile = |schema: &Value, which: SchemaRole| match compiler {
         Some(compile) => compile(schema)
             .map(Some)
             .map_err(|error| BuildError::Schema {
@@ -419,9 +410,9 @@ pub(crate) fn tool_entry(
             }),
         None => Ok(None),
     };
-    let input = compile(&input_schema, "input")?;
+    let input = compile(&input_schema, SchemaRole::Input)?;
     let output = match &tool.output_schema {
-        Some(schema) => compile(&Value::Object(schema.clone()), "output")?,
+        Some(schema) => compile(&Value::Object(schema.clone()), SchemaRole::Output)?,
         None => None,
     };
     Ok(ToolEntry {

@@ -15,8 +15,7 @@ use presa_core::{
     SubscriptionsListenResult, request_state_binding, subscription_meta,
 };
 
-use crate::definitions::ListKind;
-use crate::events::{Change, list_changed_method};
+use crate::events::{Change, ListKind, list_changed_method};
 use presa_core::{HasMeta, HasResultType};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -95,7 +94,7 @@ impl Server {
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
         let has_resources = !defs.resources.is_empty() || !defs.templates.is_empty();
-        let modern = cx.protocol_version().era() == Era::Stateless;
+        let era = cx.protocol_version().era();
         match method {
             "tools/list" if !defs.tools.is_empty() => self.list(
                 defs,
@@ -162,8 +161,8 @@ impl Server {
             "completion/complete" if !defs.completions.is_empty() => {
                 self.complete(defs, params, cx).await
             }
-            "server/discover" if modern => raw(&self.discover_result()),
-            "subscriptions/listen" if modern => self.listen(params, cx).await,
+            "server/discover" if era == Era::Stateless => raw(&self.discover_result()),
+            "subscriptions/listen" if era == Era::Stateless => self.listen(params, cx).await,
             _ => Err(ErrorObject::method_not_found(method)),
         }
     }
@@ -174,10 +173,10 @@ impl Server {
     /// as text made once per server, instead of a copy of it as a `Value` per result.
     fn stamped<R: HasResultType + HasMeta + Serialize>(
         &self,
-        modern: bool,
+        era: Era,
         mut result: R,
     ) -> Result<RawJson, ErrorObject> {
-        if !modern {
+        if era == Era::Initialize {
             return raw(&result);
         }
         if result.result_type().is_none() {
@@ -209,8 +208,8 @@ impl Server {
         }
     }
 
-    fn cache_hints(&self, modern: bool) -> (Option<u64>, Option<presa_core::CacheScope>) {
-        if modern {
+    fn cache_hints(&self, era: Era) -> (Option<u64>, Option<presa_core::CacheScope>) {
+        if era == Era::Stateless {
             (
                 Some(self.inner.options.cache_ttl_ms),
                 Some(self.inner.options.cache_scope),
@@ -237,7 +236,7 @@ impl Server {
     where
         R: Serialize + HasResultType + HasMeta,
     {
-        let modern = cx.protocol_version().era() == Era::Stateless;
+        let era = cx.protocol_version().era();
         let params: PaginatedRequestParams = parse(params)?;
         let page_size = self.inner.options.page_size;
         // a middleware may show this request only part of the list: its pages are its own
@@ -252,13 +251,12 @@ impl Server {
         let (range, next_cursor) = page.into_parts();
         let cached = (visible.is_none() && range.start % page_size == 0).then(|| {
             let pages = entries.len().div_ceil(page_size).max(1);
-            defs.cache
-                .page(slot, modern, pages, range.start / page_size)
+            defs.cache.page(slot, era, pages, range.start / page_size)
         });
         if let Some(json) = cached.flatten().and_then(|slot| slot.get()) {
             return Ok(json.clone());
         }
-        let (ttl_ms, cache_scope) = self.cache_hints(modern);
+        let (ttl_ms, cache_scope) = self.cache_hints(era);
         let items = match &visible {
             Some(visible) => visible
                 .get(range)
@@ -279,7 +277,7 @@ impl Server {
             ttl_ms,
             cache_scope,
         });
-        let json = self.stamped(modern, result)?;
+        let json = self.stamped(era, result)?;
         if let Some(slot) = cached.flatten() {
             let _ = slot.set(json.clone());
         }
@@ -321,7 +319,7 @@ impl Server {
         }
         check_scopes(&cx, Described("tool", &params.name), &entry.scopes)?;
         let entry = Arc::clone(entry);
-        let modern = cx.protocol_version().era() == Era::Stateless;
+        let era = cx.protocol_version().era();
         // the binding is only needed to open a sealed state or to seal a new one: made from the
         // raw params when it is (`name` and `arguments` are all it holds of them)
         let binding = || {
@@ -382,7 +380,7 @@ impl Server {
             }
         }
         let is_error = result.is_error();
-        Ok((self.stamped(modern, result)?, is_error))
+        Ok((self.stamped(era, result)?, is_error))
     }
 
     async fn read_resource(
@@ -394,7 +392,7 @@ impl Server {
         let raw_params = params;
         let params: ReadResourceRequestParams = parse(params)?;
         let version = cx.protocol_version();
-        let modern = version.era() == Era::Stateless;
+        let era = version.era();
         if let Some(entry) = defs.resource(&params.uri) {
             check_scopes(&cx, Described("resource", &params.uri), &entry.scopes)?;
         } else if let Some((entry, _)) = defs.match_template(&params.uri) {
@@ -432,7 +430,7 @@ impl Server {
         let contents = match outcome {
             Ok(Ok(ResourceOutcome::Found(contents))) => contents,
             Ok(Ok(ResourceOutcome::NotFound)) => {
-                return Err(ResourceNotFoundData { uri: params.uri }.into_error(modern));
+                return Err(ResourceNotFoundData { uri: params.uri }.into_error(era));
             }
             Ok(Ok(ResourceOutcome::Error(error))) => return Err(error),
             Ok(Err(panic)) => return Err(ErrorObject::internal_error(panic)),
@@ -441,14 +439,14 @@ impl Server {
             }
             Err(Suspension::Error(error)) => return Err(error),
         };
-        let (ttl_ms, cache_scope) = self.cache_hints(modern);
+        let (ttl_ms, cache_scope) = self.cache_hints(era);
         let result = ReadResourceResult {
             contents,
             ttl_ms,
             cache_scope,
             ..Default::default()
         };
-        self.stamped(modern, result)
+        self.stamped(era, result)
     }
 
     async fn get_prompt(
@@ -487,7 +485,7 @@ impl Server {
                 missing.join(", ")
             )));
         }
-        let modern = cx.protocol_version().era() == Era::Stateless;
+        let era = cx.protocol_version().era();
         let binding = request_state_binding(
             "prompts/get",
             &serde_json::json!({ "name": params.name, "arguments": serde_json::to_value(&arguments).unwrap_or_default() }),
@@ -508,7 +506,7 @@ impl Server {
             }
             Err(Suspension::Error(error)) => return Err(error),
         };
-        self.stamped(modern, result)
+        self.stamped(era, result)
     }
 
     async fn complete(
@@ -549,7 +547,7 @@ impl Server {
                 ));
             }
         };
-        let modern = cx.protocol_version().era() == Era::Stateless;
+        let era = cx.protocol_version().era();
         let completion = match defs.completer(&target, &params.argument.name) {
             Some(completer) => {
                 let input = CompletionInput {
@@ -568,7 +566,7 @@ impl Server {
             completion,
             ..Default::default()
         };
-        self.stamped(modern, result)
+        self.stamped(era, result)
     }
 }
 

@@ -19,8 +19,8 @@ pub enum BuildError {
     },
     /// Two definitions of one kind share a name or URI.
     Duplicate {
-        /// What kind of definition (`tool`, `resource`, `resource template`, `prompt`).
-        kind: &'static str,
+        /// What kind of definition.
+        kind: DefinitionKind,
         /// The name or URI.
         name: String,
     },
@@ -33,8 +33,8 @@ pub enum BuildError {
     Schema {
         /// The tool whose schema it is.
         tool: String,
-        /// Which schema: `input` or `output`.
-        which: &'static str,
+        /// Which schema.
+        which: SchemaRole,
         /// Why.
         error: SchemaError,
     },
@@ -55,7 +55,7 @@ pub enum BuildError {
     /// The `requestState` key is unusable (too short).
     RequestStateKey(presa_core::RequestStateKeyError),
     /// The operating system gave no randomness for a `requestState` key.
-    Randomness(String),
+    Randomness(getrandom::Error),
     /// A completion was registered for something that does not exist.
     UnknownCompletionTarget {
         /// The prompt name or template URI.
@@ -63,6 +63,49 @@ pub enum BuildError {
         /// The argument or variable.
         argument: String,
     },
+}
+
+/// The kinds of definition a server holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DefinitionKind {
+    /// A tool.
+    Tool,
+    /// A resource.
+    Resource,
+    /// A resource template.
+    ResourceTemplate,
+    /// A prompt.
+    Prompt,
+}
+
+impl fmt::Display for DefinitionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Tool => "tool",
+            Self::Resource => "resource",
+            Self::ResourceTemplate => "resource template",
+            Self::Prompt => "prompt",
+        })
+    }
+}
+
+/// The two schemas of a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SchemaRole {
+    /// The input schema, for the arguments.
+    Input,
+    /// The output schema, for the structured result.
+    Output,
+}
+
+impl fmt::Display for SchemaRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Input => "input",
+            Self::Output => "output",
+        })
+    }
 }
 
 impl fmt::Display for BuildError {
@@ -104,6 +147,8 @@ impl std::error::Error for BuildError {
             Self::Schema { error, .. } => Some(error),
             Self::HeaderAnnotation { error, .. } => Some(error),
             Self::UriTemplate { error, .. } => Some(error),
+            Self::RequestStateKey(error) => Some(error),
+            Self::Randomness(error) => Some(error),
             _ => None,
         }
     }

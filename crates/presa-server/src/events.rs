@@ -4,7 +4,17 @@ use std::fmt;
 
 use tokio::sync::broadcast;
 
-use crate::definitions::ListKind;
+/// Which list a change touched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list` and `resources/templates/list`.
+    Resources,
+    /// `prompts/list`.
+    Prompts,
+}
 
 /// Something that changed on a server, which listening clients may be told about.
 #[derive(Clone, Debug, PartialEq, Eq)]

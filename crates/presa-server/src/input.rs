@@ -16,9 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll};
 
 use presa_core::{
-    ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationCapability, ErrorObject, InputRequest, InputResponse, JsonObject, ListRootsResult,
-    MissingRequiredClientCapabilityData, SamplingCapability,
+    ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult, Era, ErrorObject,
+    InputRequest, InputResponse, ListRootsResult, MissingRequiredClientCapabilityData,
 };
 use serde_json::Value;
 
@@ -145,82 +144,16 @@ impl<T> Future for Suspendable<T> {
     }
 }
 
-/// The capability an input request needs, as the `requiredCapabilities` of `-32021`.
-pub(crate) fn required_capability(
-    request: &InputRequest,
-    declared: &ClientCapabilities,
-) -> Option<ClientCapabilities> {
-    let empty = JsonObject::new;
-    match request {
-        InputRequest::Elicit(ElicitRequestParams::Form(_))
-            if !declared.supports_elicitation_form() =>
-        {
-            Some(ClientCapabilities {
-                elicitation: Some(ElicitationCapability {
-                    form: Some(empty()),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            })
-        }
-        InputRequest::Elicit(ElicitRequestParams::Url(_))
-            if !declared.supports_elicitation_url() =>
-        {
-            Some(ClientCapabilities {
-                elicitation: Some(ElicitationCapability {
-                    url: Some(empty()),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            })
-        }
-        InputRequest::CreateMessage(params) => {
-            let needs_tools = params.tools.as_ref().is_some_and(|t| !t.is_empty())
-                || params.tool_choice.is_some();
-            let sampling = declared.sampling.as_ref();
-            match sampling {
-                None => Some(ClientCapabilities {
-                    sampling: Some(SamplingCapability::default()),
-                    ..Default::default()
-                }),
-                Some(s) if needs_tools && s.tools.is_none() => Some(ClientCapabilities {
-                    sampling: Some(SamplingCapability {
-                        tools: Some(empty()),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                }),
-                Some(_) => None,
-            }
-        }
-        InputRequest::ListRoots(_) if declared.roots.is_none() => Some(ClientCapabilities {
-            roots: Some(Default::default()),
-            ..Default::default()
-        }),
-        _ => None,
-    }
-}
-
 /// The error for a request whose input needs a capability the client did not declare.
-pub(crate) fn missing_capability_error(required: ClientCapabilities, modern: bool) -> ErrorObject {
+pub(crate) fn missing_capability_error(required: ClientCapabilities, era: Era) -> ErrorObject {
     let what = serde_json::to_string(&required).unwrap_or_default();
     let message = format!("This request needs a client capability that was not declared: {what}");
-    if modern {
-        MissingRequiredClientCapabilityData {
+    match era {
+        Era::Stateless => MissingRequiredClientCapabilityData {
             required_capabilities: required,
         }
-        .into_error(message)
-    } else {
-        ErrorObject::invalid_params(message)
-    }
-}
-
-/// The method name of an input request.
-pub(crate) fn method_of(request: &InputRequest) -> &'static str {
-    match request {
-        InputRequest::Elicit(_) => "elicitation/create",
-        InputRequest::CreateMessage(_) => "sampling/createMessage",
-        _ => "roots/list",
+        .into_error(message),
+        Era::Initialize => ErrorObject::invalid_params(message),
     }
 }
 

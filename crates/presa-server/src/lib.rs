@@ -42,7 +42,7 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 pub use auth::{AuthInfo, InsufficientScope};
 pub use connection::*;
 pub use context::*;
-pub use definitions::{ListKind, SchemaCompiler, is_valid_tool_name};
+pub use definitions::{SchemaCompiler, is_valid_tool_name};
 pub use driven::{DrivenConnection, Outbox};
 pub use error::*;
 pub use events::*;

@@ -14,13 +14,13 @@ use presa_core::{
 use presa_core::{RequestStateCodec, RequestStateKey};
 use tokio::sync::broadcast;
 
-use crate::events::{Change, EventBus, InMemoryBus};
+use crate::events::{Change, EventBus, InMemoryBus, ListKind};
 use crate::middleware::{Middleware, Stack};
 
 use crate::context::Context;
 use crate::definitions::{
-    CompletionTarget, Definitions, ListKind, SchemaCompiler, prompt_entry, resource_entry,
-    template_entry, tool_entry,
+    CompletionTarget, Definitions, SchemaCompiler, prompt_entry, resource_entry, template_entry,
+    tool_entry,
 };
 use crate::error::BuildError;
 use crate::prompt::{
@@ -718,7 +718,7 @@ impl ServerBuilder {
         }
         if self.options.request_state.is_none() {
             let mut key = [0u8; 32];
-            getrandom::fill(&mut key).map_err(|e| BuildError::Randomness(e.to_string()))?;
+            getrandom::fill(&mut key).map_err(BuildError::Randomness)?;
             let key = RequestStateKey::new(key).map_err(BuildError::RequestStateKey)?;
             self.options.request_state = Some(Arc::new(RequestStateCodec::new(key)));
         }

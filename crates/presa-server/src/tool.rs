@@ -1,5 +1,6 @@
 //! Tool handlers: closures or structs, and what they may return.
 
+use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 
@@ -204,17 +205,40 @@ impl IntoToolResult for ToolError {
 /// Implemented for `Value` (the arguments object), `JsonObject` and [`Args<T>`].
 pub trait FromArguments: Sized + Send + 'static {
     /// Reads the arguments; an error becomes a tool error naming the problem.
-    fn from_arguments(arguments: JsonObject) -> Result<Self, String>;
+    fn from_arguments(arguments: JsonObject) -> Result<Self, ArgumentsError>;
+}
+
+/// Why a tool's arguments could not be read as its handler's input type.
+#[derive(Debug)]
+pub struct ArgumentsError(serde_json::Error);
+
+impl ArgumentsError {
+    /// The error of reading the arguments with serde.
+    pub fn new(error: serde_json::Error) -> Self {
+        Self(error)
+    }
+}
+
+impl fmt::Display for ArgumentsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Invalid arguments: {}", self.0)
+    }
+}
+
+impl std::error::Error for ArgumentsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
 }
 
 impl FromArguments for Value {
-    fn from_arguments(arguments: JsonObject) -> Result<Self, String> {
+    fn from_arguments(arguments: JsonObject) -> Result<Self, ArgumentsError> {
         Ok(Value::Object(arguments))
     }
 }
 
 impl FromArguments for JsonObject {
-    fn from_arguments(arguments: JsonObject) -> Result<Self, String> {
+    fn from_arguments(arguments: JsonObject) -> Result<Self, ArgumentsError> {
         Ok(arguments)
     }
 }
@@ -235,10 +259,10 @@ impl FromArguments for JsonObject {
 pub struct Args<T>(pub T);
 
 impl<T: DeserializeOwned + Send + 'static> FromArguments for Args<T> {
-    fn from_arguments(arguments: JsonObject) -> Result<Self, String> {
+    fn from_arguments(arguments: JsonObject) -> Result<Self, ArgumentsError> {
         T::deserialize(Value::Object(arguments))
             .map(Args)
-            .map_err(|e| format!("Invalid arguments: {e}"))
+            .map_err(ArgumentsError)
     }
 }
 
@@ -270,7 +294,10 @@ where
                 let fut = (self.f)(input, cx);
                 Box::pin(async move { fut.await.into_tool_result() })
             }
-            Err(message) => Box::pin(async move { Ok(CallToolResult::error(message)) }),
+            Err(error) => {
+                let message = error.to_string();
+                Box::pin(async move { Ok(CallToolResult::error(message)) })
+            }
         }
     }
 }
@@ -299,7 +326,7 @@ where
     fn call(&self, arguments: JsonObject, cx: Context) -> BoxFuture<'static, ToolOutcome> {
         let outcome = match A::from_arguments(arguments) {
             Ok(input) => (self.f)(input, cx).into_tool_result(),
-            Err(message) => Ok(CallToolResult::error(message)),
+            Err(error) => Ok(CallToolResult::error(error.to_string())),
         };
         Box::pin(async move { outcome })
     }
@@ -379,6 +406,10 @@ mod tests {
         }
         let bad = json!({"n": 300}).as_object().unwrap().clone();
         let error = Args::<In>::from_arguments(bad).unwrap_err();
-        assert!(error.starts_with("Invalid arguments:"), "{error}");
+        assert!(
+            error.to_string().starts_with("Invalid arguments:"),
+            "{error}"
+        );
+        assert!(std::error::Error::source(&error).is_some());
     }
 }

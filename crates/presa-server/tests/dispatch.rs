@@ -612,7 +612,13 @@ fn bad_definitions_fail_at_build() {
         )
         .build();
     assert!(
-        matches!(bad_schema, Err(BuildError::Schema { which: "input", .. })),
+        matches!(
+            bad_schema,
+            Err(BuildError::Schema {
+                which: SchemaRole::Input,
+                ..
+            })
+        ),
         "{bad_schema:?}"
     );
     let bad_template = Server::builder("t", "1")
@@ -644,7 +650,10 @@ fn bad_definitions_fail_at_build() {
         .build();
     assert!(matches!(
         duplicate,
-        Err(BuildError::Duplicate { kind: "prompt", .. })
+        Err(BuildError::Duplicate {
+            kind: DefinitionKind::Prompt,
+            ..
+        })
     ));
 }
 

@@ -10,7 +10,7 @@ use super::MCP_PARAM_HEADER_PREFIX;
 pub const X_MCP_HEADER: &str = "x-mcp-header";
 
 /// Largest magnitude of an integer that may be mirrored into a header: 2^53 − 1, JavaScript's
-/// safe range (digest §14.4).
+/// safe range (<https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header>).
 pub const MAX_HEADER_INTEGER: i64 = (1 << 53) - 1;
 
 /// The primitive type of an argument mirrored into an `Mcp-Param-*` header.
@@ -87,7 +87,8 @@ impl ParamHeader {
     }
 }
 
-/// The `Mcp-Param-*` headers of one tool, compiled once from its `inputSchema` (digest §14.4).
+/// The `Mcp-Param-*` headers of one tool, compiled once from its `inputSchema`
+/// (<https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header>).
 ///
 /// A server compiles each tool's schema when the tool is registered and refuses a tool whose
 /// annotations are invalid; a client compiles each listed tool and drops (with a warning naming
@@ -444,7 +445,7 @@ fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
-/// Why a tool's `x-mcp-header` annotations are invalid (digest §14.4). A server refuses to
+/// Why a tool's `x-mcp-header` annotations are invalid (<https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header>). A server refuses to
 /// register such a tool; an HTTP client drops it from the tools it exposes.
 ///
 /// `location` is a JSON Pointer into the `inputSchema` (`/properties/region`); it is empty for
@@ -650,7 +651,7 @@ mod tests {
         }
     }
 
-    // GUIDE §3.3.9: the eleven invalid tools of http-invalid-tool-headers.
+    // The eleven invalid tools of the http-invalid-tool-headers conformance scenario.
     #[test]
     fn runner_invalid_tools() {
         check_err(

@@ -1,4 +1,5 @@
-//! Header tests across the submodules: the GUIDE §2.3.9 server tables, the §3.3.8 client
+//! Header tests across the submodules: the server tables of the http-header-validation and
+//! http-custom-header-server-validation conformance scenarios, the http-standard-headers client
 //! table, and client-built headers passing server validation.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -35,7 +36,7 @@ fn check_err(pairs: &[(&str, &str)], method: &str, params: Value, expect: &str) 
     assert_eq!(ErrorObject::from(err).code, ErrorCode::HEADER_MISMATCH);
 }
 
-// GUIDE §2.3.9, http-header-validation.
+// The http-header-validation conformance scenario.
 #[test]
 fn runner_header_validation_table() {
     let pv = ("MCP-Protocol-Version", VERSION);
@@ -83,7 +84,7 @@ fn runner_header_validation_table() {
     );
 }
 
-// GUIDE §2.1 steps 1 and 3, server-stateless.
+// Validation steps 1 and 3, the server-stateless conformance scenario.
 #[test]
 fn protocol_version_steps() {
     let h = headers(&[("Mcp-Method", "server/discover")]);
@@ -240,7 +241,7 @@ fn check_param(
         })
 }
 
-// GUIDE §2.3.9, http-custom-header-server-validation.
+// The http-custom-header-server-validation conformance scenario.
 #[test]
 fn runner_custom_header_table() {
     let tool = custom_header_tool();
@@ -432,7 +433,7 @@ fn param_headers_typed_comparison() {
     assert!(b("1", json!(true)).is_err());
     // An object where a primitive belongs can never match.
     assert!(b("{}", json!({})).is_err());
-    // Nested: the digest's §22.5 example.
+    // Nested: the example of the spec's custom-header section.
     assert_eq!(
         check_param(
             &tool,
@@ -443,7 +444,7 @@ fn param_headers_typed_comparison() {
     );
 }
 
-// GUIDE §3.3.8: the client builds exactly the runner's expected headers, and a server accepts
+// The http-standard-headers conformance scenario: the client builds exactly the runner's expected headers, and a server accepts
 // them.
 #[test]
 fn runner_client_custom_headers_round_trip() {

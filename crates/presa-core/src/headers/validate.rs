@@ -35,7 +35,7 @@ impl Slot {
 }
 
 /// The MCP mirror headers of one received HTTP request, collected once and then checked
-/// against the body, as a 2026-07-28 server does (SEP-2243, digest §22.5).
+/// against the body, as a 2026-07-28 server does (SEP-2243, <https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation>).
 ///
 /// Collect them from any iterator of `(name, value)` pairs; names are matched
 /// case-insensitively and every other header is ignored. With axum:
@@ -46,7 +46,8 @@ impl Slot {
 ///
 /// # Validation order
 ///
-/// A 2026-07-28 HTTP server validates a request in this order (GUIDE §2.1, digest §27.10);
+/// A 2026-07-28 HTTP server validates a request in this order (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation>,
+/// in the order the conformance runner probes);
 /// each failing step answers HTTP 400 with the error named. The steps marked *here* are methods
 /// of this type; the others belong to the version and `_meta` checks of the session layer.
 ///
@@ -127,7 +128,7 @@ impl ReceivedHeaders {
     }
 
     /// Whether an `MCP-Protocol-Version` header was sent at all, whatever its value: what a
-    /// dual-era server looks at to route a request (GUIDE §2.1, era routing).
+    /// dual-era server looks at to route a request (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#backward-compatibility>).
     pub fn has_protocol_version(&self) -> bool {
         self.protocol_version != Slot::Absent
     }
@@ -401,7 +402,7 @@ fn decimal_kind(text: &str) -> Option<bool> {
 }
 
 /// A received header that is missing, repeated, malformed or disagrees with the body:
-/// answered with `-32020` HeaderMismatch and HTTP 400 (digest §22.5).
+/// answered with `-32020` HeaderMismatch and HTTP 400 (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation>).
 ///
 /// ```
 /// use presa_core::{ErrorCode, ErrorObject, ReceivedHeaders};

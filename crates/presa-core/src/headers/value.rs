@@ -36,7 +36,7 @@ impl fmt::Display for HeaderValueError {
 
 impl std::error::Error for HeaderValueError {}
 
-/// Whether `value` must travel as `=?base64?…?=` rather than as itself (digest §22.4).
+/// Whether `value` must travel as `=?base64?…?=` rather than as itself (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding>).
 ///
 /// A value goes out plain only if every character is visible ASCII (0x21–0x7E) or space, it
 /// neither starts nor ends with a space, and it does not itself look like the sentinel (starts
@@ -165,7 +165,8 @@ mod tests {
         );
     }
 
-    // The client table of GUIDE §3.3.8 and the spec's encoding examples.
+    // The client table of the http-standard-headers conformance scenario and the spec's encoding
+    // examples.
     #[test]
     fn encode_runner_table() {
         check_encode("us-west1", "us-west1");
@@ -213,7 +214,7 @@ mod tests {
         assert_eq!(decode_header_value(b"a \t b").unwrap(), "a \t b");
     }
 
-    // GUIDE §2.3.9, http-custom-header-server-validation.
+    // The http-custom-header-server-validation conformance scenario.
     #[test]
     fn decode_runner_table() {
         assert_eq!(

@@ -64,12 +64,11 @@ pub struct ResourceNotFoundData {
 }
 
 impl ResourceNotFoundData {
-    /// The error for `uri` with the code of the era: `-32602` when `modern`, else `-32002`.
-    pub fn into_error(self, modern: bool) -> ErrorObject {
-        let code = if modern {
-            ErrorCode::INVALID_PARAMS
-        } else {
-            ErrorCode::RESOURCE_NOT_FOUND
+    /// The error for `uri` with the code of `era`: `-32602` on 2026-07-28, else `-32002`.
+    pub fn into_error(self, era: crate::Era) -> ErrorObject {
+        let code = match era {
+            crate::Era::Stateless => ErrorCode::INVALID_PARAMS,
+            crate::Era::Initialize => ErrorCode::RESOURCE_NOT_FOUND,
         };
         ErrorObject::new(code, "Resource not found").with_data(to_data(&self))
     }

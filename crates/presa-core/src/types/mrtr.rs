@@ -11,8 +11,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, JsonObject,
-    ListRootsResult, Meta, RequestParams, ResultType,
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ElicitationCapability, JsonObject, ListRootsResult, Meta, RequestParams,
+    ResultType, SamplingCapability,
 };
 
 /// `inputRequests`: server-chosen keys → what the server needs.
@@ -125,10 +126,76 @@ impl InputRequest {
     /// The method name.
     pub fn method(&self) -> &str {
         match self {
-            Self::Elicit(_) => "elicitation/create",
-            Self::CreateMessage(_) => "sampling/createMessage",
-            Self::ListRoots(_) => "roots/list",
+            Self::Elicit(_) => <crate::Elicit as crate::RequestMethod>::METHOD,
+            Self::CreateMessage(_) => <crate::CreateMessage as crate::RequestMethod>::METHOD,
+            Self::ListRoots(_) => <crate::ListRoots as crate::RequestMethod>::METHOD,
             Self::Other { method, .. } => method,
+        }
+    }
+
+    /// The client capability this request needs that `declared` lacks, shaped as the
+    /// `requiredCapabilities` of a `-32021` error; `None` when `declared` covers it. The one
+    /// rule both sides keep: a server asks only for what the client declared, and a client
+    /// answers only that. A form elicitation needs `elicitation.form` (a bare `elicitation`
+    /// counts as form), a URL one `elicitation.url`; sampling needs `sampling`, and
+    /// `sampling.tools` when it offers tools or a tool choice; roots need `roots`. Nothing is
+    /// known of other methods.
+    ///
+    /// ```
+    /// use presa_core::{ClientCapabilities, CreateMessageRequestParams, InputRequest};
+    ///
+    /// let none = ClientCapabilities::default();
+    /// let needed = InputRequest::roots().required_capability(&none).unwrap();
+    /// assert!(needed.roots.is_some());
+    /// let roots: ClientCapabilities = serde_json::from_str(r#"{"roots": {}}"#).unwrap();
+    /// assert!(InputRequest::roots().required_capability(&roots).is_none());
+    /// ```
+    pub fn required_capability(&self, declared: &ClientCapabilities) -> Option<ClientCapabilities> {
+        let only = |capabilities: ClientCapabilities| Some(capabilities);
+        match self {
+            Self::Elicit(ElicitRequestParams::Form(_)) if !declared.supports_elicitation_form() => {
+                only(ClientCapabilities {
+                    elicitation: Some(ElicitationCapability {
+                        form: Some(JsonObject::new()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                })
+            }
+            Self::Elicit(ElicitRequestParams::Url(_)) if !declared.supports_elicitation_url() => {
+                only(ClientCapabilities {
+                    elicitation: Some(ElicitationCapability {
+                        url: Some(JsonObject::new()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                })
+            }
+            Self::CreateMessage(params) => {
+                let needs_tools = params.tools.as_ref().is_some_and(|t| !t.is_empty())
+                    || params.tool_choice.is_some();
+                match declared.sampling.as_ref() {
+                    None => only(ClientCapabilities {
+                        sampling: Some(SamplingCapability::default()),
+                        ..Default::default()
+                    }),
+                    Some(sampling) if needs_tools && sampling.tools.is_none() => {
+                        only(ClientCapabilities {
+                            sampling: Some(SamplingCapability {
+                                tools: Some(JsonObject::new()),
+                                ..Default::default()
+                            }),
+                            ..Default::default()
+                        })
+                    }
+                    Some(_) => None,
+                }
+            }
+            Self::ListRoots(_) if declared.roots.is_none() => only(ClientCapabilities {
+                roots: Some(Default::default()),
+                ..Default::default()
+            }),
+            _ => None,
         }
     }
 }
@@ -160,15 +227,15 @@ impl<'de> Deserialize<'de> for InputRequest {
         }
         let Embedded { method, params } = Embedded::deserialize(deserializer)?;
         let parsed = match method.as_str() {
-            "elicitation/create" => {
+            <crate::Elicit as crate::RequestMethod>::METHOD => {
                 let params = params.ok_or_else(|| D::Error::missing_field("params"))?;
                 serde_json::from_value(params).map(Self::Elicit)
             }
-            "sampling/createMessage" => {
+            <crate::CreateMessage as crate::RequestMethod>::METHOD => {
                 let params = params.ok_or_else(|| D::Error::missing_field("params"))?;
                 serde_json::from_value(params).map(Self::CreateMessage)
             }
-            "roots/list" => params
+            <crate::ListRoots as crate::RequestMethod>::METHOD => params
                 .map(serde_json::from_value)
                 .transpose()
                 .map(Self::ListRoots),

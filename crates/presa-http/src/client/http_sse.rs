@@ -1,5 +1,4 @@
-//! The fallback to the deprecated 2024-11-05 HTTP+SSE transport (digest initialize-era §12.7,
-//! §12.8): when `initialize` is refused with 400, 404 or 405 and no JSON-RPC answer, GET the
+//! The fallback to the deprecated 2024-11-05 HTTP+SSE transport (<https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility>): when `initialize` is refused with 400, 404 or 405 and no JSON-RPC answer, GET the
 //! URL; if its first event is `endpoint`, every message is POSTed there from then on and
 //! everything the server says arrives on that one stream.
 

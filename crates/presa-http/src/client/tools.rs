@@ -1,5 +1,5 @@
 //! Screening a 2026-07-28 `tools/list` result: compile each tool's `x-mcp-header` annotations,
-//! drop the tools whose annotations are invalid (digest §14.4).
+//! drop the tools whose annotations are invalid (<https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header>).
 
 use std::collections::BTreeMap;
 

@@ -17,11 +17,13 @@
 mod auth;
 mod endpoint;
 mod host;
+mod legacy;
 mod limit;
 mod options;
 mod origin;
 mod reject;
 mod session;
+mod shared;
 mod sse;
 mod stateless;
 
@@ -48,7 +50,7 @@ pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
 pub use origin::{Origin, OriginLayer};
 pub use session::{HttpSession, InMemorySessionStore, SessionStore};
 
-use endpoint::Shared;
+use shared::Shared;
 
 /// The examples of docs/authorization.md, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "jwt", feature = "client"))]
@@ -88,8 +90,8 @@ pub fn router_with_store<S: Clone + Send + Sync + 'static>(
 fn build<S: Clone + Send + Sync + 'static>(shared: Shared) -> Router<S> {
     let options = Arc::clone(&shared.options);
     let endpoint = post(endpoint::post)
-        .get(endpoint::get)
-        .delete(endpoint::delete)
+        .get(legacy::get)
+        .delete(legacy::delete)
         .fallback(endpoint::other);
     let router = match &options.auth {
         Some(auth) => Router::new()

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
-use presa_server::{Arrival, Change, DrivenConnection, Outbox, Server};
+use presa_server::{Arrival, Change, DrivenConnection, InsufficientScope, Outbox, Server};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -68,6 +68,9 @@ pub(crate) struct Delivery {
     pub(crate) json: Arc<str>,
     /// Whether this is a response (it counts toward finishing the stream).
     pub(crate) is_response: bool,
+    /// The scopes an `insufficient_scope` error response says the request lacked, read from
+    /// the typed error as it was routed.
+    pub(crate) insufficient_scope: Option<InsufficientScope>,
     /// Whether the stream ends after this message.
     pub(crate) last: bool,
 }
@@ -160,6 +163,13 @@ impl HttpSession {
     /// The negotiated revision, once `initialize` was answered.
     pub fn version(&self) -> Option<ProtocolVersion> {
         *lock(&self.version)
+    }
+
+    /// The revision the session's connection negotiated, once `initialize` was answered.
+    pub(crate) fn negotiated(&self) -> Option<ProtocolVersion> {
+        self.connection
+            .client()
+            .map(|client| client.protocol_version)
     }
 
     pub(crate) fn set_version(&self, version: ProtocolVersion) {
@@ -304,6 +314,7 @@ impl HttpSession {
                 event_id: format!("{}-{}", e.stream, e.seq),
                 json: Arc::clone(&e.json),
                 is_response: e.is_response,
+                insufficient_scope: None,
                 last: e.last,
             })
             .collect();
@@ -318,9 +329,12 @@ impl HttpSession {
 
     /// Sends a message of the connection to the stream it belongs to, keeping it for resumption.
     fn route(&self, transmit: Transmit) {
-        let response_id = match &transmit.message {
-            Message::Response(r) => r.id.clone(),
-            _ => None,
+        let (response_id, insufficient_scope) = match &transmit.message {
+            Message::Response(r) => (
+                r.id.clone(),
+                r.as_error().and_then(InsufficientScope::from_error),
+            ),
+            _ => (None, None),
         };
         let json: Arc<str> = Arc::from(transmit.message.to_json());
         let mut streams = lock(&self.streams);
@@ -360,6 +374,7 @@ impl HttpSession {
             event_id: format!("{stream}-{seq}"),
             json,
             is_response,
+            insufficient_scope,
             last,
         };
         if let Some(tx) = streams.live.get(&stream)

@@ -16,7 +16,7 @@ use presa_server::{Arrival, AuthInfo, DrivenConnection, InsufficientScope, Trans
 use tokio::sync::mpsc;
 
 use super::auth::insufficient_scope_response;
-use super::endpoint::Shared;
+use super::shared::Shared;
 use super::sse::{event, json_response, sse_response};
 
 /// Serves one 2026-07-28 request.

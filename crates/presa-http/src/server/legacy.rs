@@ -1,0 +1,401 @@
+//! Initialize-era requests on the endpoint: a POST to a session (or one that creates it with
+//! `initialize`), the session's GET stream with `Last-Event-ID` resumption, and DELETE.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Extension, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use presa_core::{ErrorCode, Message, Packet, ProtocolVersion, RequestId};
+use presa_server::{Arrival, AuthInfo};
+use tokio::sync::mpsc;
+
+use super::auth::{insufficient_scope_response, principal};
+use super::endpoint::{SESSION_HEADER, accepts, header_str, method_not_allowed};
+use super::reject::reject;
+use super::session::{Delivery, HttpSession, new_session_id};
+use super::shared::Shared;
+use super::sse::{event, json_response, sse_response};
+use super::stateless::accepted;
+
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// An initialize-era POST: a new session for `initialize`, else the session the id names.
+pub(crate) async fn post(
+    shared: Shared,
+    headers: &HeaderMap,
+    session_id: Option<String>,
+    packet: Packet,
+    arrival: &Arrival,
+) -> Response {
+    let caller = arrival.auth().and_then(principal);
+    let (messages, mut rejected, is_batch) = match packet {
+        Packet::Single(message) => (vec![message], Vec::new(), false),
+        Packet::Batch(members) => {
+            let mut messages = Vec::new();
+            let mut rejected = Vec::new();
+            for member in members {
+                match member {
+                    Ok(message) => messages.push(message),
+                    Err(error) => rejected.push(Message::Response(error.to_response()).to_json()),
+                }
+            }
+            (messages, rejected, true)
+        }
+    };
+    let initialize = messages.iter().any(|m| m.method() == Some("initialize"));
+    let (session, created) = match session_id {
+        None if initialize && !is_batch => {
+            shared.start_sweeper();
+            shared.start_announcer();
+            let Some(id) = new_session_id() else {
+                return reject(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    ErrorCode::INTERNAL_ERROR,
+                    "no randomness for a session id",
+                );
+            };
+            shared.options.log_line(&format!("session {id} started"));
+            let session = HttpSession::start(
+                id,
+                shared.server.clone(),
+                shared.options.event_buffer,
+                caller.clone(),
+            );
+            shared.sessions.insert(Arc::clone(&session));
+            (session, true)
+        }
+        None => {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Bad Request: Mcp-Session-Id header is required",
+            );
+        }
+        Some(id) => match shared.sessions.get(&id) {
+            Some(session) if session.belongs_to(caller.as_deref()) => (session, false),
+            _ => {
+                return reject(
+                    StatusCode::NOT_FOUND,
+                    ErrorCode::INVALID_REQUEST,
+                    "Session not found",
+                );
+            }
+        },
+    };
+    if !created {
+        if initialize {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Session already initialized",
+            );
+        }
+        if let (Some(header), Some(version)) = (
+            header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER),
+            session.version(),
+        ) && header != version.as_str()
+        {
+            let message =
+                format!("MCP-Protocol-Version {header:?} does not match the session's {version}");
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                &message,
+            );
+        }
+        if is_batch && session.version() != Some(ProtocolVersion::V2025_03_26) {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Invalid request: batches are not allowed in this protocol revision",
+            );
+        }
+    }
+    session.touch();
+    let requests: Vec<RequestId> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Request(r) => Some(r.id.clone()),
+            _ => None,
+        })
+        .collect();
+    if requests.is_empty() {
+        return if session.deliver(messages, arrival) {
+            accepted()
+        } else {
+            reject(
+                StatusCode::NOT_FOUND,
+                ErrorCode::INVALID_REQUEST,
+                "Session not found",
+            )
+        };
+    }
+    let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
+    let (stream, priming, deliveries) = session.open_stream(&requests, primed);
+    if !session.deliver(messages, arrival) {
+        session.forget_stream(stream);
+        return reject(
+            StatusCode::NOT_FOUND,
+            ErrorCode::INVALID_REQUEST,
+            "Session not found",
+        );
+    }
+    let single = !is_batch && requests.len() == 1;
+    let mut response = respond(
+        &shared,
+        &session,
+        priming,
+        deliveries,
+        &mut rejected,
+        is_batch,
+        single,
+    )
+    .await;
+    let streamed = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if !streamed {
+        session.forget_stream(stream);
+    }
+    if created {
+        let initialized = match session.negotiated() {
+            Some(version) => {
+                session.set_version(version);
+                true
+            }
+            None => false,
+        };
+        if initialized {
+            if let Ok(value) = HeaderValue::from_str(session.id()) {
+                response.headers_mut().insert(SESSION_HEADER, value);
+            }
+        } else {
+            shared.sessions.remove(session.id());
+            session.close();
+        }
+    }
+    response
+}
+
+/// Answers a POST from its stream: one JSON body (an array for a batch) when the responses come
+/// first; an SSE stream as soon as anything else comes first.
+async fn respond(
+    shared: &Shared,
+    session: &HttpSession,
+    priming: Option<String>,
+    mut deliveries: mpsc::Receiver<Delivery>,
+    responses: &mut Vec<String>,
+    is_batch: bool,
+    single: bool,
+) -> Response {
+    loop {
+        let Some(delivery) = deliveries.recv().await else {
+            if priming.is_some() && session.is_open() {
+                // a handler closed the stream early (SEP-1699): the client resumes from the
+                // priming event's id and gets the rest on its GET
+                let ready = responses
+                    .iter()
+                    .map(|json| event(None, json, None))
+                    .collect();
+                let events = forward_events(priming, shared.options.retry, ready, None);
+                return sse_response(events, None, ());
+            }
+            return reject(
+                StatusCode::NOT_FOUND,
+                ErrorCode::INVALID_REQUEST,
+                "Session ended",
+            );
+        };
+        if !delivery.is_response {
+            return stream_response(
+                shared,
+                priming,
+                deliveries,
+                std::mem::take(responses),
+                delivery,
+            );
+        }
+        if single
+            && delivery.last
+            && let Some(needed) = delivery.insufficient_scope
+        {
+            return insufficient_scope_response(delivery.json.to_string(), needed);
+        }
+        responses.push(delivery.json.to_string());
+        if delivery.last {
+            let body = if is_batch {
+                format!("[{}]", responses.join(","))
+            } else {
+                responses.concat()
+            };
+            return json_response(StatusCode::OK, body);
+        }
+    }
+}
+
+/// Switches a POST's answer to SSE: the responses collected so far, then the stream's messages.
+fn stream_response(
+    shared: &Shared,
+    priming: Option<String>,
+    deliveries: mpsc::Receiver<Delivery>,
+    earlier: Vec<String>,
+    first: Delivery,
+) -> Response {
+    // responses collected before the switch carry no event id: they were not routed as events
+    let mut ready: Vec<Bytes> = earlier.iter().map(|json| event(None, json, None)).collect();
+    let last = first.last;
+    ready.push(event(Some(&first.event_id), &first.json, None));
+    let events = forward_events(
+        priming,
+        shared.options.retry,
+        ready,
+        (!last).then_some(deliveries),
+    );
+    sse_response(events, None, ())
+}
+
+/// Feeds an SSE stream: a priming event (an id to resume from, and `retry`) when given, the
+/// events at hand, then the stream's live messages until the one that ends it.
+fn forward_events(
+    priming: Option<String>,
+    retry: std::time::Duration,
+    ready: Vec<Bytes>,
+    live: Option<mpsc::Receiver<Delivery>>,
+) -> mpsc::Receiver<Bytes> {
+    let (events_tx, events) = mpsc::channel::<Bytes>(64);
+    tokio::spawn(async move {
+        let primer = priming.map(|id| event(Some(&id), "", Some(retry)));
+        for bytes in primer.into_iter().chain(ready) {
+            if events_tx.send(bytes).await.is_err() {
+                return;
+            }
+        }
+        let Some(mut live) = live else { return };
+        while let Some(delivery) = live.recv().await {
+            let bytes = event(Some(&delivery.event_id), &delivery.json, None);
+            if events_tx.send(bytes).await.is_err() || delivery.last {
+                return;
+            }
+        }
+    });
+    events
+}
+
+/// `GET` on the endpoint: the session's standalone event stream, or the resumption of a stream
+/// with `Last-Event-ID`.
+pub(crate) async fn get(
+    State(shared): State<Shared>,
+    headers: HeaderMap,
+    auth: Option<Extension<AuthInfo>>,
+) -> Response {
+    if !shared.supports_initialize_era() {
+        return method_not_allowed(&shared);
+    }
+    if !accepts(&headers).1 {
+        return reject(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Not Acceptable: Accept must list text/event-stream",
+        );
+    }
+    let Some(session_id) = header_str(&headers, SESSION_HEADER) else {
+        return reject(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Bad Request: Mcp-Session-Id header is required",
+        );
+    };
+    let caller = auth.and_then(|Extension(auth)| principal(&auth));
+    let Some(session) = shared
+        .sessions
+        .get(session_id)
+        .filter(|s| s.belongs_to(caller.as_deref()))
+    else {
+        return reject(
+            StatusCode::NOT_FOUND,
+            ErrorCode::INVALID_REQUEST,
+            "Session not found",
+        );
+    };
+    session.touch();
+    let resume = header_str(&headers, LAST_EVENT_ID).and_then(|id| {
+        let (stream, seq) = id.split_once('-')?;
+        Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?))
+    });
+    let (replay, live, priming) = match resume {
+        Some((stream, seq)) => match session.resume(stream, seq) {
+            Some((replay, live)) => (replay, live, None),
+            None => {
+                return reject(
+                    StatusCode::NOT_FOUND,
+                    ErrorCode::INVALID_REQUEST,
+                    "Unknown Last-Event-ID",
+                );
+            }
+        },
+        None => {
+            let (priming, live) =
+                session.open_standalone(session.version() == Some(ProtocolVersion::V2025_11_25));
+            (Vec::new(), Some(live), priming)
+        }
+    };
+    // a replay that reaches the stream's last message ends it there
+    let end = replay.iter().position(|d| d.last);
+    let replay = replay
+        .iter()
+        .take(end.map_or(usize::MAX, |at| at + 1))
+        .map(|d| event(Some(&d.event_id), &d.json, None))
+        .collect();
+    let events = forward_events(
+        priming,
+        shared.options.retry,
+        replay,
+        live.filter(|_| end.is_none()),
+    );
+    sse_response(events, Some(shared.options.keepalive), ())
+}
+
+/// `DELETE` on the endpoint: ends an initialize-era session.
+pub(crate) async fn delete(
+    State(shared): State<Shared>,
+    headers: HeaderMap,
+    auth: Option<Extension<AuthInfo>>,
+) -> Response {
+    if !shared.supports_initialize_era() {
+        return method_not_allowed(&shared);
+    }
+    let Some(session_id) = header_str(&headers, SESSION_HEADER) else {
+        return reject(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Bad Request: Mcp-Session-Id header is required",
+        );
+    };
+    let caller = auth.and_then(|Extension(auth)| principal(&auth));
+    let owned = shared
+        .sessions
+        .get(session_id)
+        .is_some_and(|s| s.belongs_to(caller.as_deref()));
+    let removed = if owned {
+        shared.sessions.remove(session_id)
+    } else {
+        None
+    };
+    match removed {
+        Some(session) => {
+            session.close();
+            shared
+                .options
+                .log_line(&format!("session {} deleted", session.id()));
+            StatusCode::OK.into_response()
+        }
+        None => reject(
+            StatusCode::NOT_FOUND,
+            ErrorCode::INVALID_REQUEST,
+            "Session not found",
+        ),
+    }
+}
