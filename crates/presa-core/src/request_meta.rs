@@ -64,6 +64,27 @@ pub fn is_stateless_shaped(meta: Option<&Meta>) -> bool {
     meta.is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")))
 }
 
+/// Whether a message is shaped for 2026-07-28 (see [`is_stateless_shaped`]): what a dual-era
+/// transport looks at to route a message that came without a version header.
+///
+/// ```
+/// use presa_core::{decode_message, is_stateless_message};
+///
+/// let modern = decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{
+///     "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#).unwrap();
+/// let legacy = decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
+/// assert!(is_stateless_message(&modern));
+/// assert!(!is_stateless_message(&legacy));
+/// ```
+pub fn is_stateless_message(message: &crate::Message) -> bool {
+    let params = match message {
+        crate::Message::Request(r) => r.params.as_deref(),
+        crate::Message::Notification(n) => n.params.as_deref(),
+        crate::Message::Response(_) => None,
+    };
+    is_stateless_shaped(params_meta(params).as_ref())
+}
+
 fn missing(key: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("Missing _meta field {key}"))
 }

@@ -2,6 +2,7 @@
 //! a task of its own.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use presa_core::{Message, Transmit};
@@ -140,6 +141,9 @@ pub struct TransmitQueue(Arc<QueueInner>);
 #[derive(Debug, Default)]
 struct QueueInner {
     messages: Mutex<VecDeque<Transmit>>,
+    /// Whether the writer waits for a message (else a message queued while it works on input
+    /// needs no wake-up: it looks at the queue next anyway).
+    writer_waits: AtomicBool,
     /// Wakes the writer: a message is waiting.
     queued: Notify,
     /// Wakes handlers waiting for room.
@@ -161,8 +165,13 @@ impl TransmitQueue {
 
     /// The oldest message, if one is waiting.
     pub fn pop(&self) -> Option<Transmit> {
-        let next = self.messages().pop_front();
-        if next.is_some() {
+        let (next, was_full) = {
+            let mut messages = self.messages();
+            let was_full = messages.len() >= QUEUE_ROOM;
+            (messages.pop_front(), was_full)
+        };
+        // handlers wait for room only past QUEUE_ROOM messages
+        if was_full {
             self.0.drained.notify_waiters();
         }
         next
@@ -178,17 +187,26 @@ impl TransmitQueue {
         }
     }
 
-    /// Completes when a message was queued since the last time this completed (or is queued
-    /// now); for a writer that also waits on other things.
+    /// Completes once a message is queued (at once if one is); for a writer that also waits on
+    /// other things.
     async fn queued(&self) {
-        self.0.queued.notified().await;
+        let notified = self.0.queued.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        self.0.writer_waits.store(true, Ordering::Release);
+        if self.messages().is_empty() {
+            notified.await;
+        }
+        self.0.writer_waits.store(false, Ordering::Release);
     }
 }
 
 impl Outbox for TransmitQueue {
     fn send(&self, transmit: Transmit) {
         self.messages().push_back(transmit);
-        self.0.queued.notify_one();
+        if self.0.writer_waits.load(Ordering::Acquire) {
+            self.0.queued.notify_waiters();
+        }
     }
 
     fn ready(&self) -> BoxFuture<'static, ()> {
@@ -226,7 +244,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
     } = channel;
     let mut changes = server.changes();
     let queue = TransmitQueue::new();
-    let connection = DrivenConnection::new(server, queue.clone());
+    let connection = DrivenConnection::with_idle_shrink(server, queue.clone(), false);
     let mut input_open = true;
     loop {
         while let Some(transmit) = queue.pop() {

@@ -9,29 +9,24 @@ use presa_core::{
     ReadResourceRequestParams, ReadResourceResult, ResourceNotFoundData, ResultType, paginate,
     to_raw,
 };
-use presa_core::{
-    InputRequest, InputRequiredResult, InputResponses, Notification, SubscriptionFilter,
-    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
-    SubscriptionsListenResult, request_state_binding, subscription_meta,
-};
+use presa_core::{InputResponses, request_state_binding};
 
-use crate::events::{Change, ListKind, list_changed_method};
 use presa_core::{HasMeta, HasResultType};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::BoxFuture;
 use crate::catch::catch_unwind;
 use crate::context::Context;
 use crate::definitions::{
     CompletionTarget, Definitions, ListSlot, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry,
 };
-use crate::input::{Round, Suspendable, Suspension};
+use crate::input::Suspension;
 use crate::middleware::{ListFilter, McpResponse, Target};
 use crate::prompt::CompletionInput;
 use crate::resource::ResourceOutcome;
+use crate::rounds::run;
 use crate::scopes::{Described, check_scopes};
 use crate::server::Server;
 
@@ -200,7 +195,7 @@ impl Server {
     }
 
     /// Puts the server's identity in a 2026-07-28 result's `_meta`, unless told not to.
-    fn stamp_server_info(&self, meta: &mut Option<Meta>) {
+    pub(crate) fn stamp_server_info(&self, meta: &mut Option<Meta>) {
         if self.inner.options.server_info_in_meta {
             meta.get_or_insert_with(Meta::new)
                 .entry(META_SERVER_INFO)
@@ -570,203 +565,6 @@ impl Server {
     }
 }
 
-/// What a handler run ended with: its output, a panic message, or a suspension.
-type Run<T> = Result<Result<T, String>, Suspension>;
-
-/// Runs a handler future, catching a panic and suspending it when it asks for input it cannot
-/// have yet.
-async fn run<T: Send + 'static>(cx: &Context, future: BoxFuture<'static, T>) -> Run<T> {
-    let caught: BoxFuture<'static, Result<T, String>> = Box::pin(catch_unwind(future));
-    Suspendable::new(caught, cx.asks()).await
-}
-
-/// Whether the raw params carry `"inputResponses": null` (malformed, unlike an absent member).
-fn null_input_responses(params: Option<&RawValue>) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        #[serde(rename = "inputResponses", default, deserialize_with = "present")]
-        input_responses: Option<Box<RawValue>>,
-    }
-    /// `Some` for a member that is there, `null` included.
-    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
-        <Box<RawValue> as serde::Deserialize>::deserialize(d).map(Some)
-    }
-    params
-        // the common case, no such member at all, costs a substring search, not a parse
-        .filter(|p| p.get().contains("\"inputResponses\""))
-        .and_then(|p| serde_json::from_str::<Probe>(p.get()).ok())
-        .and_then(|probe| probe.input_responses)
-        .is_some_and(|raw| raw.get().trim() == "null")
-}
-
-impl Server {
-    /// Opens a 2026-07-28 round for an input-capable request: the answers of the sealed state
-    /// plus this retry's `inputResponses`, attached to the context.
-    fn open_round(
-        &self,
-        cx: &Context,
-        method: &str,
-        binding: impl FnOnce() -> Value,
-        raw_params: Option<&RawValue>,
-        responses: Option<InputResponses>,
-        state: Option<String>,
-    ) -> Result<Option<Arc<Round>>, ErrorObject> {
-        if cx.protocol_version().era() != Era::Stateless {
-            return Ok(None);
-        }
-        if responses.is_none() && null_input_responses(raw_params) {
-            return Err(ErrorObject::invalid_params(
-                "inputResponses must be an object",
-            ));
-        }
-        let mut all = std::collections::BTreeMap::new();
-        if let Some(token) = state {
-            let codec = self
-                .inner
-                .options
-                .request_state
-                .as_ref()
-                .ok_or_else(|| ErrorObject::internal_error("no request state key"))?;
-            let opened = codec.open(std::time::SystemTime::now(), &token, method, &binding())?;
-            if let Some(earlier) = opened.get("responses") {
-                let earlier: InputResponses = serde_json::from_value(earlier.clone())
-                    .map_err(|e| ErrorObject::invalid_params(format!("requestState: {e}")))?;
-                all.extend(earlier);
-            }
-        }
-        all.extend(responses.unwrap_or_default());
-        let round = Arc::new(Round {
-            responses: all,
-            used: Default::default(),
-        });
-        cx.attach_round(Arc::clone(&round));
-        Ok(Some(round))
-    }
-
-    /// The `input_required` result for a suspended handler: what it asked for, and a sealed
-    /// state carrying the answers it already used.
-    fn input_required(
-        &self,
-        round: Option<&Round>,
-        requests: std::collections::BTreeMap<String, InputRequest>,
-        method: &str,
-        binding: &Value,
-    ) -> Result<RawJson, ErrorObject> {
-        let codec = self
-            .inner
-            .options
-            .request_state
-            .as_ref()
-            .ok_or_else(|| ErrorObject::internal_error("no request state key"))?;
-        let used: serde_json::Map<String, Value> = match round {
-            Some(round) => {
-                let used = round.used.lock().map(|u| u.clone()).unwrap_or_default();
-                round
-                    .responses
-                    .iter()
-                    .filter(|(key, _)| used.contains(*key))
-                    .map(|(key, response)| {
-                        (
-                            key.clone(),
-                            serde_json::to_value(response).unwrap_or(Value::Null),
-                        )
-                    })
-                    .collect()
-            }
-            None => serde_json::Map::new(),
-        };
-        let state = serde_json::json!({ "responses": used });
-        let sealed = codec.seal(
-            std::time::SystemTime::now(),
-            self.inner.options.request_state_ttl,
-            method,
-            binding,
-            &state,
-        );
-        let mut result = InputRequiredResult {
-            result_type: ResultType::InputRequired,
-            input_requests: Some(requests),
-            request_state: Some(sealed),
-            meta: None,
-        };
-        self.stamp_server_info(&mut result.meta);
-        raw(&result)
-    }
-}
-
-impl Server {
-    /// `subscriptions/listen` (2026-07-28): the acknowledgement with the honoured filter, then
-    /// the changes it asked for, each tagged with the subscription id, until the client ends the
-    /// stream (the request is cancelled) or the server shuts down (the listen result).
-    async fn listen(&self, params: Option<&RawValue>, cx: Context) -> Result<RawJson, ErrorObject> {
-        let params: SubscriptionsListenRequestParams = parse(params)?;
-        let options = &self.inner.options;
-        let asked = params.notifications;
-        let honour =
-            |flag: Option<bool>| (options.list_changed && flag == Some(true)).then_some(true);
-        let honoured = SubscriptionFilter {
-            tools_list_changed: honour(asked.tools_list_changed),
-            prompts_list_changed: honour(asked.prompts_list_changed),
-            resources_list_changed: honour(asked.resources_list_changed),
-            resource_subscriptions: if options.subscribe {
-                asked.resource_subscriptions.clone()
-            } else {
-                None
-            },
-            ..Default::default()
-        };
-        let id = cx.request_id().clone();
-        // subscribe before acknowledging, so that nothing after the acknowledgement is missed
-        let mut changes = self.changes();
-        let ack = SubscriptionsAcknowledgedNotificationParams::new(&id, honoured.clone());
-        if let Ok(ack) = Notification::new("notifications/subscriptions/acknowledged", &ack) {
-            cx.notify(ack).await;
-        }
-        loop {
-            let change = tokio::select! {
-                change = changes.recv() => change,
-                () = cx.cancelled() => break,
-            };
-            let notification = match change {
-                Ok(Change::ListChanged(kind)) => {
-                    let wanted = match kind {
-                        ListKind::Tools => honoured.tools_list_changed,
-                        ListKind::Prompts => honoured.prompts_list_changed,
-                        ListKind::Resources => honoured.resources_list_changed,
-                    };
-                    if wanted != Some(true) {
-                        continue;
-                    }
-                    Notification::new(
-                        list_changed_method(kind),
-                        &serde_json::json!({ "_meta": subscription_meta(&id) }),
-                    )
-                }
-                Ok(Change::ResourceUpdated(uri)) => {
-                    let watched = honoured
-                        .resource_subscriptions
-                        .iter()
-                        .flatten()
-                        .any(|w| *w == uri || uri.starts_with(w.as_str()));
-                    if !watched {
-                        continue;
-                    }
-                    Notification::new(
-                        "notifications/resources/updated",
-                        &serde_json::json!({ "_meta": subscription_meta(&id), "uri": uri }),
-                    )
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-            };
-            if let Ok(notification) = notification {
-                cx.notify(notification).await;
-            }
-        }
-        raw(&SubscriptionsListenResult::closed(&id))
-    }
-}
-
 /// A definition a list shows, as a [`ListFilter`] sees it.
 trait Listed {
     fn target(&self) -> Target<'_>;
@@ -846,12 +644,12 @@ impl<'de> serde::Deserialize<'de> for MetaObject {
     }
 }
 
-fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
     serde_json::from_str(params.map_or("{}", RawValue::get))
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
 }
 
-fn raw(result: &impl Serialize) -> Result<RawJson, ErrorObject> {
+pub(crate) fn raw(result: &impl Serialize) -> Result<RawJson, ErrorObject> {
     to_raw(result).map_err(unserializable)
 }
 

@@ -110,6 +110,9 @@ struct Driven {
     /// Outside the state's lock, so that dropping the connection never waits for it (the outbox
     /// may hold the last reference to the connection's owner while the state is locked).
     closed: AtomicBool,
+    /// Whether an idle initialize-era session gives its tables' memory back (many idle HTTP
+    /// sessions); a byte-stream connection keeps them for its next request.
+    shrink_when_idle: bool,
     state: Mutex<State>,
 }
 
@@ -144,6 +147,12 @@ struct State {
 impl DrivenConnection {
     /// A connection serving `server`, sending through `outbox`.
     pub fn new(server: Server, outbox: impl Outbox) -> Self {
+        Self::with_idle_shrink(server, outbox, true)
+    }
+
+    /// [`new`](Self::new), keeping its tables' memory between requests when `shrink` is false
+    /// (one busy connection, not many idle ones).
+    pub(crate) fn with_idle_shrink(server: Server, outbox: impl Outbox, shrink: bool) -> Self {
         let session = ServerSession::new(server.shared_session_config());
         let inner = Arc::new_cyclic(|weak: &Weak<Driven>| Driven {
             server,
@@ -152,6 +161,7 @@ impl DrivenConnection {
             }),
             outbox: Box::new(outbox),
             closed: AtomicBool::new(false),
+            shrink_when_idle: shrink,
             state: Mutex::new(State {
                 session,
                 in_flight: HashMap::new(),
@@ -338,7 +348,9 @@ impl Driven {
             let mut state = self.state();
             // deadlines of requests to the client pass on activity too, not only while a
             // handler waits for the answer (it may have been cancelled meanwhile)
-            state.session.handle_timeout(now());
+            if state.session.requests_pending() > 0 {
+                state.session.handle_timeout(now());
+            }
             for rejection in feed(&mut state.session) {
                 self.outbox.send(Transmit {
                     message: rejection.into(),
@@ -355,14 +367,16 @@ impl Driven {
     /// messages to the outbox, and registers the requests to start, which it returns for
     /// [`run`](Self::run) (their first poll happens outside the lock, since a handler may talk
     /// back to the session at once).
-    fn pump(self: &Arc<Self>, state: &mut State, arrival: &Arrival) -> Vec<Started> {
-        let mut started = Vec::new();
+    fn pump(self: &Arc<Self>, state: &mut State, arrival: &Arrival) -> Starts {
+        let mut started = Starts::default();
         loop {
             while let Some(transmit) = state.session.poll_transmit() {
                 self.outbox.send(transmit);
             }
             let Some(event) = state.session.poll_event() else {
-                if state.in_flight.is_empty() && started.is_empty() {
+                let idle = state.in_flight.is_empty() && started.is_empty();
+                if idle && self.shrink_when_idle && state.session.initialize_era_client().is_some()
+                {
                     // quiet again: an idle session keeps only its state
                     state.session.shrink_to_fit();
                     if state.waiting.is_empty() {
@@ -416,7 +430,7 @@ impl Driven {
 
     /// Runs started requests: a handling that finishes on its first poll (a `tool_sync` tool, a
     /// listing) is answered at once, any other moves to a task of its own.
-    fn run(self: &Arc<Self>, started: Vec<Started>) {
+    fn run(self: &Arc<Self>, started: Starts) {
         for Started {
             id, mut handling, ..
         } in started
@@ -449,7 +463,9 @@ impl Driven {
                 return;
             }
             state.session.respond(id, result);
-            state.session.handle_timeout(now());
+            if state.session.requests_pending() > 0 {
+                state.session.handle_timeout(now());
+            }
             self.pump(&mut state, &UNKNOWN)
         };
         self.run(started);
@@ -472,6 +488,47 @@ impl Driven {
         };
         self.run(started);
         self.outbox.ready()
+    }
+}
+
+/// The requests one input started, in order: almost always none or one, so one is kept without
+/// an allocation.
+#[derive(Default)]
+enum Starts {
+    #[default]
+    None,
+    One(Started),
+    Many(Vec<Started>),
+}
+
+impl Starts {
+    fn push(&mut self, request: Started) {
+        *self = match std::mem::take(self) {
+            Self::None => Self::One(request),
+            Self::One(first) => Self::Many(vec![first, request]),
+            Self::Many(mut all) => {
+                all.push(request);
+                Self::Many(all)
+            }
+        };
+    }
+
+    fn is_empty(&self) -> bool {
+        matches!(self, Self::None)
+    }
+}
+
+impl IntoIterator for Starts {
+    type Item = Started;
+    type IntoIter = std::iter::Chain<std::option::IntoIter<Started>, std::vec::IntoIter<Started>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        let (one, many) = match self {
+            Self::None => (None, Vec::new()),
+            Self::One(request) => (Some(request), Vec::new()),
+            Self::Many(all) => (None, all),
+        };
+        one.into_iter().chain(many)
     }
 }
 

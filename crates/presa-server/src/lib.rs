@@ -16,6 +16,7 @@
 //! presa-client, and it opens no sockets or pipes itself.
 
 mod auth;
+mod builder;
 mod catch;
 mod connection;
 mod context;
@@ -25,9 +26,11 @@ mod driven;
 mod error;
 mod events;
 mod input;
+mod listen;
 mod middleware;
 mod prompt;
 mod resource;
+mod rounds;
 mod scopes;
 mod server;
 mod start;
@@ -40,6 +43,7 @@ pub mod content;
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 pub use auth::{AuthInfo, InsufficientScope};
+pub use builder::ServerBuilder;
 pub use connection::*;
 pub use context::*;
 pub use definitions::{SchemaCompiler, is_valid_tool_name};

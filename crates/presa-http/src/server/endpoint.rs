@@ -7,8 +7,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use presa_core::{
-    Era, ErrorCode, Message, Packet, ProtocolVersion, decode_packet, is_stateless_shaped,
-    params_meta,
+    Era, ErrorCode, Message, Packet, ProtocolVersion, decode_packet, is_stateless_message,
 };
 use presa_server::{Arrival, AuthInfo, HttpParts, Transport};
 
@@ -114,21 +113,18 @@ pub(crate) async fn post(
     let header_era = version_header
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .map(ProtocolVersion::era);
-    let legacy = match (&session_id, header_era, &packet) {
-        (Some(_), _, _) => true,
-        (None, Some(Era::Initialize), _) => true,
-        (None, _, Packet::Batch(_)) => true,
-        (None, None, Packet::Single(message)) if version_header.is_none() => {
-            let params = match message {
-                Message::Request(r) => r.params.as_deref(),
-                Message::Notification(n) => n.params.as_deref(),
-                Message::Response(_) => None,
-            };
-            !is_stateless_shaped(params_meta(params).as_ref())
+    let era = match (&session_id, header_era, &packet) {
+        (Some(_), _, _) | (None, Some(Era::Initialize), _) | (None, _, Packet::Batch(_)) => {
+            Era::Initialize
         }
-        _ => false,
+        (None, None, Packet::Single(message))
+            if version_header.is_none() && !is_stateless_message(message) =>
+        {
+            Era::Initialize
+        }
+        _ => Era::Stateless,
     };
-    if legacy {
+    if era == Era::Initialize {
         if !shared.supports_initialize_era() {
             let supported = shared.server.supported_versions().to_strings().join(", ");
             let message =

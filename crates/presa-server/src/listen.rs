@@ -1,0 +1,93 @@
+//! `subscriptions/listen` (2026-07-28): a request whose answer is a stream of change
+//! notifications.
+
+use presa_core::{ErrorObject, RawJson};
+use presa_core::{
+    Notification, SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
+    SubscriptionsListenRequestParams, SubscriptionsListenResult, subscription_meta,
+};
+
+use crate::events::{Change, ListKind, list_changed_method};
+use serde_json::value::RawValue;
+
+use crate::context::Context;
+use crate::server::Server;
+
+use crate::dispatch::{parse, raw};
+
+impl Server {
+    /// `subscriptions/listen` (2026-07-28): the acknowledgement with the honoured filter, then
+    /// the changes it asked for, each tagged with the subscription id, until the client ends the
+    /// stream (the request is cancelled) or the server shuts down (the listen result).
+    pub(crate) async fn listen(
+        &self,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<RawJson, ErrorObject> {
+        let params: SubscriptionsListenRequestParams = parse(params)?;
+        let options = &self.inner.options;
+        let asked = params.notifications;
+        let honour =
+            |flag: Option<bool>| (options.list_changed && flag == Some(true)).then_some(true);
+        let honoured = SubscriptionFilter {
+            tools_list_changed: honour(asked.tools_list_changed),
+            prompts_list_changed: honour(asked.prompts_list_changed),
+            resources_list_changed: honour(asked.resources_list_changed),
+            resource_subscriptions: if options.subscribe {
+                asked.resource_subscriptions.clone()
+            } else {
+                None
+            },
+            ..Default::default()
+        };
+        let id = cx.request_id().clone();
+        // subscribe before acknowledging, so that nothing after the acknowledgement is missed
+        let mut changes = self.changes();
+        let ack = SubscriptionsAcknowledgedNotificationParams::new(&id, honoured.clone());
+        if let Ok(ack) = Notification::new("notifications/subscriptions/acknowledged", &ack) {
+            cx.notify(ack).await;
+        }
+        loop {
+            let change = tokio::select! {
+                change = changes.recv() => change,
+                () = cx.cancelled() => break,
+            };
+            let notification = match change {
+                Ok(Change::ListChanged(kind)) => {
+                    let wanted = match kind {
+                        ListKind::Tools => honoured.tools_list_changed,
+                        ListKind::Prompts => honoured.prompts_list_changed,
+                        ListKind::Resources => honoured.resources_list_changed,
+                    };
+                    if wanted != Some(true) {
+                        continue;
+                    }
+                    Notification::new(
+                        list_changed_method(kind),
+                        &serde_json::json!({ "_meta": subscription_meta(&id) }),
+                    )
+                }
+                Ok(Change::ResourceUpdated(uri)) => {
+                    let watched = honoured
+                        .resource_subscriptions
+                        .iter()
+                        .flatten()
+                        .any(|w| *w == uri || uri.starts_with(w.as_str()));
+                    if !watched {
+                        continue;
+                    }
+                    Notification::new(
+                        "notifications/resources/updated",
+                        &serde_json::json!({ "_meta": subscription_meta(&id), "uri": uri }),
+                    )
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            };
+            if let Ok(notification) = notification {
+                cx.notify(notification).await;
+            }
+        }
+        raw(&SubscriptionsListenResult::closed(&id))
+    }
+}
