@@ -2,7 +2,7 @@
 //! a task of its own.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use presa_core::{Message, Transmit};
@@ -118,8 +118,8 @@ impl ConnectionOptions {
 /// for it.
 const QUEUE_ROOM: usize = 256;
 
-/// An [`Outbox`] that keeps a connection's messages in order for a task to write out: what
-/// [`serve_connection`] writes from, and what a Streamable HTTP response streams from. Clones
+/// An [`Outbox`] that keeps a connection's messages in order for a task to take them: what a
+/// Streamable HTTP response streams from. Clones
 /// share the queue. A handler reporting progress or logging waits while 256 messages are
 /// queued, so a peer that reads slowly slows the handler instead of growing the queue.
 ///
@@ -225,10 +225,65 @@ impl Outbox for TransmitQueue {
     }
 }
 
+/// The outbox of a [`serve_connection`]: an unbounded channel to the connection's task, whose
+/// length is counted so that handlers reporting progress or logging wait past
+/// [`QUEUE_ROOM`] queued messages.
+#[derive(Clone)]
+struct StreamOutbox {
+    messages: mpsc::UnboundedSender<Transmit>,
+    length: Arc<(AtomicUsize, Notify)>,
+}
+
+impl StreamOutbox {
+    fn new() -> (Self, mpsc::UnboundedReceiver<Transmit>) {
+        let (messages, queued) = mpsc::unbounded_channel();
+        let outbox = Self {
+            messages,
+            length: Arc::default(),
+        };
+        (outbox, queued)
+    }
+
+    /// The connection's task took a message off the channel.
+    fn taken(&self) {
+        let (length, drained) = &*self.length;
+        if length.fetch_sub(1, Ordering::AcqRel) >= QUEUE_ROOM {
+            drained.notify_waiters();
+        }
+    }
+}
+
+impl Outbox for StreamOutbox {
+    fn send(&self, transmit: Transmit) {
+        // counted before it can be taken, so that the count never goes below zero
+        self.length.0.fetch_add(1, Ordering::AcqRel);
+        if self.messages.send(transmit).is_err() {
+            self.length.0.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    fn ready(&self) -> BoxFuture<'static, ()> {
+        let length = Arc::clone(&self.length);
+        Box::pin(async move {
+            loop {
+                let (queued, drained) = &*length;
+                let notified = drained.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if queued.load(Ordering::Acquire) < QUEUE_ROOM {
+                    return;
+                }
+                notified.await;
+            }
+        })
+    }
+}
+
 /// Serves `server` to one peer over `channel` until the peer's input ends and every request in
 /// flight has been answered.
 ///
-/// The connection is a [`DrivenConnection`] driven by this task: a request whose handling
+/// The connection is a [`DrivenConnection`] driven by this task, writing from a channel that
+/// its handlers fill: a request whose handling
 /// finishes on its first poll (a `tool_sync` tool, a listing) is answered at once on the
 /// connection's task; any other runs on a task of its own, and `notifications/cancelled` aborts
 /// it (no response is sent). So a sync handler holds up the connection while it runs: long or
@@ -243,11 +298,12 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
         outgoing,
     } = channel;
     let mut changes = server.changes();
-    let queue = TransmitQueue::new();
-    let connection = DrivenConnection::with_idle_shrink(server, queue.clone(), false);
+    let (outbox, mut queued) = StreamOutbox::new();
+    let connection = DrivenConnection::with_idle_shrink(server, outbox.clone(), false);
     let mut input_open = true;
     loop {
-        while let Some(transmit) = queue.pop() {
+        while let Ok(transmit) = queued.try_recv() {
+            outbox.taken();
             if outgoing.send(transmit).await.is_err() {
                 connection.abort();
                 return;
@@ -261,7 +317,13 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
         tokio::select! {
             biased;
             // a message to write, which is also how a finished request makes room
-            () = queue.queued() => {}
+            Some(transmit) = queued.recv() => {
+                outbox.taken();
+                if outgoing.send(transmit).await.is_err() {
+                    connection.abort();
+                    return;
+                }
+            }
             input = incoming.recv(), if reading => match input {
                 Some(Incoming::Message(message)) => {
                     connection.handle(message, &options.arrival);

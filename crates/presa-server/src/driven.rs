@@ -132,9 +132,83 @@ impl Running {
     }
 }
 
+/// The requests being served: those in their first poll (almost always none or one, found
+/// without hashing their id) and those running on tasks.
+#[derive(Default)]
+struct InFlight {
+    polling: Vec<(RequestId, Cancellation)>,
+    running: HashMap<RequestId, Running>,
+}
+
+impl InFlight {
+    fn len(&self) -> usize {
+        self.polling.len() + self.running.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.polling.is_empty() && self.running.is_empty()
+    }
+
+    fn contains(&self, id: &RequestId) -> bool {
+        self.polling.iter().any(|(polled, _)| polled == id) || self.running.contains_key(id)
+    }
+
+    fn cancellation(&self, id: &RequestId) -> Option<&Cancellation> {
+        match self.polling.iter().find(|(polled, _)| polled == id) {
+            Some((_, cancellation)) => Some(cancellation),
+            None => self.running.get(id).map(|running| &running.cancellation),
+        }
+    }
+
+    /// A request starts its first poll.
+    fn start(&mut self, id: RequestId, cancellation: Cancellation) {
+        self.polling.push((id, cancellation));
+    }
+
+    /// A request left pending by its first poll now runs on `task`; `false` (and nothing
+    /// kept) when it was stopped meanwhile.
+    fn promote(&mut self, id: &RequestId, task: &tokio::task::JoinHandle<()>) -> bool {
+        let Some(at) = self.polling.iter().position(|(polled, _)| polled == id) else {
+            return false;
+        };
+        let (id, cancellation) = self.polling.swap_remove(at);
+        let running = Running {
+            task: Some(task.abort_handle()),
+            cancellation,
+        };
+        self.running.insert(id, running);
+        true
+    }
+
+    fn remove(&mut self, id: &RequestId) -> Option<Running> {
+        match self.polling.iter().position(|(polled, _)| polled == id) {
+            Some(at) => {
+                let (_, cancellation) = self.polling.swap_remove(at);
+                Some(Running {
+                    task: None,
+                    cancellation,
+                })
+            }
+            None => self.running.remove(id),
+        }
+    }
+
+    fn drain(&mut self) -> impl Iterator<Item = Running> + '_ {
+        let polling = self.polling.drain(..).map(|(_, cancellation)| Running {
+            task: None,
+            cancellation,
+        });
+        polling.chain(self.running.drain().map(|(_, running)| running))
+    }
+
+    fn shrink_to_fit(&mut self) {
+        *self = Self::default();
+    }
+}
+
 struct State {
     session: ServerSession,
-    in_flight: HashMap<RequestId, Running>,
+    in_flight: InFlight,
     /// Server→client requests waiting for the client's answer.
     waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
     /// Initialize-era resource subscriptions.
@@ -164,7 +238,7 @@ impl DrivenConnection {
             shrink_when_idle: shrink,
             state: Mutex::new(State {
                 session,
-                in_flight: HashMap::new(),
+                in_flight: InFlight::default(),
                 waiting: HashMap::new(),
                 subscribed: HashSet::new(),
                 listens: HashSet::new(),
@@ -289,8 +363,8 @@ impl DrivenConnection {
             in_flight, listens, ..
         } = &mut *state;
         for id in listens.drain() {
-            if let Some(running) = in_flight.get(&id) {
-                running.cancellation.cancel();
+            if let Some(cancellation) = in_flight.cancellation(&id) {
+                cancellation.cancel();
             }
         }
         for (_, reply) in state.waiting.drain() {
@@ -302,7 +376,7 @@ impl DrivenConnection {
     pub fn abort(&self) {
         self.close();
         let mut state = self.inner.state();
-        for (_, running) in state.in_flight.drain() {
+        for running in state.in_flight.drain() {
             running.stop();
         }
     }
@@ -380,7 +454,7 @@ impl Driven {
                     // quiet again: an idle session keeps only its state
                     state.session.shrink_to_fit();
                     if state.waiting.is_empty() {
-                        state.in_flight = HashMap::new();
+                        state.in_flight.shrink_to_fit();
                         state.waiting = HashMap::new();
                     }
                 }
@@ -404,11 +478,9 @@ impl Driven {
                     if request.listen {
                         state.listens.insert(request.id.clone());
                     }
-                    let running = Running {
-                        task: None,
-                        cancellation: request.cancellation.clone(),
-                    };
-                    state.in_flight.insert(request.id.clone(), running);
+                    state
+                        .in_flight
+                        .start(request.id.clone(), request.cancellation.clone());
                     started.push(request);
                 }
                 ServerEvent::Cancelled { id, .. } => {
@@ -441,16 +513,16 @@ impl Driven {
             }
             let mut state = self.state();
             // cancelled during its first poll: nothing to run
-            let Some(running) = state.in_flight.get_mut(&id) else {
+            if !state.in_flight.contains(&id) {
                 continue;
-            };
+            }
             let driven = Arc::clone(self);
             let task_id = id.clone();
             let task = tokio::spawn(async move {
                 let result = guarded(handling).await;
                 driven.finish(&task_id, result);
             });
-            running.task = Some(task.abort_handle());
+            state.in_flight.promote(&id, &task);
         }
     }
 
@@ -480,7 +552,7 @@ impl Driven {
     ) -> BoxFuture<'static, ()> {
         let started = {
             let mut state = self.state();
-            if !state.in_flight.contains_key(request) {
+            if !state.in_flight.contains(request) {
                 return Box::pin(async {});
             }
             f(&mut state.session);
@@ -586,7 +658,7 @@ impl Peer for DrivenPeer {
         let Some(driven) = self.driven.upgrade() else {
             return false;
         };
-        let in_flight = driven.state().in_flight.contains_key(request);
+        let in_flight = driven.state().in_flight.contains(request);
         in_flight && driven.outbox.close_stream(request)
     }
 
