@@ -1,12 +1,8 @@
 //! The protected MCP server over real HTTP on 127.0.0.1: challenges, protected resource
-//! metadata, identities reaching handlers, scopes, sessions and cancellation per caller; and
-//! (feature `jwt`) the JWT verifier.
+//! metadata, identities reaching handlers, scopes, sessions and cancellation per caller (the JWT
+//! verifier's tests are presa-oauth's).
 #![cfg(feature = "server")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[cfg(feature = "jwt")]
-#[path = "server_auth/jwt.rs"]
-mod jwt;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,6 +7,8 @@ pub use presa_schema as schema;
 pub use presa_client as client;
 #[cfg(feature = "http")]
 pub use presa_http as http;
+#[cfg(any(feature = "oauth", feature = "jwt"))]
+pub use presa_oauth as oauth;
 #[cfg(feature = "server")]
 pub use presa_server as server;
 #[cfg(feature = "stdio")]

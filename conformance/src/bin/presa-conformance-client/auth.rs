@@ -9,9 +9,9 @@
 //! scenarios allow.
 
 use presa_client::Client;
-use presa_http::{
-    ClientCredentials, Grant, HeadlessAuthorization, HttpClientOptions, IdentityAssertion,
-    OAuthClient, OAuthOptions,
+use presa_http::HttpClientOptions;
+use presa_oauth::{
+    ClientCredentials, Grant, HeadlessAuthorization, IdentityAssertion, OAuthClient, OAuthOptions,
 };
 use serde_json::json;
 

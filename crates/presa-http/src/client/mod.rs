@@ -27,7 +27,7 @@
 //!   2026-07-28 there is no resumption and the request fails.
 //! - **Authorization**: a [`TokenProvider`] puts the credential on every request (POST, GET,
 //!   DELETE) and is told about each `401` and `403`, and may have the request sent again.
-//!   [`OAuthClient`] is the provider that runs the MCP authorization flow: discovery,
+//!   presa-oauth's `OAuthClient` is the provider that runs the MCP authorization flow: discovery,
 //!   registration, the authorization code with PKCE, step-up, refresh, DPoP.
 //! - **Cancellation**: a `notifications/cancelled` for a 2026-07-28 request closes that
 //!   request's stream instead of being POSTed (on HTTP the closed stream is the cancellation);
@@ -39,7 +39,6 @@ mod conn;
 mod driver;
 mod error;
 mod http_sse;
-mod oauth;
 mod options;
 mod post;
 mod sse;
@@ -54,7 +53,6 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
 
 pub use error::HttpClientError;
-pub use oauth::*;
 pub use options::HttpClientOptions;
 pub use token::{AuthRequest, Credential, Refusal, TokenError, TokenProvider};
 

@@ -42,8 +42,6 @@ use tokio::task::JoinHandle;
 pub use auth::{
     Auth, AuthLayer, AuthOptions, ProtectedResourceMetadata, TokenVerifier, VerifyError,
 };
-#[cfg(feature = "jwt")]
-pub use auth::{JwtKey, JwtKeyError, JwtVerifier};
 pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
 pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
@@ -51,11 +49,6 @@ pub use origin::{Origin, OriginLayer};
 pub use session::{HttpSession, InMemorySessionStore, SessionStore};
 
 use shared::Shared;
-
-/// The examples of docs/authorization.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "jwt", feature = "client"))]
-#[doc = include_str!("../../../../docs/authorization.md")]
-struct AuthorizationGuide;
 
 /// The MCP endpoint as an axum router, with the Origin, Host and body-size layers applied (and,
 /// with [`HttpOptions::auth`], the auth layer and the protected resource metadata route).

@@ -12,7 +12,7 @@
 //!   and [`serve`](crate::serve).
 //! - Scopes: server-wide with [`AuthOptions::required_scopes`]; per tool, resource or prompt
 //!   with `ServerBuilder::tool_scopes` and friends, answered with 403 `insufficient_scope`.
-//! - Feature `jwt`: `JwtVerifier`, a verifier of JWT access tokens (signature, issuer, audience,
+//! - presa-oauth's `JwtVerifier` (its feature `jwt`) is a verifier of JWT access tokens (signature, issuer, audience,
 //!   expiry) with keys from a cached JWKS.
 //!
 //! ```
@@ -58,10 +58,6 @@
 //! the query string.
 
 mod challenge;
-#[cfg(feature = "jwt")]
-mod jwks;
-#[cfg(feature = "jwt")]
-mod jwt;
 mod layer;
 mod metadata;
 mod options;
@@ -72,8 +68,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use presa_server::{AuthInfo, InsufficientScope};
 
-#[cfg(feature = "jwt")]
-pub use jwt::{JwtKey, JwtKeyError, JwtVerifier};
 pub use layer::AuthLayer;
 pub use metadata::ProtectedResourceMetadata;
 pub use options::AuthOptions;

@@ -3,7 +3,6 @@
 //! refusals, the client credentials, JWT bearer and identity assertion grants, DPoP, the
 //! 2025-03-26 fallback.
 
-#![cfg(feature = "client")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod client_oauth_support;
@@ -13,10 +12,10 @@ use client_oauth_support::{
     AuthServer, Mock, PRM_PATH, bearer, jwt_claims, jwt_header, oauth_error, options, refuse,
     standard,
 };
-use presa_http::{
-    AuthRequest, ClientCredentials, Credential, Grant, IdentityAssertion, MemoryTokenStore,
-    OAuthClient, OAuthError, OAuthOptions, Refusal, StoredTokens, TokenEndpointAuth, TokenProvider,
-    TokenStore,
+use presa_http::{AuthRequest, Credential, Refusal, TokenProvider};
+use presa_oauth::{
+    ClientCredentials, Grant, IdentityAssertion, MemoryTokenStore, OAuthClient, OAuthError,
+    OAuthOptions, StoredTokens, TokenEndpointAuth, TokenStore,
 };
 use serde_json::json;
 use sha2::Digest as _;
@@ -163,7 +162,7 @@ async fn a_rejected_token_is_refreshed_first_and_an_expiring_one_before_use() {
     store
         .save_client(
             &mock.issuer(""),
-            Some(presa_http::StoredClient::new(
+            Some(presa_oauth::StoredClient::new(
                 mock.issuer(""),
                 "stored-client",
             )),

@@ -2,7 +2,6 @@
 //! order, issuer and `iss` checks, the authorization request, scopes and step-up, the retry
 //! limit, registrations per issuer.
 
-#![cfg(feature = "client")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod client_oauth_support;
@@ -11,7 +10,7 @@ use base64::Engine as _;
 use client_oauth_support::{
     AuthServer, Iss, Mock, PRM_PATH, REDIRECT, bearer, oauth_error, options, refuse, standard,
 };
-use presa_http::{ClientCredentials, MemoryTokenStore, OAuthClient, OAuthError, TokenStore};
+use presa_oauth::{ClientCredentials, MemoryTokenStore, OAuthClient, OAuthError, TokenStore};
 use serde_json::json;
 use sha2::Digest as _;
 

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use presa_client::BoxFuture;
 
-use super::authorization::AuthorizationHandler;
-use super::storage::{MemoryTokenStore, TokenStore};
-use crate::client::token::TokenError;
+use crate::authorization::AuthorizationHandler;
+use crate::storage::{MemoryTokenStore, TokenStore};
+use presa_http::TokenError;
 
 /// How the client authenticates at the token endpoint (RFC 6749 §2.3, OpenID Connect Core
 /// §9).
@@ -58,7 +58,7 @@ impl TokenEndpointAuth {
 /// with, and are never presented to another.
 ///
 /// ```
-/// use presa_http::{ClientCredentials, TokenEndpointAuth};
+/// use presa_oauth::{ClientCredentials, TokenEndpointAuth};
 ///
 /// let credentials = ClientCredentials::new("my-client")
 ///     .issuer("https://auth.example.com")

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use jsonwebtoken::crypto::CryptoProvider;
 
-use super::jwt::JwtKey;
-use super::verifier::VerifyError;
+use crate::verifier::JwtKey;
+use presa_http::VerifyError;
 
 /// The largest JWKS document read.
 const MAX_JWKS_BYTES: usize = 1 << 20;

@@ -9,8 +9,8 @@ use jsonwebtoken::{Algorithm, DecodingKey, Header, Validation, decode, decode_he
 use presa_server::{AuthInfo, BoxFuture};
 use serde_json::{Map, Value};
 
-use super::jwks::{JwksSource, install_crypto};
-use super::verifier::{TokenVerifier, VerifyError};
+use crate::jwks::{JwksSource, install_crypto};
+use presa_http::{TokenVerifier, VerifyError};
 
 const RSA: &[Algorithm] = &[
     Algorithm::RS256,
@@ -26,7 +26,7 @@ const HMAC: &[Algorithm] = &[Algorithm::HS256, Algorithm::HS384, Algorithm::HS51
 /// A key that verifies JWT signatures, with the algorithms it may be used with and its key id.
 ///
 /// ```
-/// use presa_http::JwtKey;
+/// use presa_oauth::JwtKey;
 ///
 /// let jwks = r#"{"keys": [{"kty": "EC", "crv": "P-256", "kid": "k1", "use": "sig",
 ///     "x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",
@@ -194,7 +194,8 @@ enum Keys {
 ///
 /// ```
 /// use std::time::Duration;
-/// use presa_http::{AuthOptions, HttpOptions, JwtVerifier};
+/// use presa_http::{AuthOptions, HttpOptions};
+/// use presa_oauth::JwtVerifier;
 ///
 /// let verifier = JwtVerifier::jwks(
 ///     "https://login.example.net",

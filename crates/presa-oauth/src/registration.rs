@@ -5,13 +5,13 @@
 
 use serde_json::{Value, json};
 
-use super::discovery::ServerMetadata;
-use super::error::OAuthError;
-use super::http::{parse_url, post_json};
-use super::jwt::Es256Key;
-use super::options::{ClientCredentials, OAuthOptions, TokenEndpointAuth};
-use super::storage::{StoredClient, TokenStore};
-use super::tokens::ClientAuth;
+use crate::discovery::ServerMetadata;
+use crate::error::OAuthError;
+use crate::http::{parse_url, post_json};
+use crate::jwt::Es256Key;
+use crate::options::{ClientCredentials, OAuthOptions, TokenEndpointAuth};
+use crate::storage::{StoredClient, TokenStore};
+use crate::tokens::ClientAuth;
 
 /// Where a client identity came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

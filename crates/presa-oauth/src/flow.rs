@@ -3,18 +3,18 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::authorization::{AuthorizationParams, Pending, authorization_url, read_response};
-use super::challenge::AuthChallenge;
-use super::client::Inner;
-use super::discovery::{Discovered, ServerMetadata, discover, resource_of, server_metadata};
-use super::error::OAuthError;
-use super::http::parse_url;
-use super::jwt::unix;
-use super::options::{Grant, IdentityAssertion};
-use super::registration::{Source, identity};
-use super::scope::{ScopeInputs, select};
-use super::storage::StoredTokens;
-use super::tokens::{self, ClientAuth, DpopContext, TokenResponse};
+use crate::authorization::{AuthorizationParams, Pending, authorization_url, read_response};
+use crate::challenge::AuthChallenge;
+use crate::client::Inner;
+use crate::discovery::{Discovered, ServerMetadata, discover, resource_of, server_metadata};
+use crate::error::OAuthError;
+use crate::http::parse_url;
+use crate::jwt::unix;
+use crate::options::{Grant, IdentityAssertion};
+use crate::registration::{Source, identity};
+use crate::scope::{ScopeInputs, select};
+use crate::storage::StoredTokens;
+use crate::tokens::{self, ClientAuth, DpopContext, TokenResponse};
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";

@@ -6,8 +6,8 @@ use reqwest::Url;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::error::OAuthError;
-use super::http::{self, get_json, origin, parse_url};
+use crate::error::OAuthError;
+use crate::http::{self, get_json, origin, parse_url};
 
 /// The protected resource metadata document (RFC 9728 §2), the fields the client uses.
 #[derive(Clone, Debug, Deserialize)]

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use presa_client::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::client::token::TokenError;
+use presa_http::TokenError;
 
 /// The tokens obtained for one MCP server, as a [`TokenStore`] keeps them.
 ///

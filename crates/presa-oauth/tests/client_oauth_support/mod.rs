@@ -11,10 +11,8 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
-use presa_http::{
-    AuthRequest, Credential, HeadlessAuthorization, OAuthClient, OAuthError, OAuthOptions, Refusal,
-    TokenError, TokenProvider,
-};
+use presa_http::{AuthRequest, Credential, Refusal, TokenError, TokenProvider};
+use presa_oauth::{HeadlessAuthorization, OAuthClient, OAuthError, OAuthOptions};
 use serde_json::{Value, json};
 
 /// One request the client made.

@@ -8,15 +8,15 @@ use std::time::{Duration, SystemTime};
 use presa_client::BoxFuture;
 use reqwest::Url;
 
-use super::challenge::AuthChallenge;
-use super::discovery::Discovered;
-use super::error::OAuthError;
-use super::http::parse_url;
-use super::jwt::{Es256Key, dpop_proof};
-use super::options::OAuthOptions;
-use super::scope::covers;
-use super::storage::StoredTokens;
-use crate::client::token::{AuthRequest, Credential, Refusal, TokenError, TokenProvider};
+use crate::challenge::AuthChallenge;
+use crate::discovery::Discovered;
+use crate::error::OAuthError;
+use crate::http::parse_url;
+use crate::jwt::{Es256Key, dpop_proof};
+use crate::options::OAuthOptions;
+use crate::scope::covers;
+use crate::storage::StoredTokens;
+use presa_http::{AuthRequest, Credential, Refusal, TokenError, TokenProvider};
 
 /// A token this close to expiry is refreshed before use.
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);
@@ -47,7 +47,8 @@ const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use presa_client::{Client, ClientOptions};
-/// use presa_http::{HttpClientOptions, OAuthClient, OAuthOptions, TokenError};
+/// use presa_http::{HttpClientOptions, TokenError};
+/// use presa_oauth::{OAuthClient, OAuthOptions};
 ///
 /// let url = "https://mcp.example.com/mcp";
 /// let oauth = OAuthClient::new(

@@ -9,10 +9,10 @@ use reqwest::Url;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
-use super::error::OAuthError;
-use super::http::{Answer, post_form};
-use super::jwt::{Es256Key, client_assertion, dpop_proof};
-use super::options::TokenEndpointAuth;
+use crate::error::OAuthError;
+use crate::http::{Answer, post_form};
+use crate::jwt::{Es256Key, client_assertion, dpop_proof};
+use crate::options::TokenEndpointAuth;
 
 const DPOP: HeaderName = HeaderName::from_static("dpop");
 

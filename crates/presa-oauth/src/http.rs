@@ -4,8 +4,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
-use super::error::OAuthError;
-use crate::client::conn::describe;
+use crate::error::OAuthError;
 
 /// The largest metadata document or token response read.
 const MAX_BODY: usize = 1024 * 1024;
@@ -113,4 +112,20 @@ pub(crate) fn parse_url(url: &str) -> Result<Url, OAuthError> {
 /// `scheme://host[:port]`, no trailing slash.
 pub(crate) fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
+}
+
+/// An error's text followed by each of its sources' not already in it: what an OAuth error says
+/// of a failed HTTP exchange.
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        let part = e.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = e.source();
+    }
+    text
 }

@@ -10,10 +10,10 @@ use presa_client::BoxFuture;
 use reqwest::Url;
 use reqwest::header::LOCATION;
 
-use super::error::OAuthError;
-use super::jwt::{random, sha256_b64};
-use crate::client::conn::describe;
-use crate::client::token::TokenError;
+use crate::error::OAuthError;
+use crate::http::describe;
+use crate::jwt::{random, sha256_b64};
+use presa_http::TokenError;
 
 /// Takes the user to the authorization page and returns where the authorization server sent
 /// them back.
@@ -26,7 +26,8 @@ use crate::client::token::TokenError;
 /// Closures `Fn(String) -> impl Future<Output = Result<String, TokenError>>` are handlers:
 ///
 /// ```
-/// use presa_http::{OAuthOptions, TokenError};
+/// use presa_http::TokenError;
+/// use presa_oauth::OAuthOptions;
 ///
 /// let options = OAuthOptions::default()
 ///     .redirect_uri("http://127.0.0.1:33418/callback")

@@ -12,7 +12,7 @@ use reqwest::Url;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
-use super::error::OAuthError;
+use crate::error::OAuthError;
 
 /// How long a client assertion is valid.
 const ASSERTION_LIFETIME: u64 = 300;
