@@ -163,9 +163,10 @@ impl AuthInfo {
 /// The caller lacks scopes an operation requires.
 ///
 /// The dispatcher answers with it when a tool, resource or prompt declared scopes (see
-/// [`ServerBuilder::tool_scopes`]) the request's [`AuthInfo`] lacks; a handler may return it too,
-/// for a decision only it can make. On the wire it is a JSON-RPC error (`-32600`) whose `data` is
-/// `{"error": "insufficient_scope", "scope": "<space-separated scopes>"}`; presa-http turns it
+/// [`RequireScopes`](crate::RequireScopes)) the request's [`AuthInfo`] lacks; a handler may
+/// return it too, for a decision only it can make. On the wire it is a JSON-RPC error
+/// (`-32600`) whose `data` is `{"error": "insufficient_scope", "scope": "<space-separated
+/// scopes>"}`; presa-http turns it
 /// into `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, so the
 /// client can ask for the missing scopes (step-up authorization).
 ///

@@ -11,9 +11,10 @@
 //! - [`HttpOptions::auth`](crate::HttpOptions::auth) wires both into [`router`](crate::router)
 //!   and [`serve`](crate::serve).
 //! - Scopes: server-wide with [`AuthOptions::required_scopes`]; per tool, resource or prompt
-//!   with `ServerBuilder::tool_scopes` and friends, answered with 403 `insufficient_scope`.
-//! - presa-oauth's `JwtVerifier` (its feature `jwt`) is a verifier of JWT access tokens (signature, issuer, audience,
-//!   expiry) with keys from a cached JWKS.
+//!   on the definition (`Tool::new(..).requires_scopes([..])`), answered with 403
+//!   `insufficient_scope`.
+//! - presa-oauth's `JwtVerifier` (its feature `jwt`) is a verifier of JWT access tokens
+//!   (signature, issuer, audience, expiry) with keys from a cached JWKS.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
