@@ -131,7 +131,8 @@ const QUEUE_ROOM: usize = 256;
 /// let queue = TransmitQueue::new();
 /// let message = Notification::without_params("notifications/tools/list_changed");
 /// queue.send(Transmit { message: message.into(), related_request: None });
-/// assert!(queue.next().await.message.method() == Some("notifications/tools/list_changed"));
+/// let next = queue.next().await.unwrap();
+/// assert_eq!(next.message.method(), Some("notifications/tools/list_changed"));
 /// assert!(queue.pop().is_none());
 /// # });
 /// ```
@@ -141,6 +142,8 @@ pub struct TransmitQueue(Arc<QueueInner>);
 #[derive(Debug, Default)]
 struct QueueInner {
     messages: Mutex<VecDeque<Transmit>>,
+    /// Set by [`TransmitQueue::close`]: nothing more will come.
+    closed: AtomicBool,
     /// Whether the writer waits for a message (else a message queued while it works on input
     /// needs no wake-up: it looks at the queue next anyway).
     writer_waits: AtomicBool,
@@ -177,14 +180,24 @@ impl TransmitQueue {
         next
     }
 
-    /// Waits for the oldest message.
-    pub async fn next(&self) -> Transmit {
+    /// Waits for the oldest message; `None` once the queue is [closed](Self::close) and empty.
+    pub async fn next(&self) -> Option<Transmit> {
         loop {
             if let Some(transmit) = self.pop() {
-                return transmit;
+                return Some(transmit);
+            }
+            if self.0.closed.load(Ordering::Acquire) {
+                return None;
             }
             self.queued().await;
         }
+    }
+
+    /// Says that nothing more will be queued (the request it carried was stopped): a writer
+    /// waiting in [`next`](Self::next) gets what is left, then `None`.
+    pub fn close(&self) {
+        self.0.closed.store(true, Ordering::Release);
+        self.0.queued.notify_waiters();
     }
 
     /// Completes once a message is queued (at once if one is); for a writer that also waits on
@@ -194,7 +207,7 @@ impl TransmitQueue {
         tokio::pin!(notified);
         notified.as_mut().enable();
         self.0.writer_waits.store(true, Ordering::Release);
-        if self.messages().is_empty() {
+        if self.messages().is_empty() && !self.0.closed.load(Ordering::Acquire) {
             notified.await;
         }
         self.0.writer_waits.store(false, Ordering::Release);
@@ -302,6 +315,9 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
     let connection = DrivenConnection::with_idle_shrink(server, outbox.clone(), false);
     let mut input_open = true;
     loop {
+        // counted before draining: a request that finished had its response sent to the channel
+        // under the same lock that took it out of flight, so nothing is left behind at the end
+        let in_flight = connection.in_flight();
         while let Ok(transmit) = queued.try_recv() {
             outbox.taken();
             if outgoing.send(transmit).await.is_err() {
@@ -309,7 +325,6 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                 return;
             }
         }
-        let in_flight = connection.in_flight();
         if !input_open && in_flight == 0 {
             return;
         }

@@ -131,6 +131,11 @@ impl Cancellation {
         self.inner.notify.notify_waiters();
     }
 
+    /// Whether `other` is this very signal (a clone of it), not another one.
+    pub(crate) fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Whether the signal fired.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancelled.load(Ordering::Acquire)

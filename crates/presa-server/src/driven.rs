@@ -166,9 +166,19 @@ impl InFlight {
     }
 
     /// A request left pending by its first poll now runs on `task`; `false` (and nothing
-    /// kept) when it was stopped meanwhile.
-    fn promote(&mut self, id: &RequestId, task: &tokio::task::JoinHandle<()>) -> bool {
-        let Some(at) = self.polling.iter().position(|(polled, _)| polled == id) else {
+    /// kept) when it was stopped meanwhile. `start` is its cancellation signal, which tells it
+    /// from a later request that reused its id.
+    fn promote(
+        &mut self,
+        id: &RequestId,
+        start: &Cancellation,
+        task: &tokio::task::JoinHandle<()>,
+    ) -> bool {
+        let found = self
+            .polling
+            .iter()
+            .position(|(polled, cancellation)| polled == id && cancellation.same(start));
+        let Some(at) = found else {
             return false;
         };
         let (id, cancellation) = self.polling.swap_remove(at);
@@ -178,6 +188,25 @@ impl InFlight {
         };
         self.running.insert(id, running);
         true
+    }
+
+    /// Takes out the request `id` started with `start`, if it is still the one in flight.
+    fn finish(&mut self, id: &RequestId, start: &Cancellation) -> bool {
+        if let Some(at) = self
+            .polling
+            .iter()
+            .position(|(polled, cancellation)| polled == id && cancellation.same(start))
+        {
+            self.polling.swap_remove(at);
+            return true;
+        }
+        match self.running.get(id) {
+            Some(running) if running.cancellation.same(start) => {
+                self.running.remove(id);
+                true
+            }
+            _ => false,
+        }
     }
 
     fn remove(&mut self, id: &RequestId) -> Option<Running> {
@@ -504,11 +533,14 @@ impl Driven {
     /// listing) is answered at once, any other moves to a task of its own.
     fn run(self: &Arc<Self>, started: Starts) {
         for Started {
-            id, mut handling, ..
+            id,
+            mut handling,
+            cancellation,
+            ..
         } in started
         {
             if let Some(result) = poll_once(&mut handling) {
-                self.finish(&id, result);
+                self.finish(&id, &cancellation, result);
                 continue;
             }
             let mut state = self.state();
@@ -517,23 +549,32 @@ impl Driven {
                 continue;
             }
             let driven = Arc::clone(self);
-            let task_id = id.clone();
+            let (task_id, start) = (id.clone(), cancellation.clone());
             let task = tokio::spawn(async move {
                 let result = guarded(handling).await;
-                driven.finish(&task_id, result);
+                driven.finish(&task_id, &start, result);
             });
-            state.in_flight.promote(&id, &task);
+            if !state.in_flight.promote(&id, &cancellation, &task) {
+                // stopped, and its id already taken by a newer request: this one must not run
+                task.abort();
+            }
         }
     }
 
-    /// A handler finished: its response goes out unless the request was cancelled.
-    fn finish(self: &Arc<Self>, id: &RequestId, result: Result<RawJson, ErrorObject>) {
+    /// A handler finished: its response goes out unless the request was cancelled (or its id
+    /// now names a newer request).
+    fn finish(
+        self: &Arc<Self>,
+        id: &RequestId,
+        start: &Cancellation,
+        result: Result<RawJson, ErrorObject>,
+    ) {
         let started = {
             let mut state = self.state();
-            state.listens.remove(id);
-            if state.in_flight.remove(id).is_none() {
+            if !state.in_flight.finish(id, start) {
                 return;
             }
+            state.listens.remove(id);
             state.session.respond(id, result);
             if state.session.requests_pending() > 0 {
                 state.session.handle_timeout(now());

@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use axum::http::HeaderMap;
 use presa_core::{Era, RequestId};
-use presa_server::{AuthInfo, DrivenConnection, Server};
+use presa_server::{AuthInfo, DrivenConnection, Server, TransmitQueue};
 
 use super::auth::principal;
 use super::options::{CancellationPolicy, HttpOptions};
 use super::session::SessionStore;
 
 /// The requests a posted `notifications/cancelled` may stop, by subject and request id.
-type Cancellable = HashMap<(String, RequestId), Arc<DrivenConnection>>;
+type Cancellable = HashMap<(String, RequestId), (Arc<DrivenConnection>, TransmitQueue)>;
 
 /// What every request of one endpoint shares: one reference, cloned per request.
 #[derive(Clone)]
@@ -82,9 +82,10 @@ impl Shared {
         subject: &str,
         id: &RequestId,
         connection: Arc<DrivenConnection>,
+        queue: TransmitQueue,
     ) {
         if let Ok(mut map) = self.cancellable.lock() {
-            map.insert((subject.to_owned(), id.clone()), connection);
+            map.insert((subject.to_owned(), id.clone()), (connection, queue));
         }
     }
 
@@ -100,8 +101,10 @@ impl Shared {
             .lock()
             .ok()
             .and_then(|mut map| map.remove(&(subject.to_owned(), id.clone())));
-        if let Some(connection) = entry {
+        if let Some((connection, queue)) = entry {
+            // stopped unanswered: the POST waiting for its messages is told there are no more
             connection.cancel(id);
+            queue.close();
         }
     }
 

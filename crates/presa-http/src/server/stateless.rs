@@ -30,23 +30,31 @@ pub(crate) async fn request(
     let listen = request.method == "subscriptions/listen";
     let subject = shared.subject(headers, arrival.auth());
     let queue = TransmitQueue::new();
-    let connection = Arc::new(DrivenConnection::new(shared.server.clone(), queue.clone()));
+    let connection = DrivenConnection::new(shared.server.clone(), queue.clone());
     connection.handle_stateless_request(request, received(headers), arrival);
     // answered at once (a check failed, a sync tool, a listing): nothing to cancel or to keep
     let first = match queue.pop() {
         Some(transmit) if transmit.message.is_response() => return answer(transmit.message),
         first => first,
     };
-    let guard = InFlight::register(&shared, &connection, &id, subject, listen);
+    let connection = Arc::new(connection);
+    let guard = InFlight::register(&shared, &connection, &queue, &id, subject, listen);
     let first = match first {
-        Some(first) => first,
+        Some(first) => Some(first),
         None => queue.next().await,
     };
-    if first.message.is_response() {
-        drop(guard);
-        return answer(first.message);
+    match first {
+        Some(first) if first.message.is_response() => {
+            drop(guard);
+            answer(first.message)
+        }
+        Some(first) => stream(&shared, queue, first, guard),
+        // stopped by a posted cancellation before it had anything to say
+        None => answer(Message::Response(presa_core::Response::error(
+            Some(id),
+            ErrorObject::internal_error("the request was cancelled"),
+        ))),
     }
-    stream(&shared, queue, first, guard)
 }
 
 fn received(headers: &HeaderMap) -> ReceivedHeaders {
@@ -78,6 +86,7 @@ fn answer(message: Message) -> Response {
 /// forgets where the endpoint kept it.
 struct InFlight {
     connection: Arc<DrivenConnection>,
+    queue: TransmitQueue,
     id: RequestId,
     shared: Shared,
     /// The key of a posted cancellation, when the server takes them.
@@ -90,16 +99,18 @@ impl InFlight {
     fn register(
         shared: &Shared,
         connection: &Arc<DrivenConnection>,
+        queue: &TransmitQueue,
         id: &RequestId,
         subject: Option<String>,
         listen: bool,
     ) -> Self {
         if let Some(subject) = &subject {
-            shared.remember_cancellable(subject, id, Arc::clone(connection));
+            shared.remember_cancellable(subject, id, Arc::clone(connection), queue.clone());
         }
         let listen = listen.then(|| shared.remember_listen(Arc::clone(connection)));
         Self {
             connection: Arc::clone(connection),
+            queue: queue.clone(),
             id: id.clone(),
             shared: shared.clone(),
             subject,
@@ -111,6 +122,8 @@ impl InFlight {
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.connection.cancel(&self.id);
+        // the forwarder of an abandoned stream stops waiting
+        self.queue.close();
         if let Some(subject) = &self.subject {
             self.shared.forget_cancellable(subject, &self.id);
         }
@@ -140,7 +153,15 @@ fn stream(
             {
                 return;
             }
-            next = queue.next().await;
+            // the client going away drops the stream (and its guard closes the queue); either
+            // ends this task
+            next = tokio::select! {
+                next = queue.next() => match next {
+                    Some(next) => next,
+                    None => return,
+                },
+                () = events_tx.closed() => return,
+            };
         }
     });
     sse_response(events, Some(shared.options.keepalive), guard)
