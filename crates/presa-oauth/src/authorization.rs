@@ -2,6 +2,7 @@
 //! RFC 8707), the [`AuthorizationHandler`] that takes the user there, and the checks on the
 //! response (`state`, and `iss` per RFC 9207) before the code is redeemed.
 
+use presa_http::describe_error;
 use std::fmt;
 use std::future::Future;
 use std::time::Duration;
@@ -11,7 +12,6 @@ use reqwest::Url;
 use reqwest::header::LOCATION;
 
 use crate::error::OAuthError;
-use crate::http::describe;
 use crate::jwt::{random, sha256_b64};
 use presa_http::TokenError;
 
@@ -89,7 +89,12 @@ impl fmt::Debug for HeadlessAuthorization {
 impl AuthorizationHandler for HeadlessAuthorization {
     fn authorize<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<String, TokenError>> {
         Box::pin(async move {
-            let response = self.http.get(url).send().await.map_err(|e| describe(&e))?;
+            let response = self
+                .http
+                .get(url)
+                .send()
+                .await
+                .map_err(|e| describe_error(&e))?;
             let status = response.status();
             let location = response
                 .headers()

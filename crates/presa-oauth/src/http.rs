@@ -1,5 +1,6 @@
 //! The OAuth client's HTTP exchanges: JSON documents in, forms and JSON out, bodies bounded.
 
+use presa_http::describe_error;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
@@ -79,11 +80,18 @@ async fn exchange(url: &Url, request: reqwest::RequestBuilder) -> Result<Answer,
         url: url.to_string(),
         reason,
     };
-    let mut response = request.send().await.map_err(|e| failed(describe(&e)))?;
+    let mut response = request
+        .send()
+        .await
+        .map_err(|e| failed(describe_error(&e)))?;
     let status = response.status();
     let headers = response.headers().clone();
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| failed(describe(&e)))? {
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| failed(describe_error(&e)))?
+    {
         if body.len() + chunk.len() > MAX_BODY {
             return Err(failed(format!("the body exceeds {MAX_BODY} bytes")));
         }
@@ -112,20 +120,4 @@ pub(crate) fn parse_url(url: &str) -> Result<Url, OAuthError> {
 /// `scheme://host[:port]`, no trailing slash.
 pub(crate) fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
-}
-
-/// An error's text followed by each of its sources' not already in it: what an OAuth error says
-/// of a failed HTTP exchange.
-pub(crate) fn describe(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        let part = e.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = e.source();
-    }
-    text
 }

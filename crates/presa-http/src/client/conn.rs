@@ -470,11 +470,17 @@ fn send_error(method: &Method, error: &reqwest::Error) -> TransportError {
     } else {
         TransportErrorKind::Io
     };
-    TransportError::new(kind, format!("{method} failed: {}", describe(error)))
+    TransportError::new(kind, format!("{method} failed: {}", describe_error(error)))
 }
 
-/// An error with its sources, `a: b: c`, without repeating a source already quoted.
-pub(crate) fn describe(error: &dyn std::error::Error) -> String {
+/// An error with its sources, `a: b: c`, without repeating a source already quoted: how presa's
+/// HTTP transport (and presa-oauth) words a failed exchange.
+///
+/// ```
+/// let error = std::io::Error::other("connection reset");
+/// assert_eq!(presa_http::describe_error(&error), "connection reset");
+/// ```
+pub fn describe_error(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(e) = source {

@@ -7,7 +7,7 @@ use presa_core::RequestId;
 use reqwest::Url;
 use reqwest::header::HeaderMap;
 
-use super::conn::{Conn, RequestCtx, describe};
+use super::conn::{Conn, RequestCtx, describe_error};
 use super::post::{Outcome, Post, error_answer, excerpt, read_body};
 use super::sse::{SseParser, TooLarge};
 use super::stream::{decode_event, is_event_stream};
@@ -39,7 +39,7 @@ pub(crate) async fn fallback(
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
             Err(e) => {
-                tracing::debug!(target: "presa_http", error = %describe(&e), "HTTP+SSE stream broke");
+                tracing::debug!(target: "presa_http", error = %describe_error(&e), "HTTP+SSE stream broke");
                 break;
             }
         };

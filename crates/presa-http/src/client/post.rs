@@ -328,7 +328,10 @@ pub(crate) async fn read_body(
             Err(e) => {
                 return Err(TransportError::new(
                     TransportErrorKind::Io,
-                    format!("reading the response failed: {}", super::conn::describe(&e)),
+                    format!(
+                        "reading the response failed: {}",
+                        super::conn::describe_error(&e)
+                    ),
                 ));
             }
         }

@@ -8,7 +8,7 @@ use presa_core::{Message, Packet, decode_packet};
 use reqwest::StatusCode;
 use tokio::sync::oneshot;
 
-use super::conn::{Conn, RequestCtx, describe};
+use super::conn::{Conn, RequestCtx, describe_error};
 use super::sse::{SseEvent, SseParser, TooLarge};
 
 /// The reconnection delay when the server gave no `retry`.
@@ -63,7 +63,7 @@ pub(crate) async fn read_events(
             Ok(Some(chunk)) => chunk,
             Ok(None) => return StreamEnd::Ended,
             Err(e) => {
-                tracing::debug!(target: "presa_http", error = %describe(&e), "event stream broke");
+                tracing::debug!(target: "presa_http", error = %describe_error(&e), "event stream broke");
                 return StreamEnd::Ended;
             }
         };
