@@ -10,10 +10,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use presa_core::{
-    ClientContext, ErrorObject, LoggingLevel, Message, Notification, Packet, RawJson,
-    ReceivedHeaders, Request, RequestId, RequestOptions, ServerEvent, ServerSession, Transmit,
-    decode_packet,
+    ClientContext, ErrorObject, InitializeEraState, LoggingLevel, Message, Notification, Packet,
+    RawJson, ReceivedHeaders, Request, RequestId, RequestOptions, ServerEvent, ServerSession,
+    Transmit, decode_packet,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
@@ -24,7 +25,7 @@ use crate::context::{Cancellation, Peer};
 use crate::events::Change;
 use crate::input::InputError;
 use crate::server::Server;
-use crate::start::{Start, Started, announce, answer_of, guarded, poll_once, start};
+use crate::start::{Start, Started, Subscriptions, announce, answer_of, guarded, poll_once, start};
 use crate::transport::Arrival;
 
 /// Where a [`DrivenConnection`] sends its messages: any `Fn(Transmit)`, or a type that can also
@@ -53,6 +54,49 @@ pub trait Outbox: Send + Sync + 'static {
 impl<F: Fn(Transmit) + Send + Sync + 'static> Outbox for F {
     fn send(&self, transmit: Transmit) {
         self(transmit);
+    }
+}
+
+/// What an initialize-era [`DrivenConnection`] remembers between messages, as plain data: the
+/// session's state and the resources its client subscribed to. A transport that keeps sessions
+/// outside the process saves it when [`DrivenConnection::state_changes`] moves, and continues
+/// the session on any instance with [`DrivenConnection::set_state`].
+///
+/// ```
+/// use presa_core::decode_message;
+/// use presa_server::{Arrival, ConnectionState, DrivenConnection, Server};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let server = Server::builder("demo", "1.0.0").build().unwrap();
+/// let first = DrivenConnection::new(server.clone(), |_: presa_core::Transmit| {});
+/// first.handle(decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+///     "protocolVersion":"2025-06-18","capabilities":{},
+///     "clientInfo":{"name":"c","version":"1"}}}"#).unwrap(), &Arrival::default());
+/// let saved = serde_json::to_string(&first.state().unwrap()).unwrap();
+///
+/// let second = DrivenConnection::new(server, |_: presa_core::Transmit| {});
+/// second.set_state(serde_json::from_str::<ConnectionState>(&saved).unwrap());
+/// assert!(second.client().is_some());
+/// # });
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ConnectionState {
+    /// The session's state (client, negotiated revision, log level).
+    pub session: InitializeEraState,
+    /// The resource URIs the client subscribed to, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subscriptions: Vec<String>,
+}
+
+impl ConnectionState {
+    /// The state of a session whose client `initialize` described, with nothing subscribed.
+    pub fn new(session: InitializeEraState) -> Self {
+        Self {
+            session,
+            subscriptions: Vec::new(),
+        }
     }
 }
 
@@ -241,7 +285,7 @@ struct State {
     /// Server→client requests waiting for the client's answer.
     waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
     /// Initialize-era resource subscriptions.
-    subscribed: HashSet<String>,
+    subscribed: Subscriptions,
     /// 2026-07-28 `subscriptions/listen` requests in flight: they never end by themselves, so
     /// closing the connection ends them.
     listens: HashSet<RequestId>,
@@ -269,7 +313,7 @@ impl DrivenConnection {
                 session,
                 in_flight: InFlight::default(),
                 waiting: HashMap::new(),
-                subscribed: HashSet::new(),
+                subscribed: Subscriptions::default(),
                 listens: HashSet::new(),
             }),
         });
@@ -355,6 +399,33 @@ impl DrivenConnection {
     /// The initialize-era client, once `initialize` was answered.
     pub fn client(&self) -> Option<ClientContext> {
         self.inner.state().session.initialize_era_client().cloned()
+    }
+
+    /// The initialize-era state as data, once `initialize` was answered (see
+    /// [`ConnectionState`]).
+    pub fn state(&self) -> Option<ConnectionState> {
+        let state = self.inner.state();
+        let session = state.session.initialize_era_state()?.clone();
+        Some(ConnectionState {
+            session,
+            subscriptions: state.subscribed.to_sorted(),
+        })
+    }
+
+    /// Continues an initialize-era session from its saved state, replacing what this connection
+    /// knew of it; requests in flight go on.
+    pub fn set_state(&self, saved: ConnectionState) {
+        let mut state = self.inner.state();
+        state.session.set_initialize_era_state(saved.session);
+        state.subscribed.replace(saved.subscriptions);
+    }
+
+    /// How many times the initialize-era state changed: `initialize`, `initialized`,
+    /// `logging/setLevel`, a subscription, [`set_state`](Self::set_state). A transport that
+    /// keeps the state elsewhere saves [`state`](Self::state) when this number moves.
+    pub fn state_changes(&self) -> u64 {
+        let state = self.inner.state();
+        state.session.state_changes() + state.subscribed.changes()
     }
 
     /// Whether [`close`](Self::close) was called (or the connection dropped).

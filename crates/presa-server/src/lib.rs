@@ -47,7 +47,7 @@ pub use builder::ServerBuilder;
 pub use connection::*;
 pub use context::*;
 pub use definitions::{SchemaCompiler, is_valid_tool_name};
-pub use driven::{DrivenConnection, Outbox};
+pub use driven::{ConnectionState, DrivenConnection, Outbox};
 pub use error::*;
 pub use events::*;
 pub use input::InputError;

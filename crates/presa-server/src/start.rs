@@ -19,6 +19,51 @@ use crate::middleware::{McpRequest, Next};
 use crate::server::Server;
 use crate::transport::Arrival;
 
+/// The resources an initialize-era session subscribed to, counting its changes (so that a
+/// transport keeping session state elsewhere knows when to save it).
+#[derive(Debug, Default)]
+pub(crate) struct Subscriptions {
+    uris: HashSet<String>,
+    changes: u64,
+}
+
+impl Subscriptions {
+    pub(crate) fn contains(&self, uri: &str) -> bool {
+        self.uris.contains(uri)
+    }
+
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// The URIs, sorted (a stable form for saved state).
+    pub(crate) fn to_sorted(&self) -> Vec<String> {
+        let mut uris: Vec<String> = self.uris.iter().cloned().collect();
+        uris.sort_unstable();
+        uris
+    }
+
+    /// Replaces the URIs with saved ones.
+    pub(crate) fn replace(&mut self, uris: impl IntoIterator<Item = String>) {
+        let uris: HashSet<String> = uris.into_iter().collect();
+        if uris != self.uris {
+            self.uris = uris;
+            self.changes += 1;
+        }
+    }
+
+    fn set(&mut self, uri: String, subscribed: bool) {
+        let changed = if subscribed {
+            self.uris.insert(uri)
+        } else {
+            self.uris.remove(&uri)
+        };
+        if changed {
+            self.changes += 1;
+        }
+    }
+}
+
 /// What a connection does with a request its session handed over.
 pub(crate) enum Start {
     /// Answered already: an initialize-era `resources/subscribe` or `unsubscribe`, whose
@@ -43,7 +88,7 @@ pub(crate) struct Started {
 /// read here, once, and the request is served from it to the end.
 pub(crate) fn start(
     server: &Server,
-    subscribed: &mut HashSet<String>,
+    subscribed: &mut Subscriptions,
     request: IncomingRequest,
     peer: &Arc<dyn Peer>,
     arrival: &Arrival,
@@ -126,7 +171,7 @@ pub(crate) fn poll_once(
 pub(crate) fn announce(
     server: &Server,
     session: &mut ServerSession,
-    subscribed: &HashSet<String>,
+    subscribed: &Subscriptions,
     change: Change,
 ) {
     if matches!(change, Change::ListChanged(_)) {
@@ -157,7 +202,7 @@ pub(crate) fn announce(
 /// subscriptions live with the connection. `None` when the request is not one of them.
 pub(crate) fn subscription_request(
     server: &Server,
-    subscribed: &mut HashSet<String>,
+    subscribed: &mut Subscriptions,
     method: &str,
     params: Option<&serde_json::value::RawValue>,
 ) -> Option<Result<RawJson, ErrorObject>> {
@@ -178,11 +223,7 @@ pub(crate) fn subscription_request(
             ))));
         }
     };
-    if subscribe {
-        subscribed.insert(uri);
-    } else {
-        subscribed.remove(&uri);
-    }
+    subscribed.set(uri, subscribe);
     Some(
         presa_core::to_raw(&serde_json::Map::new())
             .map_err(|e| ErrorObject::internal_error(e.to_string())),

@@ -4,6 +4,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::endpoint::{
@@ -116,13 +117,15 @@ impl ServerSessionConfig {
 }
 
 /// Who the client is, as far as one request is concerned.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClientContext {
     /// The revision the request is served under.
     pub protocol_version: ProtocolVersion,
     /// The client's capabilities: declared on this request (2026-07-28) or at `initialize`.
     pub capabilities: ClientCapabilities,
     /// The client's identity, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_info: Option<Implementation>,
 }
 
@@ -214,11 +217,40 @@ impl std::fmt::Display for ServerSendError {
 
 impl std::error::Error for ServerSendError {}
 
-#[derive(Debug)]
-struct LegacyPeer {
-    client: ClientContext,
-    initialized: bool,
-    log_level: Option<LoggingLevel>,
+/// What an initialize-era session remembers between messages, as plain data: a transport that
+/// keeps sessions outside the process (a store shared by several instances) saves it when
+/// [`ServerSession::state_changes`] moves and gives it to
+/// [`ServerSession::set_initialize_era_state`] on the instance that serves the next message.
+///
+/// ```
+/// use std::time::Instant;
+/// use presa_core::*;
+///
+/// let config = std::sync::Arc::new(ServerSessionConfig::new(Implementation::new("demo", "1")));
+/// let mut first = ServerSession::new(config.clone());
+/// first.handle_message(Instant::now(), decode_message(br#"{"jsonrpc":"2.0","id":1,
+///     "method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},
+///     "clientInfo":{"name":"c","version":"1"}}}"#).unwrap());
+/// let saved = serde_json::to_string(first.initialize_era_state().unwrap()).unwrap();
+///
+/// let mut second = ServerSession::new(config);
+/// second.set_initialize_era_state(serde_json::from_str(&saved).unwrap());
+/// assert_eq!(
+///     second.initialize_era_client().map(|c| c.protocol_version),
+///     Some(ProtocolVersion::V2025_06_18),
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct InitializeEraState {
+    /// The client as `initialize` described it, with the negotiated revision.
+    pub client: ClientContext,
+    /// Whether `notifications/initialized` arrived.
+    pub initialized: bool,
+    /// The level `logging/setLevel` asked for; every level until one is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<LoggingLevel>,
 }
 
 /// The server side of one peer's session: a sans-IO state machine for both eras.
@@ -266,7 +298,9 @@ pub struct ServerSession {
     /// Shared: a server with many sessions keeps one configuration.
     config: Arc<ServerSessionConfig>,
     endpoint: Endpoint,
-    legacy: Option<LegacyPeer>,
+    legacy: Option<InitializeEraState>,
+    /// Bumped whenever `legacy` changes.
+    state_changes: u64,
     events: VecDeque<ServerEvent>,
 }
 
@@ -280,6 +314,7 @@ impl ServerSession {
             config,
             endpoint: Endpoint::new(timeout),
             legacy: None,
+            state_changes: 0,
             events: VecDeque::new(),
         }
     }
@@ -304,6 +339,27 @@ impl ServerSession {
     /// The initialize-era client, once `initialize` was answered.
     pub fn initialize_era_client(&self) -> Option<&ClientContext> {
         self.legacy.as_ref().map(|p| &p.client)
+    }
+
+    /// The initialize-era state, once `initialize` was answered.
+    pub fn initialize_era_state(&self) -> Option<&InitializeEraState> {
+        self.legacy.as_ref()
+    }
+
+    /// Continues an initialize-era session from its saved state (see [`InitializeEraState`]),
+    /// replacing what this session knew of its client. Requests in flight are not touched.
+    pub fn set_initialize_era_state(&mut self, state: InitializeEraState) {
+        if self.legacy.as_ref() != Some(&state) {
+            self.legacy = Some(state);
+            self.state_changes += 1;
+        }
+    }
+
+    /// How many times the initialize-era state changed (`initialize`, `initialized`,
+    /// `logging/setLevel`, [`set_initialize_era_state`](Self::set_initialize_era_state)). A
+    /// transport that keeps the state elsewhere saves it when this number moves.
+    pub fn state_changes(&self) -> u64 {
+        self.state_changes
     }
 
     /// Requests from the client still being served.
@@ -379,6 +435,7 @@ impl ServerSession {
                 match parse_params::<SetLevelRequestParams>(request.params.as_deref()) {
                     Ok(params) => {
                         peer.log_level = Some(params.level);
+                        self.state_changes += 1;
                         self.endpoint.answer(request.id, &Map::new());
                     }
                     Err(error) => self.endpoint.reject(request.id, error),
@@ -549,7 +606,8 @@ impl ServerSession {
             instructions: self.config.instructions.clone(),
             meta: None,
         };
-        self.legacy = Some(LegacyPeer {
+        self.state_changes += 1;
+        self.legacy = Some(InitializeEraState {
             client: ClientContext {
                 protocol_version: version,
                 capabilities: params.capabilities,
@@ -566,6 +624,7 @@ impl ServerSession {
             "notifications/initialized" => {
                 if let Some(peer) = self.legacy.as_mut().filter(|p| !p.initialized) {
                     peer.initialized = true;
+                    self.state_changes += 1;
                     self.events
                         .push_back(ServerEvent::Initialized(peer.client.clone()));
                 }

@@ -18,6 +18,8 @@ use super::session::{Delivery, HttpSession, new_session_id};
 use super::shared::Shared;
 use super::sse::{event, json_response, sse_response};
 use super::stateless::accepted;
+use super::store::SessionStoreError;
+use crate::describe_error;
 
 const LAST_EVENT_ID: &str = "last-event-id";
 
@@ -56,14 +58,12 @@ pub(crate) async fn post(
                     "no randomness for a session id",
                 );
             };
-            shared.options.log_line(&format!("session {id} started"));
             let session = HttpSession::start(
                 id,
                 shared.server.clone(),
                 shared.options.event_buffer,
                 caller.clone(),
             );
-            shared.sessions.insert(Arc::clone(&session));
             (session, true)
         }
         None => {
@@ -73,15 +73,10 @@ pub(crate) async fn post(
                 "Bad Request: Mcp-Session-Id header is required",
             );
         }
-        Some(id) => match shared.sessions.get(&id) {
-            Some(session) if session.belongs_to(caller.as_deref()) => (session, false),
-            _ => {
-                return reject(
-                    StatusCode::NOT_FOUND,
-                    ErrorCode::INVALID_REQUEST,
-                    "Session not found",
-                );
-            }
+        Some(id) => match shared.session(&id, caller.as_deref()).await {
+            Ok(Some(session)) => (session, false),
+            Ok(None) => return session_not_found(),
+            Err(error) => return store_unavailable(&error),
         },
     };
     if !created {
@@ -122,25 +117,19 @@ pub(crate) async fn post(
         })
         .collect();
     if requests.is_empty() {
-        return if session.deliver(messages, arrival) {
-            accepted()
-        } else {
-            reject(
-                StatusCode::NOT_FOUND,
-                ErrorCode::INVALID_REQUEST,
-                "Session not found",
-            )
+        if !session.deliver(messages, arrival) {
+            return session_not_found();
+        }
+        return match session.persist(&*shared.store, shared.ttl()).await {
+            Ok(()) => accepted(),
+            Err(error) => store_unavailable(&error),
         };
     }
     let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
     let (stream, priming, deliveries) = session.open_stream(&requests, primed);
     if !session.deliver(messages, arrival) {
         session.forget_stream(stream);
-        return reject(
-            StatusCode::NOT_FOUND,
-            ErrorCode::INVALID_REQUEST,
-            "Session not found",
-        );
+        return session_not_found();
     }
     let single = !is_batch && requests.len() == 1;
     let mut response = respond(
@@ -161,22 +150,48 @@ pub(crate) async fn post(
         session.forget_stream(stream);
     }
     if created {
-        let initialized = match session.negotiated() {
-            Some(version) => {
-                session.set_version(version);
-                true
-            }
-            None => false,
-        };
-        if initialized {
-            if let Ok(value) = HeaderValue::from_str(session.id()) {
-                response.headers_mut().insert(SESSION_HEADER, value);
-            }
-        } else {
-            shared.sessions.remove(session.id());
+        let Some(version) = session.negotiated() else {
+            // initialize failed: there is no session
             session.close();
+            return response;
+        };
+        session.set_version(version);
+        if let Err(error) = session.persist(&*shared.store, shared.ttl()).await {
+            session.close();
+            return store_unavailable(&error);
         }
+        shared.live.insert(Arc::clone(&session));
+        shared
+            .options
+            .log_line(&format!("session {} started", session.id()));
+        if let Ok(value) = HeaderValue::from_str(session.id()) {
+            response.headers_mut().insert(SESSION_HEADER, value);
+        }
+    } else if let Err(error) = session.persist(&*shared.store, shared.ttl()).await {
+        return store_unavailable(&error);
     }
+    response
+}
+
+fn session_not_found() -> Response {
+    reject(
+        StatusCode::NOT_FOUND,
+        ErrorCode::INVALID_REQUEST,
+        "Session not found",
+    )
+}
+
+/// 503 with `Retry-After`: the session store failed (the error is logged, not shown).
+fn store_unavailable(error: &SessionStoreError) -> Response {
+    tracing::warn!(target: "presa_http", "{}", describe_error(error));
+    let mut response = reject(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::INTERNAL_ERROR,
+        "Service Unavailable: the session store failed; retry later",
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     response
 }
 
@@ -309,16 +324,10 @@ pub(crate) async fn get(
         );
     };
     let caller = auth.and_then(|Extension(auth)| principal(&auth));
-    let Some(session) = shared
-        .sessions
-        .get(session_id)
-        .filter(|s| s.belongs_to(caller.as_deref()))
-    else {
-        return reject(
-            StatusCode::NOT_FOUND,
-            ErrorCode::INVALID_REQUEST,
-            "Session not found",
-        );
+    let session = match shared.session(session_id, caller.as_deref()).await {
+        Ok(Some(session)) => session,
+        Ok(None) => return session_not_found(),
+        Err(error) => return store_unavailable(&error),
     };
     session.touch();
     let resume = header_str(&headers, LAST_EVENT_ID).and_then(|id| {
@@ -375,27 +384,21 @@ pub(crate) async fn delete(
         );
     };
     let caller = auth.and_then(|Extension(auth)| principal(&auth));
-    let owned = shared
-        .sessions
-        .get(session_id)
-        .is_some_and(|s| s.belongs_to(caller.as_deref()));
-    let removed = if owned {
-        shared.sessions.remove(session_id)
-    } else {
-        None
+    let owned = match shared.store.load(session_id, shared.ttl()).await {
+        Ok(state) => state.is_some_and(|state| state.belongs_to(caller.as_deref())),
+        Err(error) => return store_unavailable(&error),
     };
-    match removed {
-        Some(session) => {
-            session.close();
-            shared
-                .options
-                .log_line(&format!("session {} deleted", session.id()));
-            StatusCode::OK.into_response()
-        }
-        None => reject(
-            StatusCode::NOT_FOUND,
-            ErrorCode::INVALID_REQUEST,
-            "Session not found",
-        ),
+    if !owned {
+        return session_not_found();
     }
+    if let Err(error) = shared.store.remove(session_id).await {
+        return store_unavailable(&error);
+    }
+    if let Some(session) = shared.live.remove(session_id) {
+        session.close();
+    }
+    shared
+        .options
+        .log_line(&format!("session {session_id} deleted"));
+    StatusCode::OK.into_response()
 }

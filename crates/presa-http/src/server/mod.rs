@@ -26,6 +26,7 @@ mod session;
 mod shared;
 mod sse;
 mod stateless;
+mod store;
 
 use std::io;
 use std::net::SocketAddr;
@@ -46,7 +47,7 @@ pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
 pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
 pub use origin::{Origin, OriginLayer};
-pub use session::{HttpSession, InMemorySessionStore, SessionStore};
+pub use store::{InMemorySessionStore, SessionState, SessionStore, SessionStoreError, StoreFuture};
 
 use shared::Shared;
 

@@ -8,53 +8,36 @@ use std::time::Duration;
 
 use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
 use presa_server::{Arrival, Change, DrivenConnection, InsufficientScope, Outbox, Server};
+
+use super::store::{SessionState, SessionStore, SessionStoreError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-/// Where initialize-era sessions are kept.
-///
-/// The in-memory default serves one process. A deployment that spreads one session's requests
-/// over several instances routes them by `Mcp-Session-Id` (sticky sessions) or keeps sessions on
-/// one instance; 2026-07-28 clients need none of this.
-pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
-    /// Keeps a new session.
-    fn insert(&self, session: Arc<HttpSession>);
-    /// The session with this id.
-    fn get(&self, id: &str) -> Option<Arc<HttpSession>>;
-    /// Forgets a session, returning it.
-    fn remove(&self, id: &str) -> Option<Arc<HttpSession>>;
-    /// Every session (for eviction and shutdown).
-    fn all(&self) -> Vec<Arc<HttpSession>>;
-}
-
-/// Sessions in a map in this process.
+/// The sessions this process holds the live parts of (streams, handlers in flight), by id.
 #[derive(Debug, Default)]
-pub struct InMemorySessionStore {
+pub(crate) struct LiveSessions {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
 }
 
-impl InMemorySessionStore {
+impl LiveSessions {
     fn map(&self) -> MutexGuard<'_, HashMap<String, Arc<HttpSession>>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-impl SessionStore for InMemorySessionStore {
-    fn insert(&self, session: Arc<HttpSession>) {
-        self.map().insert(session.id.clone(), session);
+        lock(&self.sessions)
     }
 
-    fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
         self.map().get(id).cloned()
     }
 
-    fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
+    /// Keeps `session`, unless one of its id is kept already: the session kept is returned.
+    pub(crate) fn insert(&self, session: Arc<HttpSession>) -> Arc<HttpSession> {
+        Arc::clone(self.map().entry(session.id.clone()).or_insert(session))
+    }
+
+    pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
         self.map().remove(id)
     }
 
-    fn all(&self) -> Vec<Arc<HttpSession>> {
+    pub(crate) fn all(&self) -> Vec<Arc<HttpSession>> {
         self.map().values().cloned().collect()
     }
 }
@@ -88,6 +71,9 @@ struct Stored {
 #[derive(Default)]
 struct Streams {
     next_stream: u64,
+    /// The end of the block of stream numbers this process reserved (see
+    /// [`SessionState::next_stream`]).
+    reserved_until: u64,
     by_request: HashMap<RequestId, u64>,
     remaining: HashMap<u64, HashSet<RequestId>>,
     next_seq: HashMap<u64, u64>,
@@ -97,9 +83,26 @@ struct Streams {
 
 const STREAM_QUEUE: usize = 256;
 
-/// One initialize-era session: a connection of the server driven by the session's POSTs (no task
-/// of its own while idle), and the event streams its messages go out on.
-pub struct HttpSession {
+/// How many stream numbers a process reserves at once, so that the session's state is saved
+/// once per this many POSTs rather than on each.
+const STREAM_BLOCK: u64 = 64;
+
+/// What the store last had of a session, as this process knows it.
+#[derive(Debug)]
+struct Saved {
+    revision: u64,
+    /// The connection's [`DrivenConnection::state_changes`] that the saved state includes.
+    changes: u64,
+    next_stream: u64,
+}
+
+/// The live parts of one initialize-era session, held by the process serving it: a connection
+/// of the server driven by the session's POSTs (no task of its own while idle), and the event
+/// streams its messages go out on. Its state is saved in the [`SessionStore`] whenever it
+/// changes, and any instance can continue the session from there.
+///
+/// [`SessionStore`]: super::store::SessionStore
+pub(crate) struct HttpSession {
     id: String,
     connection: DrivenConnection,
     streams: Mutex<Streams>,
@@ -108,6 +111,9 @@ pub struct HttpSession {
     buffer_capacity: usize,
     /// Who created the session (an authenticated caller), the only one who may use it.
     owner: Option<String>,
+    saved: Mutex<Saved>,
+    /// Held while a save is under way, so that saves of one session never overtake each other.
+    saving: tokio::sync::Mutex<()>,
 }
 
 impl fmt::Debug for HttpSession {
@@ -133,36 +139,135 @@ impl HttpSession {
         buffer_capacity: usize,
         owner: Option<String>,
     ) -> Arc<Self> {
+        let saved = Saved {
+            revision: 0,
+            changes: 0,
+            next_stream: 1,
+        };
+        Self::with_connection(id, server, buffer_capacity, owner, saved, None)
+    }
+
+    /// The live parts of a session continued from its saved state (on an instance that held
+    /// none of it, or no longer).
+    pub(crate) fn restore(
+        state: &SessionState,
+        server: Server,
+        buffer_capacity: usize,
+    ) -> Arc<Self> {
+        let saved = Saved {
+            revision: state.revision,
+            changes: 0,
+            next_stream: state.next_stream,
+        };
+        let session = Self::with_connection(
+            state.id.clone(),
+            server,
+            buffer_capacity,
+            state.owner.clone(),
+            saved,
+            Some(state.version()),
+        );
+        session.connection.set_state(state.connection.clone());
+        lock(&session.saved).changes = session.connection.state_changes();
+        session
+    }
+
+    fn with_connection(
+        id: String,
+        server: Server,
+        buffer_capacity: usize,
+        owner: Option<String>,
+        saved: Saved,
+        version: Option<ProtocolVersion>,
+    ) -> Arc<Self> {
+        let next_stream = saved.next_stream.max(1);
         Arc::new_cyclic(|session: &Weak<Self>| {
             let outbox = SessionOutbox(session.clone());
             Self {
                 id,
                 connection: DrivenConnection::new(server, outbox),
                 streams: Mutex::new(Streams {
-                    next_stream: 1,
+                    next_stream,
+                    reserved_until: next_stream,
                     ..Streams::default()
                 }),
                 last_active: Mutex::new(Instant::now()),
-                version: Mutex::new(None),
+                version: Mutex::new(version),
                 buffer_capacity: buffer_capacity.max(1),
                 owner,
+                saved: Mutex::new(saved),
+                saving: tokio::sync::Mutex::new(()),
             }
         })
     }
 
     /// The session id.
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.id
     }
 
-    /// Whether `caller` may use the session: anyone, unless an authenticated caller created it.
-    pub(crate) fn belongs_to(&self, caller: Option<&str>) -> bool {
-        self.owner.is_none() || self.owner.as_deref() == caller
+    /// The negotiated revision, once `initialize` was answered.
+    pub(crate) fn version(&self) -> Option<ProtocolVersion> {
+        *lock(&self.version)
     }
 
-    /// The negotiated revision, once `initialize` was answered.
-    pub fn version(&self) -> Option<ProtocolVersion> {
-        *lock(&self.version)
+    /// Takes over the stored state when another instance saved a newer one.
+    pub(crate) fn adopt(&self, state: &SessionState) {
+        let mut saved = lock(&self.saved);
+        if state.revision == saved.revision {
+            return;
+        }
+        self.connection.set_state(state.connection.clone());
+        saved.revision = state.revision;
+        saved.changes = self.connection.state_changes();
+        saved.next_stream = saved.next_stream.max(state.next_stream);
+    }
+
+    /// The state to save when it changed since the last save: the state and the connection's
+    /// change count it includes.
+    fn unsaved(&self) -> Option<(SessionState, u64)> {
+        let (changes, reserved) = self.has_unsaved()?;
+        let saved = lock(&self.saved);
+        let connection = self.connection.state()?;
+        let state = SessionState {
+            id: self.id.clone(),
+            owner: self.owner.clone(),
+            revision: saved.revision + 1,
+            next_stream: reserved.max(saved.next_stream),
+            connection,
+        };
+        Some((state, changes))
+    }
+
+    /// The connection's change count and the reserved stream numbers, when either moved past
+    /// what was saved.
+    fn has_unsaved(&self) -> Option<(u64, u64)> {
+        let changes = self.connection.state_changes();
+        let reserved = lock(&self.streams).reserved_until;
+        let saved = lock(&self.saved);
+        (changes != saved.changes || reserved > saved.next_stream).then_some((changes, reserved))
+    }
+
+    /// Saves the session's state in `store` if it changed since the last save.
+    pub(crate) async fn persist(
+        &self,
+        store: &dyn SessionStore,
+        ttl: Option<Duration>,
+    ) -> Result<(), SessionStoreError> {
+        if self.has_unsaved().is_none() {
+            return Ok(());
+        }
+        let _one_at_a_time = self.saving.lock().await;
+        let Some((state, changes)) = self.unsaved() else {
+            return Ok(());
+        };
+        let state = Arc::new(state);
+        store.save(Arc::clone(&state), ttl).await?;
+        let mut saved = lock(&self.saved);
+        saved.revision = state.revision;
+        saved.changes = changes;
+        saved.next_stream = state.next_stream;
+        Ok(())
     }
 
     /// The revision the session's connection negotiated, once `initialize` was answered.
@@ -180,13 +285,17 @@ impl HttpSession {
         *lock(&self.last_active) = Instant::now();
     }
 
-    /// Whether the session saw no request for `timeout` and has no open GET stream.
-    pub(crate) fn is_idle(&self, timeout: Duration) -> bool {
-        let streaming = lock(&self.streams)
+    /// Whether the session has an open GET stream.
+    pub(crate) fn is_streaming(&self) -> bool {
+        lock(&self.streams)
             .live
             .get(&0)
-            .is_some_and(|tx| !tx.is_closed());
-        !streaming && lock(&self.last_active).elapsed() >= timeout
+            .is_some_and(|tx| !tx.is_closed())
+    }
+
+    /// Whether the session saw no request for `timeout` and has no open GET stream.
+    pub(crate) fn is_idle(&self, timeout: Duration) -> bool {
+        !self.is_streaming() && lock(&self.last_active).elapsed() >= timeout
     }
 
     /// Ends the session: the connection takes no more messages, and every stream ends.
@@ -238,7 +347,14 @@ impl HttpSession {
         // room for every answer of a batch the session gives at once (pings, errors) before the
         // POST starts reading; the channel allocates as it fills
         let (tx, rx) = mpsc::channel(STREAM_QUEUE + requests.len());
+        let known = lock(&self.saved).next_stream;
         let mut streams = lock(&self.streams);
+        if streams.next_stream >= streams.reserved_until {
+            // a new block, from past every number any instance reserved
+            let from = streams.next_stream.max(known);
+            streams.next_stream = from;
+            streams.reserved_until = from + STREAM_BLOCK;
+        }
         let stream = streams.next_stream;
         streams.next_stream += 1;
         for id in requests {

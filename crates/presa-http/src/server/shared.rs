@@ -12,7 +12,8 @@ use presa_server::{AuthInfo, DrivenConnection, Server, TransmitQueue};
 
 use super::auth::principal;
 use super::options::{CancellationPolicy, HttpOptions};
-use super::session::SessionStore;
+use super::session::{HttpSession, LiveSessions};
+use super::store::{SessionStore, SessionStoreError};
 
 /// The requests a posted `notifications/cancelled` may stop, by subject and request id.
 type Cancellable = HashMap<(String, RequestId), (Arc<DrivenConnection>, TransmitQueue)>;
@@ -24,7 +25,10 @@ pub(crate) struct Shared(Arc<SharedState>);
 pub(crate) struct SharedState {
     pub(crate) server: Server,
     pub(crate) options: Arc<HttpOptions>,
-    pub(crate) sessions: Arc<dyn SessionStore>,
+    /// Where session state is kept.
+    pub(crate) store: Arc<dyn SessionStore>,
+    /// The sessions whose live parts this process holds.
+    pub(crate) live: Arc<LiveSessions>,
     cancellable: Mutex<Cancellable>,
     sweeper: Once,
     /// The task telling sessions of the server's changes, ended with the endpoint.
@@ -51,15 +55,12 @@ impl std::ops::Deref for Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(
-        server: Server,
-        options: HttpOptions,
-        sessions: Arc<dyn SessionStore>,
-    ) -> Self {
+    pub(crate) fn new(server: Server, options: HttpOptions, store: Arc<dyn SessionStore>) -> Self {
         Self(Arc::new(SharedState {
             server,
             options: Arc::new(options),
-            sessions,
+            store,
+            live: Arc::default(),
             cancellable: Mutex::default(),
             listens: Mutex::default(),
             next_listen: std::sync::atomic::AtomicU64::default(),
@@ -108,24 +109,69 @@ impl Shared {
         }
     }
 
-    /// Starts, once, the task that ends idle sessions.
+    /// How long the store keeps a session's state after its last activity.
+    pub(crate) fn ttl(&self) -> Option<Duration> {
+        self.options.session_idle_timeout
+    }
+
+    /// The session `id` names, when `caller` may use it: its state loaded from the store, its
+    /// live parts those this process holds (brought up to date with the state) or new ones.
+    pub(crate) async fn session(
+        &self,
+        id: &str,
+        caller: Option<&str>,
+    ) -> Result<Option<Arc<HttpSession>>, SessionStoreError> {
+        let Some(state) = self.store.load(id, self.ttl()).await? else {
+            // deleted or expired, perhaps by another instance: so are the live parts here
+            if let Some(live) = self.live.remove(id) {
+                live.close();
+            }
+            return Ok(None);
+        };
+        if !state.belongs_to(caller) {
+            return Ok(None);
+        }
+        if let Some(live) = self.live.get(id) {
+            live.adopt(&state);
+            return Ok(Some(live));
+        }
+        self.start_sweeper();
+        self.start_announcer();
+        let restored = HttpSession::restore(&state, self.server.clone(), self.options.event_buffer);
+        Ok(Some(self.live.insert(restored)))
+    }
+
+    /// Starts, once, the task that ends the live parts of idle sessions (the store forgets
+    /// their state by itself) and keeps the state of sessions with an open GET stream alive.
     pub(crate) fn start_sweeper(&self) {
         let Some(timeout) = self.options.session_idle_timeout else {
             return;
         };
-        let sessions = Arc::downgrade(&self.sessions);
+        let live = Arc::downgrade(&self.live);
+        let store = Arc::downgrade(&self.store);
         self.sweeper.call_once(|| {
             tokio::spawn(async move {
                 let mut ticks = tokio::time::interval((timeout / 4).clamp(Duration::from_millis(10), Duration::from_secs(60)));
                 loop {
                     ticks.tick().await;
-                    let Some(sessions) = sessions.upgrade() else { return };
-                    for session in sessions.all() {
-                        if session.is_idle(timeout) {
-                            sessions.remove(session.id());
-                            session.close();
-                            tracing::debug!(target: "presa_http", "session {} ended after being idle", session.id());
+                    let (Some(live), Some(store)) = (live.upgrade(), store.upgrade()) else { return };
+                    for session in live.all() {
+                        if session.is_streaming() {
+                            // a GET stream is activity: its state must outlive the idle timeout
+                            match store.load(session.id(), Some(timeout)).await {
+                                Ok(Some(_)) => continue,
+                                Ok(None) => {}
+                                Err(error) => {
+                                    tracing::warn!(target: "presa_http", "could not refresh session {}: {error}", session.id());
+                                    continue;
+                                }
+                            }
+                        } else if !session.is_idle(timeout) {
+                            continue;
                         }
+                        live.remove(session.id());
+                        session.close();
+                        tracing::debug!(target: "presa_http", "session {} ended after being idle", session.id());
                     }
                 }
             });
@@ -135,7 +181,7 @@ impl Shared {
     /// Starts, once, the task that tells sessions of the server's changes (sessions have no task
     /// of their own).
     pub(crate) fn start_announcer(&self) {
-        let sessions = Arc::downgrade(&self.sessions);
+        let sessions = Arc::downgrade(&self.live);
         let server = &self.server;
         self.announcer.get_or_init(|| {
             let mut changes = server.changes();
@@ -181,15 +227,17 @@ impl Shared {
         }
     }
 
-    /// Ends every session and listen stream (graceful stop).
+    /// Ends every listen stream and the live parts of every session (graceful stop). The
+    /// sessions' state stays in the store: with a store shared by several instances, another
+    /// one continues them.
     pub(crate) fn close_sessions(&self) {
         if let Ok(mut listens) = self.listens.lock() {
             for (_, connection) in listens.drain() {
                 connection.close();
             }
         }
-        for session in self.sessions.all() {
-            self.sessions.remove(session.id());
+        for session in self.live.all() {
+            self.live.remove(session.id());
             session.close();
         }
     }

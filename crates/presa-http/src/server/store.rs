@@ -1,0 +1,313 @@
+//! Where initialize-era sessions keep their state: the [`SessionStore`] trait, its in-memory
+//! default, and the state itself as plain data.
+
+use std::collections::HashMap;
+use std::error::Error;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use presa_core::ProtocolVersion;
+use presa_server::ConnectionState;
+use serde::{Deserialize, Serialize};
+
+/// What an initialize-era session is between its requests, as plain data that a store outside
+/// the process can keep: everything an instance needs to serve the session's next request.
+///
+/// The live parts of a session (its open GET and POST streams, the handlers running for it, the
+/// events kept for `Last-Event-ID`) stay with the process that holds them. The time of the last
+/// activity is the store's to keep, as the state's time to live (see [`SessionStore`]): a field
+/// for it would make every request a write.
+///
+/// ```
+/// use presa_http::SessionState;
+///
+/// let json = r#"{"id":"5f1c","owner":"alice","revision":2,"nextStream":65,
+///     "connection":{"session":{"client":{"protocolVersion":"2025-06-18","capabilities":{},
+///     "clientInfo":{"name":"c","version":"1"}},"initialized":true,"logLevel":"warning"},
+///     "subscriptions":["file:///notes.txt"]}}"#;
+/// let state: SessionState = serde_json::from_str(json).unwrap();
+/// assert_eq!(state.version().as_str(), "2025-06-18");
+/// assert!(state.belongs_to(Some("alice")));
+/// assert!(!state.belongs_to(Some("mallory")));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SessionState {
+    /// The session id (`Mcp-Session-Id`).
+    pub id: String,
+    /// The authenticated caller who created the session, the only one who may use it; `None`
+    /// for a session created without authentication, which anyone holding its id may use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// Bumped by every save: an instance holding the session's live parts compares it with the
+    /// revision it last saw, and takes the stored state over its own when it moved.
+    pub revision: u64,
+    /// The first event-stream number no instance has reserved (event ids are
+    /// `<stream>-<seq>`). An instance reserves numbers in blocks, so a save is not needed for
+    /// every stream it opens.
+    pub next_stream: u64,
+    /// The negotiated revision, the client's capabilities and info, the log level and the
+    /// subscriptions.
+    pub connection: ConnectionState,
+}
+
+impl SessionState {
+    /// The negotiated revision.
+    pub fn version(&self) -> ProtocolVersion {
+        self.connection.session.client.protocol_version
+    }
+
+    /// Whether `caller` may use the session: anyone, unless an authenticated caller created it.
+    pub fn belongs_to(&self, caller: Option<&str>) -> bool {
+        self.owner.is_none() || self.owner.as_deref() == caller
+    }
+}
+
+/// What the [`SessionStore`] methods return: a boxed future, so that stores whose reads and
+/// writes are network calls fit as well as the in-memory one.
+pub type StoreFuture<'a, T> =
+    Pin<Box<dyn Future<Output = Result<T, SessionStoreError>> + Send + 'a>>;
+
+/// Where initialize-era session state is kept.
+///
+/// The endpoint loads a session's state for each of its requests, saves it when it changed
+/// (`initialize`, `notifications/initialized`, `logging/setLevel`, a subscription, a new block
+/// of stream numbers), and removes it on `DELETE`. `ttl` is the endpoint's
+/// [`session_idle_timeout`](crate::HttpOptions::session_idle_timeout): a store forgets a state
+/// that was neither loaded nor saved for that long (`None`: never by itself). Loading counts as
+/// activity.
+///
+/// [`InMemorySessionStore`] serves one process. A store shared by several instances (a
+/// database, Redis) lets any instance serve any request of a session: the instance that gets
+/// one loads the state and serves it. 2026-07-28 clients need no store at all.
+///
+/// ```
+/// use std::sync::Arc;
+/// use presa_http::{InMemorySessionStore, router_with_store, HttpOptions};
+///
+/// let server = presa_server::Server::builder("app", "1.0.0").build().unwrap();
+/// let store = Arc::new(InMemorySessionStore::default());
+/// let app: axum::Router = router_with_store(server, HttpOptions::default(), store);
+/// ```
+pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
+    /// The state of session `id`, unless it is unknown or expired; it is kept for `ttl` from
+    /// now.
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Option<Duration>,
+    ) -> StoreFuture<'a, Option<Arc<SessionState>>>;
+
+    /// Keeps `state` (created or changed) for `ttl` from now, replacing the one of its id.
+    fn save(&self, state: Arc<SessionState>, ttl: Option<Duration>) -> StoreFuture<'_, ()>;
+
+    /// Forgets session `id` (nothing happens when it is unknown).
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()>;
+}
+
+/// Why a [`SessionStore`] could not load, save or remove a state. The endpoint answers the
+/// request with HTTP 503 and `Retry-After`.
+#[derive(Debug)]
+pub struct SessionStoreError {
+    message: String,
+    source: Option<Box<dyn Error + Send + Sync>>,
+}
+
+impl SessionStoreError {
+    /// An error described by `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An error described by `message`, caused by `source` (e.g. the store's client error).
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn Error + Send + Sync>>,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+}
+
+impl fmt::Display for SessionStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "session store: {}", self.message)
+    }
+}
+
+impl Error for SessionStoreError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn Error + 'static))
+    }
+}
+
+/// Session states in a map in this process. Expired states are dropped when they are loaded,
+/// and swept at most once a second as states are saved.
+#[derive(Debug, Default)]
+pub struct InMemorySessionStore {
+    map: Mutex<InMemory>,
+}
+
+#[derive(Debug, Default)]
+struct InMemory {
+    states: HashMap<String, Kept>,
+    swept: Option<Instant>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    state: Arc<SessionState>,
+    expires: Option<Instant>,
+}
+
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
+impl InMemorySessionStore {
+    fn map(&self) -> MutexGuard<'_, InMemory> {
+        self.map
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// How many states are kept (expired ones not yet swept included).
+    pub fn len(&self) -> usize {
+        self.map().states.len()
+    }
+
+    /// Whether no state is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn expiry(now: Instant, ttl: Option<Duration>) -> Option<Instant> {
+    ttl.and_then(|ttl| now.checked_add(ttl))
+}
+
+impl SessionStore for InMemorySessionStore {
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Option<Duration>,
+    ) -> StoreFuture<'a, Option<Arc<SessionState>>> {
+        let now = Instant::now();
+        let mut map = self.map();
+        let state = match map.states.get_mut(id) {
+            Some(kept) if kept.expires.is_none_or(|at| at > now) => {
+                kept.expires = expiry(now, ttl);
+                Some(Arc::clone(&kept.state))
+            }
+            Some(_) => {
+                map.states.remove(id);
+                None
+            }
+            None => None,
+        };
+        Box::pin(std::future::ready(Ok(state)))
+    }
+
+    fn save(&self, state: Arc<SessionState>, ttl: Option<Duration>) -> StoreFuture<'_, ()> {
+        let now = Instant::now();
+        let mut map = self.map();
+        if map
+            .swept
+            .is_none_or(|at| now.duration_since(at) >= SWEEP_EVERY)
+        {
+            map.swept = Some(now);
+            map.states
+                .retain(|_, kept| kept.expires.is_none_or(|at| at > now));
+        }
+        let kept = Kept {
+            expires: expiry(now, ttl),
+            state: Arc::clone(&state),
+        };
+        map.states.insert(state.id.clone(), kept);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        self.map().states.remove(id);
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn state(id: &str) -> Arc<SessionState> {
+        let json = format!(
+            r#"{{"id":"{id}","revision":1,"nextStream":1,"connection":{{"session":{{
+            "client":{{"protocolVersion":"2025-11-25","capabilities":{{}}}},"initialized":false}}}}}}"#
+        );
+        Arc::new(serde_json::from_str(&json).unwrap())
+    }
+
+    fn load(store: &InMemorySessionStore, id: &str, ttl: Option<Duration>) -> Option<u64> {
+        let mut future = store.load(id, ttl);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match future.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(Ok(state)) => state.map(|s| s.revision),
+            other => panic!("the in-memory store answers at once: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_saved_state_loads_until_removed() {
+        let store = InMemorySessionStore::default();
+        drop(store.save(state("a"), None));
+        assert_eq!(load(&store, "a", None), Some(1));
+        assert_eq!(load(&store, "b", None), None);
+        drop(store.remove("a"));
+        assert_eq!(load(&store, "a", None), None);
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn a_state_expires_after_its_ttl_and_is_swept() {
+        let store = InMemorySessionStore::default();
+        drop(store.save(state("a"), Some(Duration::ZERO)));
+        assert_eq!(load(&store, "a", None), None, "expired at once");
+        drop(store.save(state("b"), Some(Duration::ZERO)));
+        store.map().swept = None;
+        drop(store.save(state("c"), None));
+        assert_eq!(store.len(), 1, "the expired state was swept by the save");
+    }
+
+    #[test]
+    fn loading_sets_a_new_ttl() {
+        let store = InMemorySessionStore::default();
+        drop(store.save(state("a"), Some(Duration::from_secs(3600))));
+        assert_eq!(load(&store, "a", None), Some(1));
+        assert!(
+            store.map().states["a"].expires.is_none(),
+            "kept until removed now"
+        );
+        assert_eq!(load(&store, "a", Some(Duration::ZERO)), Some(1));
+        assert_eq!(load(&store, "a", None), None, "expired after its new ttl");
+    }
+
+    #[test]
+    fn errors_keep_their_cause() {
+        let cause = std::io::Error::other("connection refused");
+        let error = SessionStoreError::with_source("could not load session 5f1c", cause);
+        assert_eq!(
+            error.to_string(),
+            "session store: could not load session 5f1c"
+        );
+        assert_eq!(error.source().unwrap().to_string(), "connection refused");
+    }
+}

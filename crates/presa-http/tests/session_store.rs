@@ -1,0 +1,301 @@
+//! Initialize-era session state as data: two endpoints ("instances") sharing one store that
+//! keeps the state only as JSON text serve one session between them, and a failing store is an
+//! HTTP 503 with `Retry-After`.
+#![cfg(feature = "server")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use presa_core::{LoggingLevel, Resource, Tool};
+use presa_http::{
+    HttpOptions, SessionState, SessionStore, SessionStoreError, StoreFuture, router_with_store,
+};
+use presa_server::{Context, Server};
+use serde_json::{Value, json};
+
+/// A store that keeps each state as JSON text, as one outside the process would, and counts
+/// its calls. With `failing` set, every call fails.
+#[derive(Debug, Default)]
+struct JsonStore {
+    texts: Mutex<HashMap<String, String>>,
+    loads: AtomicUsize,
+    saves: AtomicUsize,
+    failing: AtomicBool,
+}
+
+impl JsonStore {
+    fn state(&self, id: &str) -> Option<Value> {
+        let texts = self.texts.lock().unwrap();
+        texts
+            .get(id)
+            .map(|text| serde_json::from_str(text).unwrap())
+    }
+
+    fn unavailable(&self) -> Result<(), SessionStoreError> {
+        if self.failing.load(Ordering::SeqCst) {
+            let cause = std::io::Error::other("connection refused");
+            return Err(SessionStoreError::with_source("store down", cause));
+        }
+        Ok(())
+    }
+}
+
+impl SessionStore for JsonStore {
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        _ttl: Option<Duration>,
+    ) -> StoreFuture<'a, Option<Arc<SessionState>>> {
+        Box::pin(async move {
+            self.unavailable()?;
+            self.loads.fetch_add(1, Ordering::SeqCst);
+            let text = self.texts.lock().unwrap().get(id).cloned();
+            let Some(text) = text else { return Ok(None) };
+            let state = serde_json::from_str(&text)
+                .map_err(|e| SessionStoreError::with_source("unreadable state", e))?;
+            Ok(Some(Arc::new(state)))
+        })
+    }
+
+    fn save(&self, state: Arc<SessionState>, _ttl: Option<Duration>) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            self.unavailable()?;
+            self.saves.fetch_add(1, Ordering::SeqCst);
+            let text = serde_json::to_string(&*state)
+                .map_err(|e| SessionStoreError::with_source("unwritable state", e))?;
+            self.texts.lock().unwrap().insert(state.id.clone(), text);
+            Ok(())
+        })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.unavailable()?;
+            self.texts.lock().unwrap().remove(id);
+            Ok(())
+        })
+    }
+}
+
+fn server() -> Server {
+    Server::builder("store-test", "1.0.0")
+        .logging(true)
+        .subscribe(true)
+        .tool(
+            Tool::without_params("chatty"),
+            |_: Value, cx: Context| async move {
+                cx.log(LoggingLevel::Warning, "careful").await;
+                "done"
+            },
+        )
+        .resource(Resource::new("file:///notes", "notes"), |_cx| async {
+            "notes"
+        })
+        .build()
+        .unwrap()
+}
+
+/// An endpoint serving `server` with `store` on a free loopback port; its URL.
+async fn instance(store: Arc<JsonStore>) -> String {
+    let app: axum::Router = router_with_store(server(), HttpOptions::default(), store);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+struct Reply {
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    /// The JSON messages: the body, or each SSE event's data.
+    messages: Vec<Value>,
+    /// The SSE event ids.
+    event_ids: Vec<String>,
+}
+
+async fn post(url: &str, session: Option<&str>, body: Value) -> Reply {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let mut messages = Vec::new();
+    let mut event_ids = Vec::new();
+    let sse = headers
+        .get("content-type")
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if sse {
+        for line in text.lines() {
+            if let Some(data) = line.strip_prefix("data: ").filter(|d| !d.is_empty()) {
+                messages.push(serde_json::from_str(data).unwrap());
+            } else if let Some(id) = line.strip_prefix("id: ") {
+                event_ids.push(id.to_owned());
+            }
+        }
+    } else if !text.is_empty() {
+        messages.push(serde_json::from_str(&text).unwrap());
+    }
+    Reply {
+        status,
+        headers,
+        messages,
+        event_ids,
+    }
+}
+
+fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+async fn initialize(url: &str) -> String {
+    let init = request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let reply = post(url, None, init).await;
+    assert_eq!(reply.status, 200);
+    let session = reply.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(url, Some(&session), note).await.status, 202);
+    session
+}
+
+/// Whether a `tools/call chatty` on `url` carried its warning log.
+async fn chatty_logs(url: &str, session: &str, id: i64) -> (bool, Vec<String>) {
+    let reply = post(
+        url,
+        Some(session),
+        request(id, "tools/call", json!({"name": "chatty"})),
+    )
+    .await;
+    assert_eq!(reply.status, 200);
+    let last = reply.messages.last().unwrap();
+    assert_eq!(last["result"]["content"][0]["text"], "done");
+    let logged = reply
+        .messages
+        .iter()
+        .any(|m| m["method"] == "notifications/message");
+    (logged, reply.event_ids)
+}
+
+#[tokio::test]
+async fn a_session_continues_on_another_instance_from_its_state_alone() {
+    let store = Arc::new(JsonStore::default());
+    let a = instance(Arc::clone(&store)).await;
+    let b = instance(Arc::clone(&store)).await;
+    let session = initialize(&a).await;
+
+    let saved = store.state(&session).unwrap();
+    assert_eq!(
+        saved["connection"]["session"]["client"]["protocolVersion"],
+        "2025-06-18"
+    );
+    assert_eq!(saved["connection"]["session"]["initialized"], true);
+
+    // B never saw the session: it serves it from the stored state
+    let listed = post(&b, Some(&session), request(1, "tools/list", json!({}))).await;
+    assert_eq!(listed.status, 200);
+    assert_eq!(listed.messages[0]["result"]["tools"][0]["name"], "chatty");
+
+    // a level set on A holds on B, and one set on B holds on A
+    let set = request(2, "logging/setLevel", json!({"level": "error"}));
+    assert_eq!(post(&a, Some(&session), set).await.status, 200);
+    assert!(
+        !chatty_logs(&b, &session, 3).await.0,
+        "B filters by A's level"
+    );
+    let set = request(4, "logging/setLevel", json!({"level": "debug"}));
+    assert_eq!(post(&b, Some(&session), set).await.status, 200);
+    let (logged, a_ids) = chatty_logs(&a, &session, 5).await;
+    assert!(logged, "A takes B's level over its own");
+    let (_, b_ids) = chatty_logs(&b, &session, 6).await;
+    let stream = |id: &String| id.split_once('-').unwrap().0.to_owned();
+    assert_ne!(
+        stream(&a_ids[0]),
+        stream(&b_ids[0]),
+        "the instances number their streams apart"
+    );
+
+    // a subscription is state too
+    let subscribe = request(7, "resources/subscribe", json!({"uri": "file:///notes"}));
+    assert_eq!(post(&a, Some(&session), subscribe).await.status, 200);
+    let saved = store.state(&session).unwrap();
+    assert_eq!(
+        saved["connection"]["subscriptions"],
+        json!(["file:///notes"])
+    );
+    assert_eq!(saved["connection"]["session"]["logLevel"], "debug");
+
+    // ended on B, it is gone on A too
+    let deleted = reqwest::Client::new()
+        .delete(&b)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200);
+    let after = post(&a, Some(&session), request(8, "tools/list", json!({}))).await;
+    assert_eq!(after.status, 404);
+}
+
+#[tokio::test]
+async fn a_plain_request_reads_the_store_once_and_writes_nothing() {
+    let store = Arc::new(JsonStore::default());
+    let url = instance(Arc::clone(&store)).await;
+    let session = initialize(&url).await;
+    // the first request reserves a block of stream numbers: one write
+    post(&url, Some(&session), request(1, "tools/list", json!({}))).await;
+    let (loads, saves) = (
+        store.loads.load(Ordering::SeqCst),
+        store.saves.load(Ordering::SeqCst),
+    );
+    for id in 2..12 {
+        let reply = post(&url, Some(&session), request(id, "tools/list", json!({}))).await;
+        assert_eq!(reply.status, 200);
+    }
+    assert_eq!(store.loads.load(Ordering::SeqCst) - loads, 10);
+    assert_eq!(store.saves.load(Ordering::SeqCst), saves);
+}
+
+#[tokio::test]
+async fn a_failing_store_answers_503_with_retry_after_and_loses_nothing() {
+    let store = Arc::new(JsonStore::default());
+    let url = instance(Arc::clone(&store)).await;
+    let session = initialize(&url).await;
+
+    store.failing.store(true, Ordering::SeqCst);
+    let reply = post(&url, Some(&session), request(1, "tools/list", json!({}))).await;
+    assert_eq!(reply.status, 503);
+    assert_eq!(reply.headers["retry-after"], "1");
+    assert_eq!(reply.messages[0]["error"]["code"], -32603);
+    let init = request(
+        2,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let reply = post(&url, None, init).await;
+    assert_eq!(
+        reply.status, 503,
+        "no session is created that could not be kept"
+    );
+    assert!(reply.headers.get("mcp-session-id").is_none());
+
+    // back up: the session is where it was
+    store.failing.store(false, Ordering::SeqCst);
+    let reply = post(&url, Some(&session), request(3, "tools/list", json!({}))).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.messages[0]["result"]["tools"][0]["name"], "chatty");
+}
