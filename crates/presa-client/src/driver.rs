@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use presa_core::{
     ClientEvent, ClientSendError, ClientSession, ErrorObject, IncomingRequest, InitializeResult,
-    Message, Notification, ProtocolVersion, RawJson, RequestError, RequestId,
+    Notification, ProtocolVersion, RawJson, RequestError, RequestExtras, RequestId, Transmit,
 };
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinError, JoinSet};
@@ -50,7 +50,7 @@ enum Exit {
 
 pub(crate) struct Driver {
     session: ClientSession,
-    outgoing: Option<mpsc::Sender<Message>>,
+    outgoing: Option<mpsc::Sender<Transmit>>,
     incoming: mpsc::Receiver<TransportEvent>,
     commands: mpsc::Receiver<Command>,
     cancels: mpsc::UnboundedReceiver<CallKey>,
@@ -58,7 +58,7 @@ pub(crate) struct Driver {
     notifications: broadcast::Sender<Notification>,
     handlers: InputHandlers,
     /// Messages the session produced that the transport has not taken yet.
-    out_queue: VecDeque<Message>,
+    out_queue: VecDeque<Transmit>,
     calls: HashMap<RequestId, Waiting>,
     keys: HashMap<CallKey, RequestId>,
     /// Pending `subscriptions/listen` requests, cancelled when the client closes (a server
@@ -190,7 +190,7 @@ impl Driver {
     fn pump(&mut self) {
         loop {
             while let Some(transmit) = self.session.poll_transmit() {
-                self.out_queue.push_back(transmit.message);
+                self.out_queue.push_back(transmit);
             }
             let Some(event) = self.session.poll_event() else {
                 break;
@@ -222,13 +222,21 @@ impl Driver {
             // The caller gave up before the request went out.
             return;
         }
-        let sent = self.session.send_request_with_log_level(
-            now(),
-            &call.method,
-            call.params,
-            &call.options,
-            call.log_level,
-        );
+        let shared = Arc::clone(&self.shared);
+        let tool = match call.method.as_str() {
+            "tools/call" => call
+                .params
+                .as_ref()
+                .and_then(|p| p.get("name")?.as_str().map(str::to_owned)),
+            _ => None,
+        };
+        let sent = shared.with_tool_headers(tool.as_deref(), |headers| {
+            let mut extras = RequestExtras::default();
+            extras.log_level = call.log_level;
+            extras.tool_headers = headers;
+            self.session
+                .send_request_with(now(), &call.method, call.params, &call.options, extras)
+        });
         match sent {
             Ok(id) => {
                 if call.method == LISTEN {
@@ -452,6 +460,7 @@ impl Driver {
 fn send_error(error: ClientSendError) -> ClientError {
     match error {
         ClientSendError::Serialize(e) => ClientError::InvalidParams(e.to_string()),
+        header @ ClientSendError::Header(_) => ClientError::InvalidParams(header.to_string()),
         _ => ClientError::Closed,
     }
 }

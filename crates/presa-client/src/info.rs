@@ -1,10 +1,8 @@
 //! What the client learned about the server while connecting: [`ServerInfo`].
 
 use presa_core::{
-    DiscoverResult, Era, Implementation, InitializeResult, META_SERVER_INFO, ProtocolVersion,
-    ServerCapabilities,
+    DiscoverResult, Era, Implementation, InitializeResult, ProtocolVersion, ServerCapabilities,
 };
-use serde::Deserialize as _;
 
 /// The server as [`Client::info`](crate::Client::info) describes it: from `server/discover`
 /// (2026-07-28) or from the `initialize` result (initialize era).
@@ -69,16 +67,11 @@ impl ServerInfo {
             #[serde(rename = "serverInfo", default)]
             server_info: Option<Implementation>,
         }
-        let server_info = result
-            .meta
-            .as_ref()
-            .and_then(|m| m.get(META_SERVER_INFO))
-            .and_then(|v| Implementation::deserialize(v).ok())
-            .or_else(|| {
-                serde_json::from_str::<TopLevel>(raw)
-                    .ok()
-                    .and_then(|t| t.server_info)
-            });
+        let server_info = result.server_info().or_else(|| {
+            serde_json::from_str::<TopLevel>(raw)
+                .ok()
+                .and_then(|t| t.server_info)
+        });
         Self {
             server_info,
             capabilities: result.capabilities,

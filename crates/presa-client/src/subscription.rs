@@ -4,8 +4,8 @@
 use std::collections::VecDeque;
 
 use presa_core::{
-    Era, MetaExt, Notification, RequestId, ResourceUpdatedNotificationParams, ServerCapabilities,
-    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, params_meta,
+    Era, Notification, RequestId, ResourceUpdatedNotificationParams, ServerCapabilities,
+    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
 };
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
@@ -409,7 +409,7 @@ impl Subscription {
                 })),
             };
             match received {
-                Ok(n) if n.method == ACKNOWLEDGED && subscription_id(&n).as_ref() == Some(id) => {
+                Ok(n) if n.method == ACKNOWLEDGED && n.subscription_id().as_ref() == Some(id) => {
                     let params = n.params.as_ref().map_or("{}", |p| p.get());
                     let ack: SubscriptionsAcknowledgedNotificationParams =
                         serde_json::from_str(params)
@@ -428,7 +428,7 @@ impl Subscription {
     fn event(&self, notification: Notification) -> Option<ChangeEvent> {
         match &self.mode {
             Mode::Listen { id, .. } => {
-                if subscription_id(&notification).as_ref() != Some(id)
+                if notification.subscription_id().as_ref() != Some(id)
                     || notification.method == ACKNOWLEDGED
                 {
                     return None;
@@ -527,11 +527,6 @@ impl Drop for Subscription {
     }
 }
 
-/// `_meta["io.modelcontextprotocol/subscriptionId"]` of a notification.
-fn subscription_id(notification: &Notification) -> Option<RequestId> {
-    params_meta(notification.params.as_deref())?.subscription_id()
-}
-
 fn dedup(uris: &mut Vec<String>) {
     let mut seen = std::collections::HashSet::new();
     uris.retain(|uri| seen.insert(uri.clone()));
@@ -575,7 +570,7 @@ mod tests {
         let tagged = json!({"_meta": {"io.modelcontextprotocol/subscriptionId": 7}});
         let tools = notification(TOOLS_CHANGED, tagged.clone());
         assert_eq!(ChangeEvent::of(&tools), Some(ChangeEvent::ToolsListChanged));
-        assert_eq!(subscription_id(&tools), Some(RequestId::from(7)));
+        assert_eq!(tools.subscription_id(), Some(RequestId::from(7)));
         let updated = notification(RESOURCE_UPDATED, json!({"uri": "file:///a"}));
         assert_eq!(
             ChangeEvent::of(&updated),
@@ -583,7 +578,7 @@ mod tests {
                 uri: "file:///a".into()
             })
         );
-        assert_eq!(subscription_id(&updated), None);
+        assert_eq!(updated.subscription_id(), None);
         let unreadable = notification(RESOURCE_UPDATED, json!({}));
         assert_eq!(ChangeEvent::of(&unreadable), None);
         assert_eq!(

@@ -3,11 +3,16 @@
 use std::fmt;
 use std::sync::Arc;
 
-use presa_core::{Message, RequestId};
+use presa_core::{Message, RequestId, Transmit};
 use tokio::sync::mpsc;
 
 /// The client's end of a transport: messages go out on `outgoing`, and everything the transport
 /// has to say comes back on `incoming`.
+///
+/// Each outgoing [`Transmit`] carries, besides its message, what the client's session knows of
+/// it: the revision it is sent under (its era: `protocol_version.era()`), and for a 2026-07-28
+/// message the HTTP headers mirroring it. A byte-stream transport writes the message and
+/// ignores the rest; Streamable HTTP needs no JSON reread to pick its headers.
 ///
 /// A transport (stdio, Streamable HTTP, in-process) spawns whatever tasks it needs and hands the
 /// client one of these. Dropping `outgoing` asks the transport to close (stdio: close the
@@ -16,7 +21,7 @@ use tokio::sync::mpsc;
 #[derive(Debug)]
 pub struct ClientChannel {
     /// Messages from the client to the server, in order.
-    pub outgoing: mpsc::Sender<Message>,
+    pub outgoing: mpsc::Sender<Transmit>,
     /// What the transport received or noticed.
     pub incoming: mpsc::Receiver<TransportEvent>,
 }

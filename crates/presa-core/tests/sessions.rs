@@ -671,12 +671,12 @@ fn stateless_requests_carry_their_context_and_need_no_handshake() {
     pair.client.use_stateless(ProtocolVersion::V2026_07_28);
     let id = pair
         .client
-        .send_request_with_log_level(
+        .send_request_with(
             pair.now,
             "tools/call",
             params(json!({"name": "add", "_meta": {"traceparent": "00-ab-cd-01"}})),
             &RequestOptions::default().progress(true),
-            Some(LoggingLevel::Info),
+            RequestExtras::default().log_level(LoggingLevel::Info),
         )
         .unwrap();
     pair.drive();
@@ -961,4 +961,88 @@ fn a_session_works_on_after_shrinking_and_hands_over_the_meta_it_read() {
         assert_eq!(server.requests_in_flight(), 0);
         server.shrink_to_fit();
     }
+}
+
+#[test]
+fn a_client_transmit_names_its_revision_and_on_2026_its_mirror_headers() {
+    let now = Instant::now();
+    let mut client = ClientSession::new(client_config());
+    client.use_stateless(ProtocolVersion::V2026_07_28);
+    let tool = ParamHeaders::from_input_schema(&json!({"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}}}))
+    .unwrap();
+    client
+        .send_request_with(
+            now,
+            "tools/call",
+            params(json!({"name": "query", "arguments": {"region": "eu"}})),
+            &RequestOptions::default(),
+            RequestExtras::default().tool_headers(&tool),
+        )
+        .unwrap();
+    let sent = client.poll_transmit().unwrap();
+    assert_eq!(sent.protocol_version, Some(ProtocolVersion::V2026_07_28));
+    let headers: Vec<(&str, &str)> = sent
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "query"),
+            ("Mcp-Param-Region", "eu"),
+        ]
+    );
+
+    // an argument no header can carry: nothing is sent, and the request is not pending
+    let refused = client.send_request_with(
+        now,
+        "tools/call",
+        params(json!({"name": "query", "arguments": {"region": [1]}})),
+        &RequestOptions::default(),
+        RequestExtras::default().tool_headers(&tool),
+    );
+    assert!(
+        matches!(refused, Err(ClientSendError::Header(_))),
+        "{refused:?}"
+    );
+    assert!(client.poll_transmit().is_none());
+    assert_eq!(client.requests_pending(), 1);
+
+    client.notify(Notification::without_params(
+        "notifications/roots/list_changed",
+    ));
+    let note = client.poll_transmit().unwrap();
+    assert_eq!(
+        note.headers.len(),
+        2,
+        "version and method: {:?}",
+        note.headers
+    );
+}
+
+#[test]
+fn initialize_era_transmits_carry_the_negotiated_revision_after_the_handshake() {
+    let mut pair = Pair::new(client_config(), server_config());
+    pair.client.initialize(pair.now).unwrap();
+    let handshake = pair.client.poll_transmit().unwrap();
+    assert_eq!(handshake.protocol_version, None);
+    assert!(handshake.headers.is_empty());
+    pair.server.handle_message(pair.now, handshake.message);
+    while let Some(answer) = pair.server.poll_transmit() {
+        pair.client.handle_message(pair.now, answer.message);
+    }
+    let initialized = pair.client.poll_transmit().unwrap();
+    assert_eq!(
+        initialized.message.method(),
+        Some("notifications/initialized")
+    );
+    assert_eq!(
+        initialized.protocol_version,
+        Some(ProtocolVersion::V2025_11_25)
+    );
+    assert!(initialized.headers.is_empty());
 }

@@ -1,5 +1,6 @@
-//! The client transport's headers on 2026-07-28: SEP-2243 mirrors, `x-mcp-header` arguments,
-//! tools with invalid annotations, extra headers and tokens.
+//! The client transport's headers on 2026-07-28: the SEP-2243 mirrors the client's session made
+//! (`x-mcp-header` arguments included) go on the POST as they are, results pass untouched, extra
+//! headers and tokens.
 
 #![cfg(feature = "client")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -8,8 +9,9 @@ mod client_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use client_support::{Mock, Transport, modern, notification};
+use client_support::{Mock, Transport, modern, modern_call, notification};
 use presa_client::BoxFuture;
+use presa_core::ParamHeaders;
 use presa_http::{Credential, HttpClientOptions, Refusal, TokenError, TokenProvider};
 use serde_json::{Value, json};
 
@@ -82,7 +84,7 @@ async fn requests_mirror_version_method_and_name() {
 }
 
 #[tokio::test]
-async fn tool_arguments_are_mirrored_once_tools_list_has_been_seen() {
+async fn the_sessions_param_headers_go_on_the_post_and_results_pass_untouched() {
     let mut mock = Mock::start().await;
     let mut transport = Transport::connect(&mock.url);
     let arguments = json!({
@@ -95,36 +97,17 @@ async fn tool_arguments_are_mirrored_once_tools_list_has_been_seen() {
         "method_val": "test-method",
         "expr": "p95"
     });
-
-    // Before tools/list the client knows no annotations: no Mcp-Param-* headers.
+    let query = ParamHeaders::from_input_schema(&tools_page()["tools"][0]["inputSchema"]).unwrap();
     transport
-        .send(modern(
+        .send(modern_call(
             1,
-            "tools/call",
             json!({"name": "query", "arguments": arguments}),
+            query,
         ))
         .await;
     let post = mock.next().await;
+    assert_eq!(post.header("mcp-method"), Some("tools/call"));
     assert_eq!(post.header("mcp-name"), Some("query"));
-    assert!(post.header("mcp-param-region").is_none());
-    post.respond_result(json!({"resultType": "complete", "content": []}));
-    transport.message().await;
-
-    transport.send(modern(2, "tools/list", json!({}))).await;
-    let post = mock.next().await;
-    assert_eq!(post.header("mcp-method"), Some("tools/list"));
-    assert!(post.header("mcp-name").is_none());
-    post.respond_result(tools_page());
-    transport.message().await;
-
-    transport
-        .send(modern(
-            3,
-            "tools/call",
-            json!({"name": "query", "arguments": arguments}),
-        ))
-        .await;
-    let post = mock.next().await;
     assert_eq!(post.header("mcp-param-region"), Some("us-west1"));
     assert_eq!(
         post.header("mcp-param-tenant"),
@@ -135,37 +118,17 @@ async fn tool_arguments_are_mirrored_once_tools_list_has_been_seen() {
     // an empty string is sent, empty
     assert_eq!(post.header("mcp-param-emptyval"), Some(""));
     assert_eq!(post.header("mcp-param-method"), Some("test-method"));
-    assert_eq!(post.header("mcp-method"), Some("tools/call"));
     // null: no header
     assert!(post.header("mcp-param-verbose").is_none());
     post.respond_result(json!({"resultType": "complete", "content": []}));
     transport.message().await;
-}
 
-#[tokio::test]
-async fn tools_with_invalid_annotations_are_dropped_from_the_result_and_logged() {
-    let mut mock = Mock::start().await;
-    let mut transport = Transport::connect(&mock.url);
-
-    transport.send(modern(1, "tools/list", json!({}))).await;
+    // screening tools/list is the client's: the transport passes every tool on
+    transport.send(modern(2, "tools/list", json!({}))).await;
     mock.next().await.respond_result(tools_page());
     let response = transport.message().await;
-    let names: Vec<&str> = response["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["query", "plain"]);
-    // the rest of the result is kept
-    assert_eq!(response["result"]["ttlMs"], 0);
-    assert_eq!(response["result"]["cacheScope"], "private");
-    assert_eq!(response["result"]["tools"][0], tools_page()["tools"][0]);
-
-    let log = transport.logged();
-    assert_eq!(log.len(), 2, "{log:?}");
-    assert!(log[0].contains("\"bad_number\""), "{log:?}");
-    assert!(log[1].contains("\"bad_duplicate\""), "{log:?}");
+    assert_eq!(response["result"], tools_page());
+    assert!(transport.logged().is_empty());
 }
 
 #[tokio::test]
@@ -285,29 +248,4 @@ async fn a_failing_token_provider_fails_the_request() {
         }
         other => panic!("{other:?}"),
     }
-}
-
-#[tokio::test]
-async fn an_argument_no_header_can_carry_fails_the_request() {
-    let mut mock = Mock::start().await;
-    let mut transport = Transport::connect(&mock.url);
-    transport.send(modern(1, "tools/list", json!({}))).await;
-    mock.next().await.respond_result(tools_page());
-    transport.message().await;
-
-    transport
-        .send(modern(
-            2,
-            "tools/call",
-            json!({"name": "query", "arguments": {"region": {"nested": true}}}),
-        ))
-        .await;
-    match transport.event().await {
-        presa_client::TransportEvent::RequestFailed { id, error } => {
-            assert_eq!(id, 2.into());
-            assert!(error.message().contains("Mcp-Param-Region"), "{error}");
-        }
-        other => panic!("{other:?}"),
-    }
-    assert!(mock.try_next().is_none());
 }

@@ -130,7 +130,7 @@ const QUEUE_ROOM: usize = 256;
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let queue = TransmitQueue::new();
 /// let message = Notification::without_params("notifications/tools/list_changed");
-/// queue.send(Transmit { message: message.into(), related_request: None });
+/// queue.send(Transmit::new(message, None));
 /// let next = queue.next().await.unwrap();
 /// assert_eq!(next.message.method(), Some("notifications/tools/list_changed"));
 /// assert!(queue.pop().is_none());

@@ -526,10 +526,7 @@ impl Driven {
                 state.session.handle_timeout(now());
             }
             for rejection in feed(&mut state.session) {
-                self.outbox.send(Transmit {
-                    message: rejection.into(),
-                    related_request: None,
-                });
+                self.outbox.send(Transmit::new(rejection, None));
             }
             self.pump(&mut state, arrival)
         };

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use presa_client::{TransportError, TransportErrorKind, TransportEvent};
-use presa_core::{Message, Packet, decode_packet};
+use presa_core::{Message, Packet, Transmit, decode_packet};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
@@ -33,9 +33,9 @@ const TAIL_LINE_MAX: usize = 1024;
 /// Everything [`start`] needs: the spawned process and both ends of the client's channel.
 pub(crate) struct Pipes {
     pub(crate) child: Child,
-    pub(crate) outgoing: mpsc::Receiver<Message>,
+    pub(crate) outgoing: mpsc::Receiver<Transmit>,
     /// Tells whether the client still holds its sender, without keeping it open.
-    pub(crate) client_handle: mpsc::WeakSender<Message>,
+    pub(crate) client_handle: mpsc::WeakSender<Transmit>,
     pub(crate) events: mpsc::Sender<TransportEvent>,
     pub(crate) stderr: Stderr,
     pub(crate) close_timeout: Duration,
@@ -96,8 +96,8 @@ enum WriterEnd {
 
 async fn write_stdin(
     stdin: ChildStdin,
-    mut queue: mpsc::Receiver<Message>,
-    client: mpsc::WeakSender<Message>,
+    mut queue: mpsc::Receiver<Transmit>,
+    client: mpsc::WeakSender<Transmit>,
 ) -> WriterEnd {
     let mut writer = LineWriter::new(stdin);
     while let Some(first) = queue.recv().await {
@@ -115,7 +115,7 @@ async fn write_stdin(
     WriterEnd::ClientClosed
 }
 
-async fn client_gone(client: &mpsc::WeakSender<Message>) {
+async fn client_gone(client: &mpsc::WeakSender<Transmit>) {
     loop {
         time::sleep(STUCK_CHECK).await;
         if client.strong_count() == 0 {

@@ -398,14 +398,8 @@ async fn read_input(
                 let error = ErrorObject::invalid_request(format!(
                     "Invalid request: line longer than {max} bytes"
                 ));
-                let message = Response::error(None, error).into();
-                outgoing
-                    .send(Transmit {
-                        message,
-                        related_request: None,
-                    })
-                    .await
-                    .is_ok()
+                let message = Response::error(None, error);
+                outgoing.send(Transmit::new(message, None)).await.is_ok()
             }
         };
         if !delivered {

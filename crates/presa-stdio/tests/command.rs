@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use presa_client::{ClientChannel, TransportError, TransportErrorKind, TransportEvent};
-use presa_core::{Message, Notification, Request};
+use presa_core::{Message, Notification, Request, Transmit};
 use presa_stdio::{CommandOptions, Stderr, StdioError, command};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -104,7 +104,11 @@ async fn a_crashing_server_fails_with_its_status_and_last_stderr() {
         "read line; echo oops >&2; exit 3",
         CommandOptions::default().stderr(stderr),
     );
-    channel.outgoing.send(request(1)).await.unwrap();
+    channel
+        .outgoing
+        .send(Transmit::new(request(1), None))
+        .await
+        .unwrap();
     let error = closed(&mut channel).await.expect("an error");
     assert_eq!(error.kind(), TransportErrorKind::Closed);
     assert_eq!(
@@ -127,7 +131,11 @@ async fn cat_echoes_and_closing_is_clean() {
         request(2),
     ];
     for message in &sent {
-        channel.outgoing.send(message.clone()).await.unwrap();
+        channel
+            .outgoing
+            .send(Transmit::new(message.clone(), None))
+            .await
+            .unwrap();
     }
     for expected in sent {
         assert_eq!(message(&mut channel).await, expected);
@@ -147,7 +155,10 @@ async fn a_burst_goes_through_in_order() {
     let outgoing = channel.outgoing.clone();
     let sending = tokio::spawn(async move {
         for id in 0..500 {
-            outgoing.send(request(id)).await.unwrap();
+            outgoing
+                .send(Transmit::new(request(id), None))
+                .await
+                .unwrap();
         }
     });
     for id in 0..500 {
@@ -162,7 +173,11 @@ async fn what_the_server_wrote_before_exiting_arrives_before_the_end() {
         r#"read line; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; exit 2"#,
         CommandOptions::default(),
     );
-    channel.outgoing.send(request(1)).await.unwrap();
+    channel
+        .outgoing
+        .send(Transmit::new(request(1), None))
+        .await
+        .unwrap();
     let response = message(&mut channel).await;
     assert_eq!(response.id().map(ToString::to_string).as_deref(), Some("1"));
     let error = closed(&mut channel).await.expect("an error");
@@ -183,7 +198,11 @@ async fn lines_that_are_not_messages_are_skipped() {
     for method in ["crlf", "b1", "b2"] {
         assert_eq!(message(&mut channel).await.method(), Some(method));
     }
-    channel.outgoing.send(request(1)).await.unwrap();
+    channel
+        .outgoing
+        .send(Transmit::new(request(1), None))
+        .await
+        .unwrap();
     assert_eq!(message(&mut channel).await, request(1));
     let logged = logged.lock().unwrap().clone();
     assert_eq!(logged.len(), 3, "{logged:#?}");
@@ -296,7 +315,11 @@ async fn a_closing_client_is_not_held_up_by_a_server_that_does_not_read() {
     // far more than a pipe holds: the writer gets stuck
     let big = Request::new(1, "tools/call", &json!({"name": "x".repeat(4096)})).unwrap();
     let mut queued = 0;
-    while channel.outgoing.try_send(big.clone().into()).is_ok() {
+    while channel
+        .outgoing
+        .try_send(Transmit::new(big.clone(), None))
+        .is_ok()
+    {
         queued += 1;
     }
     assert!(queued >= 32, "{queued}");

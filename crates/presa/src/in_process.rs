@@ -1,7 +1,7 @@
 //! A client and a server in one process, over the real protocol path.
 
 use presa_client::{ClientChannel, TransportError, TransportErrorKind, TransportEvent};
-use presa_core::{Message, decode_message};
+use presa_core::{Transmit, decode_message};
 use presa_server::{
     ConnectionOptions, Incoming, Server, ServerChannel, Transport, serve_connection,
 };
@@ -38,7 +38,7 @@ pub fn in_process(server: Server) -> ClientChannel {
 
 /// [`in_process`] with connection options for the server side.
 pub fn in_process_with(server: Server, options: ConnectionOptions) -> ClientChannel {
-    let (client_out, mut from_client) = mpsc::channel::<Message>(QUEUE);
+    let (client_out, mut from_client) = mpsc::channel::<Transmit>(QUEUE);
     let (to_client, client_in) = mpsc::channel::<TransportEvent>(QUEUE);
     let (to_server, server_in) = mpsc::channel::<Incoming>(QUEUE);
     let (server_out, mut from_server) = mpsc::channel(QUEUE);
@@ -53,9 +53,9 @@ pub fn in_process_with(server: Server, options: ConnectionOptions) -> ClientChan
     ));
     // client → server: serialized, then decoded by the connection like a stdio line
     tokio::spawn(async move {
-        while let Some(message) = from_client.recv().await {
+        while let Some(transmit) = from_client.recv().await {
             if to_server
-                .send(Incoming::Frame(message.to_json().into_bytes()))
+                .send(Incoming::Frame(transmit.message.to_json().into_bytes()))
                 .await
                 .is_err()
             {

@@ -126,11 +126,11 @@ fn stdio_pipes(server: Server, connection: ConnectionOptions) -> ClientChannel {
         .connection(connection);
     tokio::spawn(presa::stdio::serve(server, options));
     let (client_read, mut client_write) = tokio::io::split(client_io);
-    let (outgoing, mut to_server) = mpsc::channel::<presa::core::Message>(64);
+    let (outgoing, mut to_server) = mpsc::channel::<presa::core::Transmit>(64);
     let (to_client, incoming) = mpsc::channel(64);
     tokio::spawn(async move {
-        while let Some(message) = to_server.recv().await {
-            let mut line = message.to_json().into_bytes();
+        while let Some(transmit) = to_server.recv().await {
+            let mut line = transmit.message.to_json().into_bytes();
             line.push(b'\n');
             if client_write.write_all(&line).await.is_err() {
                 return;

@@ -2,6 +2,7 @@
 //! of a `ClientChannel`. Every message goes through its JSON encoding both ways.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use presa_client::{ClientChannel, TransportError, TransportErrorKind, TransportEvent};
@@ -31,6 +32,9 @@ pub(crate) struct FakeConfig {
     /// `ttlMs` of list and read results (2026-07-28 only).
     pub(crate) ttl_ms: u64,
     pub(crate) discover_ttl_ms: u64,
+    /// The last `tools/list` page also lists `routed` (valid `x-mcp-header` annotations) and
+    /// `broken` (an invalid one).
+    pub(crate) annotated_tools: bool,
 }
 
 impl Default for FakeConfig {
@@ -40,6 +44,7 @@ impl Default for FakeConfig {
             discover: Discover::Session,
             ttl_ms: 0,
             discover_ttl_ms: 0,
+            annotated_tools: false,
         }
     }
 }
@@ -66,13 +71,40 @@ enum Control {
     CancelAsked,
 }
 
+/// What the client's session handed the transport with one message, besides the message.
+#[derive(Clone, Debug)]
+pub(crate) struct Sent {
+    pub(crate) method: Option<String>,
+    pub(crate) protocol_version: Option<ProtocolVersion>,
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+impl Sent {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// The test's side of the fake.
 pub(crate) struct Fake {
     seen: mpsc::UnboundedReceiver<Value>,
     control: mpsc::UnboundedSender<Control>,
+    sent: Arc<Mutex<Vec<Sent>>>,
 }
 
 impl Fake {
+    /// What came with the client's last message of `method`.
+    pub(crate) fn last_sent(&self, method: &str) -> Option<Sent> {
+        let sent = self.sent.lock().unwrap();
+        sent.iter()
+            .rev()
+            .find(|s| s.method.as_deref() == Some(method))
+            .cloned()
+    }
+
     /// Every message the client sent that the fake has taken in so far.
     pub(crate) fn drain(&mut self) -> Vec<Value> {
         let mut all = Vec::new();
@@ -168,11 +200,13 @@ pub(crate) fn spawn(config: FakeConfig) -> (ClientChannel, Fake) {
             .instructions(Some("Be nice.".into()))
             .discover_cache(config.discover_ttl_ms, CacheScope::Public),
     );
+    let sent = Arc::new(Mutex::new(Vec::new()));
     let server = Server {
         config,
         session,
         to_client,
         seen: seen_tx,
+        sent: Arc::clone(&sent),
         parked: Vec::new(),
         asked: HashMap::new(),
         refused_discover: false,
@@ -183,7 +217,11 @@ pub(crate) fn spawn(config: FakeConfig) -> (ClientChannel, Fake) {
             outgoing: to_server,
             incoming,
         },
-        Fake { seen, control },
+        Fake {
+            seen,
+            control,
+            sent,
+        },
     )
 }
 
@@ -200,6 +238,7 @@ struct Server {
     session: ServerSession,
     to_client: mpsc::Sender<TransportEvent>,
     seen: mpsc::UnboundedSender<Value>,
+    sent: Arc<Mutex<Vec<Sent>>>,
     parked: Vec<RequestId>,
     /// Requests this server sent to the client → the client call they serve.
     asked: HashMap<RequestId, RequestId>,
@@ -209,13 +248,19 @@ struct Server {
 impl Server {
     async fn run(
         mut self,
-        mut from_client: mpsc::Receiver<Message>,
+        mut from_client: mpsc::Receiver<Transmit>,
         mut control: mpsc::UnboundedReceiver<Control>,
     ) {
         loop {
             tokio::select! {
-                message = from_client.recv() => match message {
-                    Some(message) => {
+                transmit = from_client.recv() => match transmit {
+                    Some(transmit) => {
+                        self.sent.lock().unwrap().push(Sent {
+                            method: transmit.message.method().map(str::to_owned),
+                            protocol_version: transmit.protocol_version,
+                            headers: transmit.headers,
+                        });
+                        let message = transmit.message;
                         let _ = self.seen.send(serde_json::from_str(&message.to_json()).unwrap());
                         self.take(wire(&message)).await;
                     }
@@ -373,6 +418,14 @@ impl Server {
                 let page = match params.get("cursor").and_then(Value::as_str) {
                     None => json!({"tools": [tool("alpha")], "nextCursor": ""}),
                     Some("") => json!({"tools": [tool("beta")], "nextCursor": "p2"}),
+                    Some("p2") if self.config.annotated_tools => json!({"tools": [
+                        tool("gamma"),
+                        {"name": "routed", "inputSchema": {"type": "object", "properties": {
+                            "region": {"type": "string", "x-mcp-header": "Region"},
+                            "tenant": {"type": "string", "x-mcp-header": "Tenant"}}}},
+                        {"name": "broken", "inputSchema": {"type": "object", "properties": {
+                            "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}}
+                    ]}),
                     Some("p2") => json!({"tools": [tool("gamma")]}),
                     Some(_) => {
                         return self.fail(&id, ErrorObject::invalid_params("Invalid cursor"));
@@ -460,6 +513,7 @@ impl Server {
         let args = &params["arguments"];
         match params["name"].as_str().unwrap_or_default() {
             "echo" => self.answer(&id, tool_text(args["text"].as_str().unwrap_or_default())),
+            "routed" => self.answer(&id, tool_text("routed")),
             "add" => {
                 let sum: f64 = args["numbers"]
                     .as_array()

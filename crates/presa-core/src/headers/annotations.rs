@@ -141,9 +141,28 @@ impl ParamHeaders {
     /// `type` is not `string`, `integer` or `boolean` (optionally together with `null`, as in
     /// `["string", "null"]`; `type` must be present).
     pub fn from_input_schema(schema: &Value) -> Result<Self, XMcpHeaderError> {
+        Self::compile(schema.as_object())
+    }
+
+    /// Compiles the annotations of `tool`'s `inputSchema` (see
+    /// [`from_input_schema`](Self::from_input_schema)).
+    ///
+    /// ```
+    /// use presa_core::{ParamHeaders, Tool};
+    ///
+    /// let tool: Tool = serde_json::from_value(serde_json::json!({"name": "query",
+    ///     "inputSchema": {"type": "object", "properties": {
+    ///         "region": {"type": "string", "x-mcp-header": "Region"}}}})).unwrap();
+    /// assert_eq!(ParamHeaders::of_tool(&tool).unwrap().len(), 1);
+    /// ```
+    pub fn of_tool(tool: &crate::Tool) -> Result<Self, XMcpHeaderError> {
+        Self::compile(Some(&tool.input_schema))
+    }
+
+    fn compile(root: Option<&serde_json::Map<String, Value>>) -> Result<Self, XMcpHeaderError> {
         let mut entries: Vec<ParamHeader> = Vec::new();
         let mut path = Vec::new();
-        if let Some(root) = schema.as_object() {
+        if let Some(root) = root {
             if root.contains_key(X_MCP_HEADER) {
                 return Err(XMcpHeaderError::NotOnProperty {
                     location: String::new(),

@@ -10,9 +10,9 @@ use super::outbound::RequestOptions;
 use super::server::{ClientContext, IncomingRequest, parse_params};
 use crate::{
     CancelledNotificationParams, ClientCapabilities, Era, ErrorObject, Implementation,
-    InitializeRequestParams, InitializeResult, LoggingLevel, Message, Notification,
-    ProgressNotificationParams, ProtocolVersion, RawJson, Request, RequestId, RequestMeta,
-    ResponsePayload, SupportedVersions,
+    InitializeRequestParams, InitializeResult, LoggingLevel, Message, Notification, ParamHeaders,
+    ParamValueError, ProgressNotificationParams, ProtocolVersion, RawJson, Request, RequestId,
+    RequestMeta, ResponsePayload, SupportedVersions, request_headers,
 };
 
 /// What a [`ClientSession`] says about the client it speaks for.
@@ -162,6 +162,9 @@ pub enum ClientSendError {
     CannotCancelInitialize,
     /// The params could not be serialized.
     Serialize(serde_json::Error),
+    /// A `tools/call` argument the tool mirrors into an `Mcp-Param-*` header holds a value no
+    /// header can carry (an object, an array, a fraction, an integer beyond ±(2^53 − 1)).
+    Header(ParamValueError),
 }
 
 impl std::fmt::Display for ClientSendError {
@@ -172,11 +175,53 @@ impl std::fmt::Display for ClientSendError {
             ),
             Self::CannotCancelInitialize => f.write_str("initialize cannot be cancelled"),
             Self::Serialize(e) => write!(f, "params could not be serialized: {e}"),
+            Self::Header(e) => write!(f, "cannot mirror the request into headers: {e}"),
         }
     }
 }
 
-impl std::error::Error for ClientSendError {}
+impl std::error::Error for ClientSendError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Serialize(e) => Some(e),
+            Self::Header(e) => Some(e),
+            Self::NotConnected | Self::CannotCancelInitialize => None,
+        }
+    }
+}
+
+/// What a request may carry besides its params (see [`ClientSession::send_request_with`]).
+///
+/// ```
+/// use presa_core::{LoggingLevel, RequestExtras};
+///
+/// let extras = RequestExtras::default().log_level(LoggingLevel::Warning);
+/// assert_eq!(extras.log_level, Some(LoggingLevel::Warning));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct RequestExtras<'a> {
+    /// 2026-07-28: opt the request in to log messages of this level and above (`_meta`
+    /// `io.modelcontextprotocol/logLevel`; the initialize era sets the level for the session).
+    pub log_level: Option<LoggingLevel>,
+    /// 2026-07-28 `tools/call`: the called tool's `x-mcp-header` annotations, from its
+    /// `tools/list` entry, for the request's `Mcp-Param-*` headers.
+    pub tool_headers: Option<&'a ParamHeaders>,
+}
+
+impl<'a> RequestExtras<'a> {
+    /// With `level` as the request's log level.
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// With the called tool's compiled annotations.
+    pub fn tool_headers(mut self, headers: &'a ParamHeaders) -> Self {
+        self.tool_headers = Some(headers);
+        self
+    }
+}
 
 #[derive(Debug)]
 enum Mode {
@@ -321,23 +366,43 @@ impl ClientSession {
         params: Option<Map<String, Value>>,
         options: &RequestOptions,
     ) -> Result<RequestId, ClientSendError> {
-        self.send_request_with_log_level(now, method, params, options, None)
+        self.send_request_with(now, method, params, options, RequestExtras::default())
     }
 
-    /// Like [`send_request`](Self::send_request), opting the request in to log messages of
-    /// `log_level` and above (2026-07-28 `_meta` `io.modelcontextprotocol/logLevel`).
-    pub fn send_request_with_log_level(
+    /// Like [`send_request`](Self::send_request), with what `extras` adds. On 2026-07-28 the
+    /// request goes out with its mirror headers ([`Transmit::headers`]), the tool's
+    /// `Mcp-Param-*` ones included when `extras` has its annotations.
+    pub fn send_request_with(
         &mut self,
         now: Instant,
         method: &str,
         params: Option<Map<String, Value>>,
         options: &RequestOptions,
-        log_level: Option<LoggingLevel>,
+        extras: RequestExtras<'_>,
     ) -> Result<RequestId, ClientSendError> {
         let stateless = match &self.mode {
             Mode::Stateless { version } => Some(*version),
             Mode::Initializing { .. } | Mode::Initialized { .. } => None,
             Mode::Idle | Mode::Failed => return Err(ClientSendError::NotConnected),
+        };
+        let (params, headers) = match stateless {
+            Some(version) => {
+                // the params as a JSON object for the headers, moved in and out without a copy
+                let value = params.map(Value::Object);
+                let headers = request_headers(
+                    version.as_str(),
+                    method,
+                    value.as_ref(),
+                    extras.tool_headers,
+                )
+                .map_err(ClientSendError::Header)?;
+                let params = match value {
+                    Some(Value::Object(params)) => Some(params),
+                    _ => None,
+                };
+                (params, headers)
+            }
+            None => (params, Vec::new()),
         };
         let base = match stateless {
             Some(version) => {
@@ -366,7 +431,7 @@ impl ClientSession {
             .request(now, method, params, options, |meta| {
                 if let Some(base) = base {
                     meta.extend(base.iter().map(|(k, v)| (k.clone(), v.clone())));
-                    if let Some(level) = log_level {
+                    if let Some(level) = extras.log_level {
                         RequestMeta::write_log_level(meta, level);
                     }
                 }
@@ -375,7 +440,10 @@ impl ClientSession {
         let id = request.id.clone();
         match &mut self.mode {
             Mode::Initializing { queued, .. } => queued.push(request),
-            _ => self.endpoint.push(request, None),
+            _ => self.endpoint.push_transmit(Transmit {
+                headers,
+                ..Transmit::new(request, None)
+            }),
         }
         Ok(id)
     }
@@ -631,7 +699,18 @@ impl ClientSession {
 
     /// The next message to send.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.endpoint.poll_transmit()
+        let mut transmit = self.endpoint.poll_transmit()?;
+        if transmit.protocol_version.is_none() {
+            transmit.protocol_version = self.protocol_version();
+        }
+        if let (Mode::Stateless { version }, Message::Notification(notification)) =
+            (&self.mode, &transmit.message)
+        {
+            // a notification has no name to mirror, and no tool: this cannot fail
+            transmit.headers = request_headers(version.as_str(), &notification.method, None, None)
+                .unwrap_or_default();
+        }
+        Some(transmit)
     }
 
     /// The next event for the application.

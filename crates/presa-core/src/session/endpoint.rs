@@ -10,7 +10,7 @@ use super::inbound::{Inbound, ProgressRefused};
 use super::outbound::{Outbound, Pending, RequestOptions};
 use crate::{
     CancelledNotificationParams, ErrorObject, Message, Notification, ProgressNotificationParams,
-    ProgressToken, RawJson, Request, RequestId, Response, ResponsePayload, to_raw,
+    ProgressToken, ProtocolVersion, RawJson, Request, RequestId, Response, ResponsePayload, to_raw,
 };
 
 /// A message to send, with the request it belongs to.
@@ -25,6 +25,26 @@ pub struct Transmit {
     /// The peer's request this message is part of (a response, or a notification or request
     /// issued while serving it).
     pub related_request: Option<RequestId>,
+    /// The revision the message is sent under, when the sending session has one: a 2026-07-28
+    /// request or notification, or any message of an initialized initialize-era session (not
+    /// `initialize` itself). Its era is `protocol_version.era()`.
+    pub protocol_version: Option<ProtocolVersion>,
+    /// The HTTP headers that mirror a client's 2026-07-28 message, in order (see
+    /// [`request_headers`](crate::request_headers)); empty for every other message.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Transmit {
+    /// `message`, part of the peer's request `related_request` if any, with no revision and no
+    /// headers.
+    pub fn new(message: impl Into<Message>, related_request: Option<RequestId>) -> Self {
+        Self {
+            message: message.into(),
+            related_request,
+            protocol_version: None,
+            headers: Vec::new(),
+        }
+    }
 }
 
 /// Why a request this side sent got no result from the peer.
@@ -140,10 +160,12 @@ impl Endpoint {
     }
 
     pub(crate) fn push(&mut self, message: impl Into<Message>, related_request: Option<RequestId>) {
-        self.transmit.push_back(Transmit {
-            message: message.into(),
-            related_request,
-        });
+        self.transmit
+            .push_back(Transmit::new(message, related_request));
+    }
+
+    pub(crate) fn push_transmit(&mut self, transmit: Transmit) {
+        self.transmit.push_back(transmit);
     }
 
     pub(crate) fn poll_transmit(&mut self) -> Option<Transmit> {

@@ -135,5 +135,23 @@ pub struct DiscoverResult {
     pub meta: Option<Meta>,
 }
 
+impl DiscoverResult {
+    /// The server's identity, from `_meta["io.modelcontextprotocol/serverInfo"]`.
+    ///
+    /// ```
+    /// use presa_core::DiscoverResult;
+    ///
+    /// let result: DiscoverResult = serde_json::from_value(serde_json::json!({
+    ///     "supportedVersions": ["2026-07-28"], "capabilities": {},
+    ///     "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "weather", "version": "2"}}
+    /// })).unwrap();
+    /// assert_eq!(result.server_info().unwrap().name, "weather");
+    /// ```
+    pub fn server_info(&self) -> Option<Implementation> {
+        let info = self.meta.as_ref()?.get(crate::META_SERVER_INFO)?;
+        Implementation::deserialize(info).ok()
+    }
+}
+
 impl_has_meta!(InitializeRequestParams, InitializeResult, DiscoverResult);
 impl_has_result_type!(DiscoverResult);

@@ -1,24 +1,18 @@
 //! What every task of one connection shares: the HTTP client, the endpoint, the session state,
 //! and the way back to the client.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use presa_client::{TransportError, TransportErrorKind, TransportEvent};
-use presa_core::{
-    Message, ParamHeaders, ProtocolVersion, RawJson, RequestId, ResponsePayload, request_headers,
-};
+use presa_core::{Era, Message, ProtocolVersion, RequestId};
 use reqwest::header::{
     ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE,
 };
 use reqwest::{Method, StatusCode, Url};
-use serde::Deserialize;
-use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::options::Log;
 use super::token::{AuthRequest, Credential, Refusal, TokenProvider};
-use super::tools;
 
 pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 /// `MCP-Protocol-Version` (presa-core's `MCP_PROTOCOL_VERSION_HEADER`), lowercased.
@@ -37,26 +31,19 @@ const MAX_SENDS: u32 = 8;
 pub(crate) struct RequestCtx {
     pub(crate) id: RequestId,
     pub(crate) method: String,
-    /// A 2026-07-28 request (its `_meta` names the version).
-    pub(crate) modern: bool,
+    /// The era the client's session sent it in.
+    pub(crate) era: Era,
     /// The session generation it was sent in.
     pub(crate) generation: u64,
-    /// A `tools/list` without a cursor: its result starts a fresh listing.
-    pub(crate) first_page: bool,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    /// An initialize-era handshake was sent on this connection.
-    legacy: bool,
     /// Bumped by every `initialize`: answers from an older session are not applied.
     generation: u64,
     session_id: Option<HeaderValue>,
+    /// The revision of the initialize-era session, as the client's messages name it.
     negotiated: Option<ProtocolVersion>,
-    /// The version of the last 2026-07-28 request, for notifications without `_meta`.
-    modern_version: Option<String>,
-    /// Compiled `x-mcp-header` annotations per tool, from the latest `tools/list` pages.
-    tools: HashMap<String, ParamHeaders>,
     /// The POST endpoint of a 2024-11-05 HTTP+SSE server, once its `endpoint` event came.
     sse_endpoint: Option<Url>,
 }
@@ -105,7 +92,6 @@ impl Conn {
     /// An `initialize` is going out: forget the previous session. Returns the new generation.
     pub(crate) fn begin_initialize(&self) -> u64 {
         let mut state = self.state();
-        state.legacy = true;
         state.generation += 1;
         state.session_id = None;
         state.negotiated = None;
@@ -115,10 +101,6 @@ impl Conn {
 
     pub(crate) fn generation(&self) -> u64 {
         self.state().generation
-    }
-
-    pub(crate) fn is_legacy(&self) -> bool {
-        self.state().legacy
     }
 
     pub(crate) fn session_id(&self) -> Option<HeaderValue> {
@@ -137,8 +119,13 @@ impl Conn {
         }
     }
 
-    pub(crate) fn modern_version(&self) -> Option<String> {
-        self.state().modern_version.clone()
+    /// The revision of the initialize-era session, which the client's messages after the
+    /// handshake are sent under: `MCP-Protocol-Version` from now on.
+    pub(crate) fn set_negotiated(&self, version: ProtocolVersion) {
+        let mut state = self.state();
+        if state.negotiated != Some(version) {
+            state.negotiated = Some(version);
+        }
     }
 
     /// The `Mcp-Session-Id` of an `initialize` response.
@@ -153,43 +140,6 @@ impl Conn {
         if state.generation == generation {
             state.session_id = Some(value.clone());
         }
-    }
-
-    /// The headers of a 2026-07-28 request: the SEP-2243 mirrors, with the tool's
-    /// `Mcp-Param-*` headers when its annotations are known.
-    pub(crate) fn modern_request_headers(
-        &self,
-        version: &str,
-        method: &str,
-        params: Option<&Value>,
-    ) -> Result<HeaderMap, TransportError> {
-        let name = params.and_then(|p| p.get("name")?.as_str());
-        let tool = {
-            let mut state = self.state();
-            if state.modern_version.as_deref() != Some(version) {
-                state.modern_version = Some(version.to_owned());
-            }
-            match (method, name) {
-                ("tools/call", Some(name)) => state.tools.get(name).cloned(),
-                _ => None,
-            }
-        };
-        let pairs = request_headers(version, method, params, tool.as_ref()).map_err(|e| {
-            TransportError::new(
-                TransportErrorKind::Protocol,
-                format!("cannot mirror the request into headers: {e}"),
-            )
-        })?;
-        header_map(pairs)
-    }
-
-    /// `MCP-Protocol-Version` and `Mcp-Method` for a 2026-07-28 notification.
-    pub(crate) fn modern_notification_headers(
-        &self,
-        version: &str,
-        method: &str,
-    ) -> Result<HeaderMap, TransportError> {
-        header_map(request_headers(version, method, None, None).unwrap_or_default())
     }
 
     /// `MCP-Protocol-Version` (2025-06-18 on) and `Mcp-Session-Id` of the current
@@ -211,19 +161,8 @@ impl Conn {
 
     // ----- the way back to the client -----
 
-    /// Hands a message to the client, after applying what it teaches about the session (the
-    /// negotiated version, tool annotations). `false` when the client is gone.
-    pub(crate) async fn deliver(&self, mut message: Message, ctx: Option<&RequestCtx>) -> bool {
-        if let (Some(ctx), Message::Response(response)) = (ctx, &mut message)
-            && response.id.as_ref() == Some(&ctx.id)
-            && let ResponsePayload::Result(result) = &mut response.payload
-        {
-            match (ctx.method.as_str(), ctx.modern) {
-                ("initialize", false) => self.learn_version(ctx.generation, result),
-                ("tools/list", true) => self.learn_tools(ctx, result),
-                _ => {}
-            }
-        }
+    /// Hands a message to the client. `false` when the client is gone.
+    pub(crate) async fn deliver(&self, message: Message) -> bool {
         self.events
             .send(TransportEvent::Message(message))
             .await
@@ -237,49 +176,6 @@ impl Conn {
             error,
         };
         let _ = self.events.send(event).await;
-    }
-
-    fn learn_version(&self, generation: u64, result: &RawJson) {
-        #[derive(Deserialize)]
-        struct Negotiated {
-            #[serde(rename = "protocolVersion")]
-            protocol_version: String,
-        }
-        let Ok(negotiated) = serde_json::from_str::<Negotiated>(result.get()) else {
-            return;
-        };
-        let mut state = self.state();
-        if state.generation == generation {
-            state.negotiated = negotiated.protocol_version.parse().ok();
-        }
-    }
-
-    fn learn_tools(&self, ctx: &RequestCtx, result: &mut RawJson) {
-        let screened = tools::screen(result);
-        for (name, error) in &screened.dropped {
-            self.log.line(&format!(
-                "dropping tool {name:?} from tools/list: invalid x-mcp-header annotation: {error}"
-            ));
-        }
-        {
-            let mut state = self.state();
-            if ctx.first_page {
-                state.tools.clear();
-            }
-            for (name, _) in &screened.dropped {
-                state.tools.remove(name);
-            }
-            for (name, headers) in screened.headers {
-                if headers.is_empty() {
-                    state.tools.remove(&name);
-                } else {
-                    state.tools.insert(name, headers);
-                }
-            }
-        }
-        if let Some(rewritten) = screened.result {
-            *result = rewritten;
-        }
     }
 
     // ----- HTTP -----
@@ -447,7 +343,9 @@ fn joined(headers: &HeaderMap, name: HeaderName) -> Option<String> {
     (!values.is_empty()).then(|| values.join(", "))
 }
 
-fn header_map(pairs: Vec<(String, String)>) -> Result<HeaderMap, TransportError> {
+/// The headers the client's session gave a 2026-07-28 message (the SEP-2243 mirrors), as a
+/// header map.
+pub(crate) fn header_map(pairs: Vec<(String, String)>) -> Result<HeaderMap, TransportError> {
     let mut headers = HeaderMap::with_capacity(pairs.len());
     for (name, value) in pairs {
         let cannot = |what: &str| {

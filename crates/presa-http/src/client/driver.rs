@@ -7,16 +7,16 @@ use std::time::Duration;
 
 use presa_client::{TransportError, TransportEvent};
 use presa_core::{
-    CancelledNotificationParams, META_PROTOCOL_VERSION, Message, Notification, Request, RequestId,
-    Response, mcp_name_field, params_meta,
+    CancelledNotificationParams, Era, Message, Notification, ProtocolVersion, Request, RequestId,
+    Response, Transmit,
 };
 use reqwest::StatusCode;
-use serde_json::Value;
+use reqwest::header::HeaderMap;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, Id, JoinError, JoinHandle, JoinSet};
 use tokio::time::Instant;
 
-use super::conn::{Conn, RequestCtx};
+use super::conn::{Conn, RequestCtx, header_map};
 use super::post::{self, Outcome, Post};
 use super::{http_sse, stream};
 
@@ -34,7 +34,7 @@ const CANCELLED: &str = "notifications/cancelled";
 #[derive(Debug)]
 struct Flight {
     task: AbortHandle,
-    modern: bool,
+    era: Era,
 }
 
 /// Messages held back after `notifications/initialized` until the session's GET stream is
@@ -50,7 +50,7 @@ struct Gate {
     /// Fires when the GET stream got its response; set once that GET was sent.
     stream: Option<oneshot::Receiver<()>>,
     deadline: Instant,
-    held: VecDeque<Message>,
+    held: VecDeque<Transmit>,
 }
 
 impl Gate {
@@ -74,7 +74,7 @@ impl Gate {
 
 pub(crate) struct Driver {
     conn: Arc<Conn>,
-    outgoing: mpsc::Receiver<Message>,
+    outgoing: mpsc::Receiver<Transmit>,
     tasks: JoinSet<Outcome>,
     /// Which request each request task serves.
     requests: HashMap<Id, RequestId>,
@@ -88,7 +88,7 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
-    pub(crate) fn new(conn: Arc<Conn>, outgoing: mpsc::Receiver<Message>) -> Self {
+    pub(crate) fn new(conn: Arc<Conn>, outgoing: mpsc::Receiver<Transmit>) -> Self {
         Self {
             conn,
             outgoing,
@@ -104,8 +104,8 @@ impl Driver {
     pub(crate) async fn run(mut self) {
         let error = loop {
             tokio::select! {
-                message = self.outgoing.recv() => match message {
-                    Some(message) => self.dispatch(message),
+                transmit = self.outgoing.recv() => match transmit {
+                    Some(transmit) => self.dispatch(transmit),
                     None => break None,
                 },
                 Some(done) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
@@ -119,63 +119,72 @@ impl Driver {
         self.shut_down(error).await;
     }
 
-    fn dispatch(&mut self, message: Message) {
-        let initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+    fn dispatch(&mut self, transmit: Transmit) {
+        let initialize =
+            matches!(&transmit.message, Message::Request(r) if r.method == "initialize");
         if let Some(gate) = &mut self.gate {
             if !initialize {
-                gate.held.push_back(message);
+                gate.held.push_back(transmit);
                 return;
             }
             // a new session: what waited for the old one goes first
             self.open_gate();
         }
+        let Transmit {
+            message,
+            protocol_version,
+            headers,
+            ..
+        } = transmit;
         let mut body = Vec::with_capacity(256);
         message.write_to(&mut body);
         if !initialize && let Some(endpoint) = self.conn.sse_endpoint() {
             return self.http_sse(message, endpoint, body);
         }
+        // no revision yet: the handshake itself
+        let era = protocol_version.map_or(Era::Initialize, ProtocolVersion::era);
+        if let (Era::Initialize, Some(version)) = (era, protocol_version) {
+            self.conn.set_negotiated(version);
+        }
+        let headers = match era {
+            Era::Stateless => header_map(headers),
+            Era::Initialize if initialize => Ok(HeaderMap::new()),
+            Era::Initialize => Ok(self.conn.legacy_headers()),
+        };
         match message {
-            Message::Request(request) => self.request(request, body),
-            Message::Notification(notification) => self.notification(notification, body),
+            Message::Request(request) => self.request(request, era, headers, body),
+            Message::Notification(notification) => {
+                self.notification(notification, era, headers, body);
+            }
             Message::Response(response) => self.response(&response, body),
         }
     }
 
-    fn request(&mut self, request: Request, body: Vec<u8>) {
-        let Request { id, method, params } = request;
-        let version = meta_version(params.as_deref());
-        let modern = version.is_some();
-        let generation = match (&version, method.as_str()) {
-            (None, "initialize") => {
-                // A new session: the old one's streams go.
-                if let Some(listen) = self.listen.take() {
-                    listen.abort();
-                }
-                if let Some(stream) = self.http_sse.take() {
-                    stream.abort();
-                }
-                self.conn.begin_initialize()
+    fn request(
+        &mut self,
+        request: Request,
+        era: Era,
+        headers: Result<HeaderMap, TransportError>,
+        body: Vec<u8>,
+    ) {
+        let Request { id, method, .. } = request;
+        let generation = if era == Era::Initialize && method == "initialize" {
+            // A new session: the old one's streams go.
+            if let Some(listen) = self.listen.take() {
+                listen.abort();
             }
-            _ => self.conn.generation(),
-        };
-        let mut first_page = false;
-        let headers = match &version {
-            Some(version) => {
-                let params = mirrored_params(&method, params.as_deref());
-                first_page = method == "tools/list"
-                    && params.as_ref().is_none_or(|p| p.get("cursor").is_none());
-                self.conn
-                    .modern_request_headers(version, &method, params.as_ref())
+            if let Some(stream) = self.http_sse.take() {
+                stream.abort();
             }
-            None if method == "initialize" => Ok(Default::default()),
-            None => Ok(self.conn.legacy_headers()),
+            self.conn.begin_initialize()
+        } else {
+            self.conn.generation()
         };
         let ctx = RequestCtx {
             id: id.clone(),
             method,
-            modern,
+            era,
             generation,
-            first_page,
         };
         let conn = self.conn.clone();
         let post = Post { headers, body };
@@ -183,13 +192,19 @@ impl Driver {
             .tasks
             .spawn(async move { post::request(&conn, post, ctx).await });
         self.requests.insert(task.id(), id.clone());
-        if let Some(old) = self.in_flight.insert(id, Flight { task, modern }) {
+        if let Some(old) = self.in_flight.insert(id, Flight { task, era }) {
             // the client reused an id still in flight; the old POST keeps running untracked
             tracing::debug!(target: "presa_http", task = %old.task.id(), "request id reused");
         }
     }
 
-    fn notification(&mut self, notification: Notification, body: Vec<u8>) {
+    fn notification(
+        &mut self,
+        notification: Notification,
+        era: Era,
+        headers: Result<HeaderMap, TransportError>,
+        body: Vec<u8>,
+    ) {
         let Notification { method, params } = notification;
         if method == CANCELLED
             && let Some(id) = cancelled_request(params.as_deref())
@@ -200,23 +215,15 @@ impl Driver {
             match self.in_flight.remove(&id) {
                 Some(flight) => {
                     flight.task.abort();
-                    if flight.modern {
+                    if flight.era == Era::Stateless {
                         return;
                     }
                 }
-                None if !self.conn.is_legacy() => return,
+                None if era == Era::Stateless => return,
                 None => {}
             }
         }
-        let headers = match meta_version(params.as_deref()) {
-            Some(version) => self.conn.modern_notification_headers(&version, &method),
-            None if self.conn.is_legacy() => Ok(self.conn.legacy_headers()),
-            None => match self.conn.modern_version() {
-                Some(version) => self.conn.modern_notification_headers(&version, &method),
-                None => Ok(Default::default()),
-            },
-        };
-        let initialized = (method == "notifications/initialized" && self.conn.is_legacy())
+        let initialized = (method == "notifications/initialized" && era == Era::Initialize)
             .then(|| self.conn.generation());
         let conn = self.conn.clone();
         let post = Post { headers, body };
@@ -236,8 +243,8 @@ impl Driver {
     /// Sends what the gate held, in order.
     fn open_gate(&mut self) {
         if let Some(gate) = self.gate.take() {
-            for message in gate.held {
-                self.dispatch(message);
+            for transmit in gate.held {
+                self.dispatch(transmit);
             }
         }
     }
@@ -394,21 +401,6 @@ impl std::fmt::Debug for Driver {
     }
 }
 
-/// The `_meta` protocol version of a 2026-07-28 message.
-fn meta_version(params: Option<&serde_json::value::RawValue>) -> Option<String> {
-    let meta = params_meta(params)?;
-    Some(meta.get(META_PROTOCOL_VERSION)?.as_str()?.to_owned())
-}
-
-/// The params, parsed, when headers mirror some of them (`Mcp-Name`, `Mcp-Param-*`, or the
-/// cursor of `tools/list`).
-fn mirrored_params(method: &str, params: Option<&serde_json::value::RawValue>) -> Option<Value> {
-    if mcp_name_field(method).is_none() && method != "tools/call" && method != "tools/list" {
-        return None;
-    }
-    serde_json::from_str(params?.get()).ok()
-}
-
 /// The request a `notifications/cancelled` names.
 fn cancelled_request(params: Option<&serde_json::value::RawValue>) -> Option<RequestId> {
     serde_json::from_str::<CancelledNotificationParams>(params?.get())
@@ -426,16 +418,6 @@ mod tests {
 
     fn raw(text: &str) -> Box<RawValue> {
         RawValue::from_string(text.to_owned()).unwrap()
-    }
-
-    #[test]
-    fn the_meta_version_marks_a_2026_message() {
-        let modern = raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#);
-        assert_eq!(meta_version(Some(&modern)).as_deref(), Some("2026-07-28"));
-        for legacy in [r#"{}"#, r#"{"_meta":{"progressToken":1}}"#, r#"[1]"#] {
-            assert_eq!(meta_version(Some(&raw(legacy))), None, "{legacy}");
-        }
-        assert_eq!(meta_version(None), None);
     }
 
     #[test]

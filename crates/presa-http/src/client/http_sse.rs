@@ -74,7 +74,7 @@ pub(crate) async fn fallback(
                 continue;
             }
             for message in decode_event(conn, event) {
-                if !conn.deliver(message, Some(&ctx)).await {
+                if !conn.deliver(message).await {
                     return Outcome::Done;
                 }
             }
@@ -113,7 +113,7 @@ pub(crate) async fn send(
                     .ok()
                     .and_then(|packet| error_answer(packet, id))
             {
-                let _ = conn.deliver(answer.into(), None).await;
+                let _ = conn.deliver(answer.into()).await;
                 return false;
             }
             let mut detail = format!("HTTP {status}");

@@ -7,14 +7,15 @@
 //! - **Every message is a POST** with `Content-Type: application/json` and
 //!   `Accept: application/json, text/event-stream`, each on a task of its own, so a long
 //!   streamed response never holds up another request.
-//! - **2026-07-28 requests** (their `_meta` names the protocol version) carry the SEP-2243
-//!   mirror headers: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for
-//!   the arguments a tool's `inputSchema` annotates with `x-mcp-header`, values that are not
-//!   plain ASCII wrapped as `=?base64?…?=`. The annotations are learnt from the `tools/list`
-//!   results passing through; a tool whose annotations are invalid is dropped from the result
-//!   the client sees (and logged). Notifications carry `MCP-Protocol-Version` and `Mcp-Method`.
+//! - **2026-07-28 messages** carry the SEP-2243 mirror headers the client's session gave them
+//!   ([`Transmit::headers`](presa_core::Transmit::headers)): `MCP-Protocol-Version`,
+//!   `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the arguments a tool's `inputSchema`
+//!   annotates with `x-mcp-header` (values that are not plain ASCII wrapped as `=?base64?…?=`).
+//!   The transport reads no JSON to choose them: the revision of each message
+//!   ([`Transmit::protocol_version`](presa_core::Transmit::protocol_version)) says its era.
 //! - **Initialize-era sessions**: the `Mcp-Session-Id` of the `initialize` response and the
-//!   negotiated `MCP-Protocol-Version` (2025-06-18 on) go on every later request; after
+//!   session's `MCP-Protocol-Version` (2025-06-18 on, as the client's messages name it) go on
+//!   every later request; after
 //!   `notifications/initialized` the session's GET stream is opened (a 405 means the server
 //!   offers none), and later messages wait for its response (2 s at most) so that nothing the
 //!   server pushes there is lost; closing sends `DELETE`.
@@ -41,10 +42,9 @@ mod error;
 mod http_sse;
 mod options;
 mod post;
-mod sse;
+pub(crate) mod sse;
 mod stream;
 mod token;
-mod tools;
 
 use std::sync::Arc;
 

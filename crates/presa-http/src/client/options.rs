@@ -138,7 +138,7 @@ impl HttpClientOptions {
         self
     }
 
-    /// Where diagnostics go: tools dropped from a `tools/list` result, messages that do not
+    /// Where diagnostics go: messages that do not
     /// decode, refused notifications, a GET stream that failed, a failed `DELETE`. The default
     /// emits a `tracing` warning (target `presa_http`).
     #[must_use]

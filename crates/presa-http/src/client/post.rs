@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use presa_client::{TransportError, TransportErrorKind};
-use presa_core::{Message, Packet, RequestId, Response, decode_packet};
+use presa_core::{Era, Message, Packet, RequestId, Response, decode_packet};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
@@ -63,7 +63,8 @@ pub(crate) async fn request(conn: &Conn, post: Post, ctx: RequestCtx) -> Outcome
         }
     };
     // kept for the HTTP+SSE fallback
-    let fallback = (ctx.method == "initialize" && !ctx.modern).then(|| post.body.clone());
+    let fallback =
+        (ctx.method == "initialize" && ctx.era == Era::Initialize).then(|| post.body.clone());
     let response = match conn.post(&headers, post.body).await {
         Ok(response) => response,
         Err(error) => {
@@ -76,7 +77,7 @@ pub(crate) async fn request(conn: &Conn, post: Post, ctx: RequestCtx) -> Outcome
         return error_status(conn, response, ctx, session, fallback).await;
     }
     if ctx.method == "initialize"
-        && !ctx.modern
+        && ctx.era == Era::Initialize
         && let Some(session_id) = response.headers().get(SESSION_ID)
     {
         conn.set_session_id(ctx.generation, session_id);
@@ -133,7 +134,7 @@ pub(crate) async fn request(conn: &Conn, post: Post, ctx: RequestCtx) -> Outcome
     let mut answered = false;
     for message in messages {
         answered |= matches!(&message, Message::Response(r) if r.id.as_ref() == Some(&ctx.id));
-        if !conn.deliver(message, Some(&ctx)).await {
+        if !conn.deliver(message).await {
             return Outcome::Done;
         }
     }
@@ -165,7 +166,7 @@ async fn error_status(
         .and_then(|packet| error_answer(packet, &ctx.id));
     match answer {
         Some((response, exact)) if exact || !(session && status == StatusCode::NOT_FOUND) => {
-            let _ = conn.deliver(Message::Response(response), Some(&ctx)).await;
+            let _ = conn.deliver(Message::Response(response)).await;
             Outcome::Done
         }
         _ if session && status == StatusCode::NOT_FOUND => Outcome::End(expired()),

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use presa_client::{TransportError, TransportErrorKind};
-use presa_core::{Message, Packet, decode_packet};
+use presa_core::{Era, Message, Packet, decode_packet};
 use reqwest::StatusCode;
 use tokio::sync::oneshot;
 
@@ -79,7 +79,7 @@ pub(crate) async fn read_events(
                     (&message, ctx),
                     (Message::Response(r), Some(ctx)) if r.id.as_ref() == Some(&ctx.id)
                 );
-                if !conn.deliver(message, ctx).await {
+                if !conn.deliver(message).await {
                     return StreamEnd::Gone;
                 }
                 if answered {
@@ -142,7 +142,7 @@ pub(crate) async fn answer(conn: &Conn, response: reqwest::Response, ctx: &Reque
                 format!("the response stream ended before the response: {detail}"),
             )
         };
-        if ctx.modern {
+        if ctx.era == Era::Stateless {
             let error =
                 ended("2026-07-28 streams cannot be resumed; send the request again with a new id");
             return conn.fail(&ctx.id, error).await;

@@ -12,7 +12,10 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
 use presa_client::{ClientChannel, TransportEvent};
-use presa_core::{Message, decode_message};
+use presa_core::{
+    Message, ParamHeaders, ProtocolVersion, ResponsePayload, Transmit, decode_message,
+    request_headers,
+};
 use presa_http::HttpClientOptions;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -183,10 +186,38 @@ impl Mock {
     }
 }
 
-/// A transport and the log lines it wrote.
+/// A transport and the log lines it wrote. It hands the transport what a client session would:
+/// each message with the revision of the session's mode (the last 2026-07-28 request's, or the
+/// initialize-era session's once an `initialize` result came back) and, for 2026-07-28
+/// messages, the mirror headers presa-core makes for them.
 pub struct Transport {
     pub channel: ClientChannel,
     pub log: Arc<Mutex<Vec<String>>>,
+    mode: Mode,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    None,
+    Stateless(ProtocolVersion),
+    Initializing,
+    Initialized(ProtocolVersion),
+}
+
+/// A message for [`Transport::send`]: a 2026-07-28 request (optionally with the called tool's
+/// annotations), or any message sent in the session's current mode.
+pub enum Outgoing {
+    Stateless {
+        message: Value,
+        tool: Option<ParamHeaders>,
+    },
+    InMode(Value),
+}
+
+impl From<Value> for Outgoing {
+    fn from(message: Value) -> Self {
+        Self::InMode(message)
+    }
 }
 
 impl Transport {
@@ -199,21 +230,72 @@ impl Transport {
         let lines = log.clone();
         let options = options.log(move |line| lines.lock().unwrap().push(line.to_owned()));
         let channel = presa_http::client(url, options).unwrap();
-        Self { channel, log }
+        Self {
+            channel,
+            log,
+            mode: Mode::None,
+        }
     }
 
     /// Sends a message given as JSON.
-    pub async fn send(&self, message: Value) {
-        let message = decode_message(message.to_string().as_bytes()).unwrap();
-        self.channel.outgoing.send(message).await.unwrap();
+    pub async fn send(&mut self, outgoing: impl Into<Outgoing>) {
+        let transmit = match outgoing.into() {
+            Outgoing::Stateless { message, tool } => {
+                let version = ProtocolVersion::V2026_07_28;
+                self.mode = Mode::Stateless(version);
+                let headers = request_headers(
+                    version.as_str(),
+                    message["method"].as_str().unwrap(),
+                    message.get("params"),
+                    tool.as_ref(),
+                )
+                .unwrap();
+                Transmit {
+                    protocol_version: Some(version),
+                    headers,
+                    ..Transmit::new(decode(&message), None)
+                }
+            }
+            Outgoing::InMode(message) => {
+                if message["method"] == "initialize" {
+                    self.mode = Mode::Initializing;
+                }
+                let message = decode(&message);
+                match self.mode {
+                    Mode::Stateless(version) => {
+                        let method = message.method().unwrap_or_default();
+                        Transmit {
+                            protocol_version: Some(version),
+                            headers: request_headers(version.as_str(), method, None, None).unwrap(),
+                            ..Transmit::new(message, None)
+                        }
+                    }
+                    Mode::Initialized(version) => Transmit {
+                        protocol_version: Some(version),
+                        ..Transmit::new(message, None)
+                    },
+                    Mode::None | Mode::Initializing => Transmit::new(message, None),
+                }
+            }
+        };
+        self.channel.outgoing.send(transmit).await.unwrap();
     }
 
     /// The next event from the transport.
     pub async fn event(&mut self) -> TransportEvent {
-        tokio::time::timeout(PATIENCE, self.channel.incoming.recv())
+        let event = tokio::time::timeout(PATIENCE, self.channel.incoming.recv())
             .await
             .expect("the transport reports something")
-            .expect("the transport is open")
+            .expect("the transport is open");
+        if let (Mode::Initializing, TransportEvent::Message(Message::Response(response))) =
+            (self.mode, &event)
+            && let ResponsePayload::Result(result) = &response.payload
+            && let Ok(result) = serde_json::from_str::<Value>(result.get())
+            && let Some(version) = result["protocolVersion"].as_str()
+        {
+            self.mode = Mode::Initialized(version.parse().unwrap());
+        }
+        event
     }
 
     /// The next event, which must be a message; as JSON.
@@ -240,13 +322,33 @@ pub fn to_json(message: &Message) -> Value {
     serde_json::from_str(&message.to_json()).unwrap()
 }
 
+fn decode(message: &Value) -> Message {
+    decode_message(message.to_string().as_bytes()).unwrap()
+}
+
 /// A 2026-07-28 request.
-pub fn modern(id: i64, method: &str, mut params: Value) -> Value {
+pub fn modern(id: i64, method: &str, mut params: Value) -> Outgoing {
     params["_meta"] = serde_json::json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}
     });
-    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    let message =
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    Outgoing::Stateless {
+        message,
+        tool: None,
+    }
+}
+
+/// A 2026-07-28 `tools/call` of a tool with `x-mcp-header` annotations.
+pub fn modern_call(id: i64, params: Value, tool: ParamHeaders) -> Outgoing {
+    match modern(id, "tools/call", params) {
+        Outgoing::Stateless { message, .. } => Outgoing::Stateless {
+            message,
+            tool: Some(tool),
+        },
+        other => other,
+    }
 }
 
 /// An initialize-era request.
