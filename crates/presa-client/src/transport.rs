@@ -46,12 +46,39 @@ pub enum TransportEvent {
 
 /// A failure of the transport itself, as opposed to an error the server answered with.
 ///
-/// Cheap to clone, so that one failure can fail many pending requests.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Cheap to clone, so that one failure can fail many pending requests. The message words the
+/// whole failure, its cause included; [`source`](std::error::Error::source) gives the cause
+/// typed when there is one (an `std::io::Error`, a reqwest error, the token provider's error
+/// such as presa-oauth's `OAuthError`), for a caller that inspects or downcasts it.
+///
+/// ```
+/// use std::error::Error;
+/// use presa_client::{TransportError, TransportErrorKind};
+///
+/// let cause = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "broken pipe");
+/// let error = TransportError::with_source(
+///     TransportErrorKind::Io,
+///     "writing to the server failed: broken pipe",
+///     cause,
+/// );
+/// let io = error.source().and_then(|e| e.downcast_ref::<std::io::Error>()).unwrap();
+/// assert_eq!(io.kind(), std::io::ErrorKind::BrokenPipe);
+/// ```
+#[derive(Clone, Debug)]
 pub struct TransportError {
     kind: TransportErrorKind,
     message: Arc<str>,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
+
+/// Two transport errors are equal when their kinds and messages are.
+impl PartialEq for TransportError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl Eq for TransportError {}
 
 /// What kind of transport failure happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -73,6 +100,19 @@ impl TransportError {
         Self {
             kind,
             message: Arc::from(message.into()),
+            source: None,
+        }
+    }
+
+    /// [`new`](Self::new), caused by `source`.
+    pub fn with_source(
+        kind: TransportErrorKind,
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Self {
+            source: Some(Arc::from(source.into())),
+            ..Self::new(kind, message)
         }
     }
 
@@ -93,4 +133,10 @@ impl fmt::Display for TransportError {
     }
 }
 
-impl std::error::Error for TransportError {}
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn std::error::Error + 'static))
+    }
+}

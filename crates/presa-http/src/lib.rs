@@ -9,8 +9,11 @@
 
 #[cfg(feature = "client")]
 mod client;
+mod resource;
 #[cfg(feature = "server")]
 mod server;
+
+pub use resource::{ProtectedResourceMetadata, merge_scopes};
 
 #[cfg(feature = "client")]
 pub use client::*;

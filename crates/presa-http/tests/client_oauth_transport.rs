@@ -174,9 +174,10 @@ async fn a_request_is_sent_eight_times_at_most() {
 }
 
 #[tokio::test]
-async fn a_provider_error_on_refusal_fails_the_request_with_its_text() {
+async fn a_provider_error_on_refusal_fails_the_request_with_its_text_and_as_its_source() {
     let mut mock = Mock::start().await;
-    let provider = Scripted::new(|_| Err("the authorization server is down".into()));
+    let provider =
+        Scripted::new(|_| Err(std::io::Error::other("the authorization server is down").into()));
     let options = HttpClientOptions::default().token_provider(Shared(provider));
     let mut transport = Transport::with(&mock.url, options);
     transport.send(modern(1, "tools/list", json!({}))).await;
@@ -188,6 +189,10 @@ async fn a_provider_error_on_refusal_fails_the_request_with_its_text() {
                 error.message(),
                 "HTTP 401 Unauthorized: the token provider failed: the authorization server is down"
             );
+            let source = std::error::Error::source(&error)
+                .and_then(|e| e.downcast_ref::<std::io::Error>())
+                .expect("the provider's error, typed");
+            assert_eq!(source.to_string(), "the authorization server is down");
         }
         other => panic!("{other:?}"),
     }

@@ -2,21 +2,13 @@
 //! paths, then the authorization server metadata (RFC 8414, then OpenID Connect Discovery), in
 //! the order the MCP specification gives; the issuer compared as an exact string.
 
+use presa_http::ProtectedResourceMetadata;
 use reqwest::Url;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::OAuthError;
 use crate::http::{self, get_json, origin, parse_url};
-
-/// The protected resource metadata document (RFC 9728 §2), the fields the client uses.
-#[derive(Clone, Debug, Deserialize)]
-pub(crate) struct ResourceMetadata {
-    pub(crate) resource: Option<String>,
-    #[serde(default)]
-    pub(crate) authorization_servers: Vec<String>,
-    pub(crate) scopes_supported: Option<Vec<String>>,
-}
 
 /// The authorization server metadata (RFC 8414 §2), the fields the client uses.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -100,10 +92,10 @@ pub(crate) async fn discover(
             server: legacy_server(http, server).await?,
         });
     };
-    let resource = metadata
-        .resource
-        .clone()
-        .unwrap_or_else(|| resource_of(server));
+    let resource = match metadata.resource.as_str() {
+        "" => resource_of(server),
+        named => named.to_owned(),
+    };
     check_resource(&resource, server)?;
     let issuer = metadata.authorization_servers.first().ok_or_else(|| {
         OAuthError::NoAuthorizationServer {
@@ -151,7 +143,7 @@ async fn resource_metadata_of(
     http: &reqwest::Client,
     server: &Url,
     from_challenge: Option<&str>,
-) -> Result<Option<(Url, ResourceMetadata)>, OAuthError> {
+) -> Result<Option<(Url, ProtectedResourceMetadata)>, OAuthError> {
     let mut candidates = resource_metadata_urls(server, from_challenge)?;
     if from_challenge.is_some() {
         // the challenge's URL first; the well-known ones only if it yields nothing
@@ -163,7 +155,7 @@ async fn resource_metadata_of(
             continue;
         }
         let Some(json) = answer.json else { continue };
-        let metadata = serde_json::from_value::<ResourceMetadata>(json).map_err(|e| {
+        let metadata = serde_json::from_value::<ProtectedResourceMetadata>(json).map_err(|e| {
             OAuthError::InvalidResponse {
                 what: format!("protected resource metadata at {url}"),
                 reason: e.to_string(),

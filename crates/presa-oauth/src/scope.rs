@@ -3,6 +3,8 @@
 //! asked before (SEP-2350); `offline_access` only where the authorization server lists it
 //! (SEP-2207).
 
+use presa_http::merge_scopes;
+
 /// What the scope choice is made from.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ScopeInputs<'a> {
@@ -30,20 +32,11 @@ pub(crate) fn select(inputs: ScopeInputs<'_>) -> Vec<String> {
         }
         (None, None) => Vec::new(),
     };
-    union(&mut scopes, base);
+    merge_scopes(&mut scopes, base);
     if inputs.offline_access && !scopes.is_empty() {
-        union(&mut scopes, vec!["offline_access".to_owned()]);
+        merge_scopes(&mut scopes, ["offline_access"]);
     }
     scopes
-}
-
-/// Adds the scopes of `more` not yet in `scopes`, keeping the order.
-pub(crate) fn union(scopes: &mut Vec<String>, more: Vec<String>) {
-    for scope in more {
-        if !scope.is_empty() && !scopes.contains(&scope) {
-            scopes.push(scope);
-        }
-    }
 }
 
 /// `scopes` contains every one of `needed`.

@@ -391,13 +391,14 @@ fn closed_error(
     stopped: Stopped,
     tail: &StderrTail,
 ) -> Option<TransportError> {
-    let (kind, mut message) = match (trigger, stopped) {
+    let (kind, mut message, source) = match (trigger, stopped) {
         (Trigger::ClientClosed, _) => return None,
         (_, Stopped::Exited) => match status {
-            Ok(status) => (TransportErrorKind::Closed, describe_exit(*status)),
+            Ok(status) => (TransportErrorKind::Closed, describe_exit(*status), None),
             Err(error) => (
                 TransportErrorKind::Io,
                 format!("server exited; waiting for it failed: {error}"),
+                Some(io::Error::new(error.kind(), error.to_string())),
             ),
         },
         (Trigger::WriteFailed(error), _) => (
@@ -406,17 +407,22 @@ fn closed_error(
                 "writing to the server failed: {error}; {}",
                 describe_stop(stopped)
             ),
+            Some(error),
         ),
         (_, _) => (
             TransportErrorKind::Closed,
             format!("server closed its stdout; {}", describe_stop(stopped)),
+            None,
         ),
     };
     if let Some(lines) = tail.text() {
         message.push_str("; last stderr: ");
         message.push_str(&lines);
     }
-    Some(TransportError::new(kind, message))
+    Some(match source {
+        Some(source) => TransportError::with_source(kind, message, source),
+        None => TransportError::new(kind, message),
+    })
 }
 
 fn describe_exit(status: ExitStatus) -> String {
@@ -484,12 +490,22 @@ mod tests {
             ))
         );
         assert!(closed_error(Trigger::ClientClosed, &status, Stopped::Killed, &tail).is_none());
-        let error = closed_error(
-            Trigger::WriteFailed(io::Error::other("pipe")),
+        let Some(error) = closed_error(
+            Trigger::WriteFailed(io::Error::new(io::ErrorKind::BrokenPipe, "pipe")),
             &status,
             Stopped::Terminated,
             &tail,
+        ) else {
+            panic!("a failed write is an error");
+        };
+        assert_eq!(error.kind(), TransportErrorKind::Io);
+        let cause = std::error::Error::source(&error)
+            .and_then(|e| e.downcast_ref::<io::Error>())
+            .map(io::Error::kind);
+        assert_eq!(
+            cause,
+            Some(io::ErrorKind::BrokenPipe),
+            "the I/O error is the source"
         );
-        assert_eq!(error.map(|e| e.kind()), Some(TransportErrorKind::Io));
     }
 }

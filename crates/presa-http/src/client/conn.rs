@@ -244,10 +244,8 @@ impl Conn {
                 Some(provider) => {
                     let request = AuthRequest::new(method.as_str(), url.as_str());
                     provider.credential(request).await.map_err(|e| {
-                        TransportError::new(
-                            TransportErrorKind::Connect,
-                            format!("the token provider failed: {e}"),
-                        )
+                        let message = format!("the token provider failed: {e}");
+                        TransportError::with_source(TransportErrorKind::Connect, message, e)
                     })?
                 }
                 None => None,
@@ -265,7 +263,7 @@ impl Conn {
             if let Some(body) = this_body {
                 request = request.body(body);
             }
-            let response = request.send().await.map_err(|e| send_error(&method, &e))?;
+            let response = request.send().await.map_err(|e| send_error(&method, e))?;
             let status = response.status();
             if !last
                 && matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
@@ -288,9 +286,11 @@ impl Conn {
                     }
                     Ok(false) => {}
                     Err(e) => {
-                        return Err(TransportError::new(
+                        let message = format!("HTTP {status}: the token provider failed: {e}");
+                        return Err(TransportError::with_source(
                             TransportErrorKind::Connect,
-                            format!("HTTP {status}: the token provider failed: {e}"),
+                            message,
+                            e,
                         ));
                     }
                 }
@@ -362,13 +362,14 @@ pub(crate) fn header_map(pairs: Vec<(String, String)>) -> Result<HeaderMap, Tran
 }
 
 /// A failed send: `Connect` when no connection could be made, `Io` otherwise.
-fn send_error(method: &Method, error: &reqwest::Error) -> TransportError {
+fn send_error(method: &Method, error: reqwest::Error) -> TransportError {
     let kind = if error.is_connect() || error.is_timeout() {
         TransportErrorKind::Connect
     } else {
         TransportErrorKind::Io
     };
-    TransportError::new(kind, format!("{method} failed: {}", describe_error(error)))
+    let message = format!("{method} failed: {}", describe_error(&error));
+    TransportError::with_source(kind, message, error)
 }
 
 /// An error with its sources, `a: b: c`, without repeating a source already quoted: how presa's

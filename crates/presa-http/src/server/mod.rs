@@ -40,9 +40,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use auth::{
-    Auth, AuthLayer, AuthOptions, ProtectedResourceMetadata, TokenVerifier, VerifyError,
-};
+pub use auth::{Auth, AuthLayer, AuthOptions, TokenVerifier, VerifyError};
 pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
 pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};

@@ -95,17 +95,6 @@ impl Challenge<'_> {
     }
 }
 
-/// `first` followed by the scopes of `then` it lacks.
-pub(crate) fn union(first: &[String], then: &[String]) -> Vec<String> {
-    let mut all = first.to_vec();
-    for scope in then {
-        if !all.contains(scope) {
-            all.push(scope.clone());
-        }
-    }
-    all
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

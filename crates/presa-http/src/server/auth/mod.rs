@@ -6,7 +6,7 @@
 //!   request's extensions; the MCP endpoint hands it to handlers as
 //!   [`Context::auth`](presa_server::Context::auth). Missing or invalid tokens get 401 with a
 //!   `WWW-Authenticate` challenge pointing at the metadata.
-//! - [`AuthOptions::metadata_router`] serves the [`ProtectedResourceMetadata`] at
+//! - [`AuthOptions::metadata_router`] serves the [`ProtectedResourceMetadata`](crate::ProtectedResourceMetadata) at
 //!   `/.well-known/oauth-protected-resource<path>`, without a token.
 //! - [`HttpOptions::auth`](crate::HttpOptions::auth) wires both into [`router`](crate::router)
 //!   and [`serve`](crate::serve).
@@ -70,7 +70,6 @@ use axum::response::Response;
 use presa_server::{AuthInfo, InsufficientScope};
 
 pub use layer::AuthLayer;
-pub use metadata::ProtectedResourceMetadata;
 pub use options::AuthOptions;
 pub use service::Auth;
 pub use verifier::{TokenVerifier, VerifyError};

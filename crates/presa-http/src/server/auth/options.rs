@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, header};
 
-use super::metadata::ProtectedResourceMetadata;
 use super::verifier::TokenVerifier;
+use crate::ProtectedResourceMetadata;
 
 /// The well-known path prefix of RFC 9728 protected resource metadata.
 pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";

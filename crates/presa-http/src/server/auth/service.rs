@@ -10,7 +10,7 @@ use presa_server::{BoxFuture, InsufficientScope};
 use tower::Service;
 
 use super::super::reject::reject;
-use super::challenge::{Bearer, Challenge, bearer, union};
+use super::challenge::{Bearer, Challenge, bearer};
 use super::options::AuthOptions;
 use super::verifier::VerifyError;
 
@@ -126,7 +126,11 @@ where
             {
                 let challenge = Challenge {
                     error: Some("insufficient_scope"),
-                    scope: union(required, needed.scopes()),
+                    scope: {
+                        let mut scope = required.to_vec();
+                        crate::merge_scopes(&mut scope, needed.scopes());
+                        scope
+                    },
                     description: Some(needed.get_description()),
                 };
                 challenge.apply(&target, &mut response);
