@@ -13,6 +13,12 @@ mod resource;
 #[cfg(feature = "server")]
 mod server;
 
+// Internal: the SSE parser for presa-http's own benchmarks; not a public API.
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+#[path = "bench_internals.rs"]
+pub mod __bench;
+
 pub use resource::{ProtectedResourceMetadata, merge_scopes};
 
 #[cfg(feature = "client")]
