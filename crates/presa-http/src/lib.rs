@@ -9,6 +9,7 @@
 
 #[cfg(feature = "client")]
 mod client;
+mod describe;
 mod resource;
 #[cfg(feature = "server")]
 mod server;
@@ -19,6 +20,7 @@ mod server;
 #[path = "bench_internals.rs"]
 pub mod __bench;
 
+pub use describe::describe_error;
 pub use resource::{ProtectedResourceMetadata, merge_scopes};
 
 #[cfg(feature = "client")]

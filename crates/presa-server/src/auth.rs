@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use presa_core::{ErrorCode, ErrorObject};
 use serde_json::{Map, Value};
 
-use crate::error::{HandlerFailure, IntoHandlerFailure, ProtocolError};
+use crate::error::ProtocolError;
 use crate::scopes::scope_list;
 
 /// The identity a transport verified for a request: subject, client, granted scopes, claims.
@@ -253,11 +253,13 @@ impl From<InsufficientScope> for ProtocolError {
     }
 }
 
-impl IntoHandlerFailure for InsufficientScope {
-    fn into_handler_failure(self) -> HandlerFailure {
-        HandlerFailure::Protocol(self.into_error())
+impl fmt::Display for InsufficientScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (needs scope {:?})", self.description, self.scope())
     }
 }
+
+impl std::error::Error for InsufficientScope {}
 
 #[cfg(test)]
 mod tests {

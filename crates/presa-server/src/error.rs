@@ -158,16 +158,15 @@ impl std::error::Error for BuildError {
 ///
 /// Return it as the error of a handler's `Result` to send the client a JSON-RPC error with this
 /// code, message and data, rather than a tool error (`isError: true`), which is what every other
-/// error type becomes.
-///
-/// It deliberately implements neither `Display` nor `std::error::Error`: that is what keeps it
-/// apart from ordinary errors, which handlers turn into tool errors.
+/// error type becomes. It is an ordinary error type otherwise (`Display`, `std::error::Error`),
+/// so it can travel through `?` and logs; a handler's error is told apart by its type.
 ///
 /// ```
 /// use presa_core::ErrorCode;
 /// use presa_server::ProtocolError;
 ///
 /// let error = ProtocolError::new(ErrorCode::INVALID_PARAMS, "Unknown region: mars");
+/// assert_eq!(error.to_string(), "Unknown region: mars (JSON-RPC error -32602)");
 /// assert_eq!(error.into_error_object().code, ErrorCode::INVALID_PARAMS);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -197,6 +196,14 @@ impl From<ErrorObject> for ProtocolError {
     }
 }
 
+impl fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (JSON-RPC error {})", self.0.message, self.0.code)
+    }
+}
+
+impl std::error::Error for ProtocolError {}
+
 /// How a handler failed: a message for the model (a tool error, or an internal error for
 /// resources and prompts), or a JSON-RPC error.
 #[derive(Clone, Debug, PartialEq)]
@@ -207,22 +214,26 @@ pub enum HandlerFailure {
     Protocol(ErrorObject),
 }
 
-/// Turns a handler's error into a [`HandlerFailure`]: every `Display` type becomes a message;
-/// [`ProtocolError`] becomes a JSON-RPC error.
+/// Turns a handler's error into a [`HandlerFailure`]: a [`ProtocolError`] (or an
+/// [`InsufficientScope`](crate::InsufficientScope)) becomes its JSON-RPC error; every other
+/// `Display` type becomes a message.
 pub trait IntoHandlerFailure {
     /// The failure.
     fn into_handler_failure(self) -> HandlerFailure;
 }
 
-impl<E: fmt::Display> IntoHandlerFailure for E {
+impl<E: fmt::Display + 'static> IntoHandlerFailure for E {
     fn into_handler_failure(self) -> HandlerFailure {
+        // the error's own type says whether it is a protocol error (no specialization in
+        // stable Rust: the one blanket impl asks at run time)
+        let any: &dyn std::any::Any = &self;
+        if let Some(protocol) = any.downcast_ref::<ProtocolError>() {
+            return HandlerFailure::Protocol(protocol.0.clone());
+        }
+        if let Some(scope) = any.downcast_ref::<crate::InsufficientScope>() {
+            return HandlerFailure::Protocol(scope.clone().into_error());
+        }
         HandlerFailure::Message(self.to_string())
-    }
-}
-
-impl IntoHandlerFailure for ProtocolError {
-    fn into_handler_failure(self) -> HandlerFailure {
-        HandlerFailure::Protocol(self.0)
     }
 }
 
@@ -252,9 +263,17 @@ mod tests {
             HandlerFailure::Message("plain".into())
         );
         let p = ProtocolError::new(ErrorCode::INVALID_PARAMS, "bad");
+        assert_eq!(p.to_string(), "bad (JSON-RPC error -32602)");
         assert_eq!(
             p.into_handler_failure(),
             HandlerFailure::Protocol(ErrorObject::invalid_params("bad"))
+        );
+        let scope = crate::InsufficientScope::new(["files:write"]);
+        let expected = scope.clone().into_error();
+        assert!(scope.to_string().contains("files:write"), "{scope}");
+        assert_eq!(
+            scope.into_handler_failure(),
+            HandlerFailure::Protocol(expected)
         );
     }
 }

@@ -368,27 +368,6 @@ fn send_error(method: &Method, error: reqwest::Error) -> TransportError {
     } else {
         TransportErrorKind::Io
     };
-    let message = format!("{method} failed: {}", describe_error(&error));
+    let message = format!("{method} failed: {}", crate::describe_error(&error));
     TransportError::with_source(kind, message, error)
-}
-
-/// An error with its sources, `a: b: c`, without repeating a source already quoted: how presa's
-/// HTTP transport (and presa-oauth) words a failed exchange.
-///
-/// ```
-/// let error = std::io::Error::other("connection reset");
-/// assert_eq!(presa_http::describe_error(&error), "connection reset");
-/// ```
-pub fn describe_error(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        let part = e.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = e.source();
-    }
-    text
 }

@@ -7,10 +7,11 @@ use presa_core::RequestId;
 use reqwest::Url;
 use reqwest::header::HeaderMap;
 
-use super::conn::{Conn, RequestCtx, describe_error};
+use super::conn::{Conn, RequestCtx};
 use super::post::{Outcome, Post, error_answer, excerpt, read_body};
 use super::sse::{SseParser, TooLarge};
 use super::stream::{decode_event, is_event_stream};
+use crate::describe_error;
 
 /// How much of a refusal body is read.
 const ERROR_BODY_MAX: usize = 64 * 1024;

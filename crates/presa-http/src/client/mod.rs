@@ -52,7 +52,6 @@ use presa_client::ClientChannel;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
 
-pub use conn::describe_error;
 pub use error::HttpClientError;
 pub use options::HttpClientOptions;
 pub use token::{AuthRequest, Credential, Refusal, TokenError, TokenProvider};
@@ -110,7 +109,7 @@ pub fn client(url: &str, options: HttpClientOptions) -> Result<ClientChannel, Ht
         .connect_timeout(options.connect_timeout)
         .redirect(redirect_policy())
         .build()
-        .map_err(|e| HttpClientError::Build(conn::describe_error(&e)))?;
+        .map_err(|e| HttpClientError::Build(crate::describe_error(&e)))?;
 
     let (outgoing, outgoing_rx) = mpsc::channel(QUEUE);
     let (events, incoming) = mpsc::channel(QUEUE);

@@ -329,10 +329,7 @@ pub(crate) async fn read_body(
             Err(e) => {
                 return Err(TransportError::new(
                     TransportErrorKind::Io,
-                    format!(
-                        "reading the response failed: {}",
-                        super::conn::describe_error(&e)
-                    ),
+                    format!("reading the response failed: {}", crate::describe_error(&e)),
                 ));
             }
         }

@@ -8,8 +8,9 @@ use presa_core::{Era, Message, Packet, decode_packet};
 use reqwest::StatusCode;
 use tokio::sync::oneshot;
 
-use super::conn::{Conn, RequestCtx, describe_error};
+use super::conn::{Conn, RequestCtx};
 use super::sse::{SseEvent, SseParser, TooLarge};
+use crate::describe_error;
 
 /// The reconnection delay when the server gave no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
