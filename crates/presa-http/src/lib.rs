@@ -21,7 +21,7 @@ mod server;
 pub mod __bench;
 
 pub use describe::describe_error;
-pub use resource::{ProtectedResourceMetadata, merge_scopes};
+pub use resource::ProtectedResourceMetadata;
 
 #[cfg(feature = "client")]
 pub use client::*;

@@ -1,5 +1,5 @@
 //! What the server and the client sides of authorization share: the protected resource
-//! metadata document (RFC 9728) and the merging of scope lists.
+//! metadata document (RFC 9728).
 
 use serde::{Deserialize, Serialize};
 
@@ -53,28 +53,6 @@ impl ProtectedResourceMetadata {
             scopes_supported: None,
             bearer_methods_supported: vec!["header".into()],
             resource_name: None,
-        }
-    }
-}
-
-/// Adds to `scopes` each scope of `more` it lacks, in order (empty names are skipped): how
-/// presa's server (the `scope` of a challenge) and presa-oauth (the scopes to request on
-/// re-authorization) merge scope lists.
-///
-/// ```
-/// let mut scopes = vec!["mcp:read".to_owned()];
-/// presa_http::merge_scopes(&mut scopes, ["mcp:write", "mcp:read", ""]);
-/// assert_eq!(scopes, ["mcp:read", "mcp:write"]);
-/// ```
-pub fn merge_scopes<I, S>(scopes: &mut Vec<String>, more: I)
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<str> + Into<String>,
-{
-    for scope in more {
-        let name = scope.as_ref();
-        if !name.is_empty() && !scopes.iter().any(|known| known == name) {
-            scopes.push(scope.into());
         }
     }
 }

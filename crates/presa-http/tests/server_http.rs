@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use presa_core::{LoggingLevel, Tool};
-use presa_http::{Allow, HttpOptions, RunningServer, serve};
+use presa_http::{Allow, CancellationPolicy, HttpOptions, RunningServer, serve};
 use presa_server::{Context, Server};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
@@ -480,6 +480,59 @@ async fn a_panic_while_starting_a_request_is_a_500_and_the_server_lives_on() {
         (status, &body["result"]["content"][0]["text"]),
         (200, &json!("quick"))
     );
+}
+
+#[tokio::test]
+async fn a_posted_cancel_ends_a_post_still_waiting_for_its_json_answer() {
+    let subject: presa_http::SubjectFn = Arc::new(|headers: &axum::http::HeaderMap| {
+        let user = headers.get("x-user")?.to_str().ok()?;
+        Some(user.to_owned())
+    });
+    let f = fixture_with(HttpOptions::default().cancellation(CancellationPolicy::Subject(subject)))
+        .await;
+    // no progress token: the handler says nothing, so the POST waits for a JSON body
+    let body = modern(1, "tools/call", json!({"name": "slow"}));
+    let waiting = tokio::spawn({
+        let request = f.modern_post(&body).header("x-user", "ann");
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (
+                status,
+                serde_json::from_str::<Value>(&response.text().await.unwrap()).unwrap(),
+            )
+        }
+    });
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+        "requestId": 1, "_meta": meta()}});
+    // the cancel may arrive before the call is remembered: send it until the handler stops
+    let stopped = async {
+        loop {
+            let request = f
+                .post()
+                .header("x-user", "ann")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "notifications/cancelled")
+                .body(cancel.to_string());
+            let (status, ..) = f.send(request).await;
+            assert_eq!(status, 202);
+            let dropped =
+                tokio::time::timeout(Duration::from_millis(50), f.cancelled.notified()).await;
+            if dropped.is_ok() {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), stopped)
+        .await
+        .expect("the posted cancel stopped the handler");
+    let (status, answer) = tokio::time::timeout(Duration::from_secs(30), waiting)
+        .await
+        .expect("the waiting POST ends")
+        .unwrap();
+    assert_eq!(status, 500);
+    assert_eq!(answer["error"]["code"], -32603);
+    assert_eq!(answer["error"]["message"], "the request was cancelled");
 }
 
 #[tokio::test]

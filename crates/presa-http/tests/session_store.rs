@@ -24,9 +24,22 @@ struct JsonStore {
     loads: AtomicUsize,
     saves: AtomicUsize,
     failing: AtomicBool,
+    /// Every save fails (loads work).
+    failing_saves: AtomicBool,
+    /// The next load reads the state, then waits for this before it answers.
+    held: Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
+    /// Told when a held load has read the state.
+    holding: tokio::sync::Notify,
 }
 
 impl JsonStore {
+    /// Holds the next load after it read the state; the sender lets it answer.
+    fn hold_next_load(&self) -> tokio::sync::oneshot::Sender<()> {
+        let (release, held) = tokio::sync::oneshot::channel();
+        *self.held.lock().unwrap() = Some(held);
+        release
+    }
+
     fn state(&self, id: &str) -> Option<Value> {
         let texts = self.texts.lock().unwrap();
         texts
@@ -53,6 +66,11 @@ impl SessionStore for JsonStore {
             self.unavailable()?;
             self.loads.fetch_add(1, Ordering::SeqCst);
             let text = self.texts.lock().unwrap().get(id).cloned();
+            let held = self.held.lock().unwrap().take();
+            if let Some(held) = held {
+                self.holding.notify_one();
+                let _ = held.await;
+            }
             let Some(text) = text else { return Ok(None) };
             let state = serde_json::from_str(&text)
                 .map_err(|e| SessionStoreError::with_source("unreadable state", e))?;
@@ -60,14 +78,30 @@ impl SessionStore for JsonStore {
         })
     }
 
-    fn save(&self, state: Arc<SessionState>, _ttl: Option<Duration>) -> StoreFuture<'_, ()> {
+    fn save(
+        &self,
+        state: Arc<SessionState>,
+        replaces: Option<u64>,
+        _ttl: Option<Duration>,
+    ) -> StoreFuture<'_, bool> {
         Box::pin(async move {
             self.unavailable()?;
+            if self.failing_saves.load(Ordering::SeqCst) {
+                return Err(SessionStoreError::new("read-only replica"));
+            }
             self.saves.fetch_add(1, Ordering::SeqCst);
             let text = serde_json::to_string(&*state)
                 .map_err(|e| SessionStoreError::with_source("unwritable state", e))?;
-            self.texts.lock().unwrap().insert(state.id.clone(), text);
-            Ok(())
+            let mut texts = self.texts.lock().unwrap();
+            let stored = texts.get(&state.id).map(|text| {
+                let stored: SessionState = serde_json::from_str(text).unwrap();
+                stored.revision
+            });
+            if stored != replaces {
+                return Ok(false);
+            }
+            texts.insert(state.id.clone(), text);
+            Ok(true)
         })
     }
 
@@ -80,7 +114,14 @@ impl SessionStore for JsonStore {
     }
 }
 
-fn server() -> Server {
+/// A tool's gate: `started` is told when it runs, and it returns once `open` is told.
+#[derive(Debug, Default)]
+struct Gate {
+    started: tokio::sync::Notify,
+    open: tokio::sync::Notify,
+}
+
+fn server(gate: Arc<Gate>) -> Server {
     Server::builder("store-test", "1.0.0")
         .logging(true)
         .subscribe(true)
@@ -94,13 +135,25 @@ fn server() -> Server {
         .resource(Resource::new("file:///notes", "notes"), |_cx| async {
             "notes"
         })
+        .tool(Tool::without_params("gated"), move |_: Value, _| {
+            let gate = Arc::clone(&gate);
+            async move {
+                gate.started.notify_one();
+                gate.open.notified().await;
+                "opened"
+            }
+        })
         .build()
         .unwrap()
 }
 
 /// An endpoint serving `server` with `store` on a free loopback port; its URL.
 async fn instance(store: Arc<JsonStore>) -> String {
-    let app: axum::Router = router_with_store(server(), HttpOptions::default(), store);
+    gated_instance(store, Arc::default()).await
+}
+
+async fn gated_instance(store: Arc<JsonStore>, gate: Arc<Gate>) -> String {
+    let app: axum::Router = router_with_store(server(gate), HttpOptions::default(), store);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -158,10 +211,14 @@ fn request(id: i64, method: &str, params: Value) -> Value {
 }
 
 async fn initialize(url: &str) -> String {
+    initialize_at(url, "2025-06-18").await
+}
+
+async fn initialize_at(url: &str, version: &str) -> String {
     let init = request(
         0,
         "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        json!({"protocolVersion": version, "capabilities": {},
                "clientInfo": {"name": "t", "version": "1"}}),
     );
     let reply = post(url, None, init).await;
@@ -298,4 +355,133 @@ async fn a_failing_store_answers_503_with_retry_after_and_loses_nothing() {
     let reply = post(&url, Some(&session), request(3, "tools/list", json!({}))).await;
     assert_eq!(reply.status, 200);
     assert_eq!(reply.messages[0]["result"]["tools"][0]["name"], "chatty");
+}
+
+/// Two instances change one session at once: the save that loses the race merges its change
+/// onto the winner's, and neither is lost.
+#[tokio::test]
+async fn concurrent_changes_on_two_instances_are_both_kept() {
+    let store = Arc::new(JsonStore::default());
+    let a = instance(Arc::clone(&store)).await;
+    let b = instance(Arc::clone(&store)).await;
+    let session = initialize(&a).await;
+    // B holds the session's live parts too
+    assert_eq!(
+        post(&b, Some(&session), request(1, "ping", json!({})))
+            .await
+            .status,
+        200
+    );
+
+    // B's subscribe reads the state, then waits while A changes the level
+    let release = store.hold_next_load();
+    let subscribe = request(2, "resources/subscribe", json!({"uri": "file:///notes"}));
+    let on_b = tokio::spawn({
+        let (b, session) = (b.clone(), session.clone());
+        async move { post(&b, Some(&session), subscribe).await.status }
+    });
+    store.holding.notified().await;
+    let set = request(3, "logging/setLevel", json!({"level": "error"}));
+    assert_eq!(post(&a, Some(&session), set).await.status, 200);
+    release.send(()).unwrap();
+    assert_eq!(on_b.await.unwrap(), 200);
+
+    let saved = store.state(&session).unwrap();
+    assert_eq!(
+        saved["connection"]["session"]["logLevel"], "error",
+        "{saved}"
+    );
+    assert_eq!(
+        saved["connection"]["subscriptions"],
+        json!(["file:///notes"]),
+        "{saved}"
+    );
+    // and each instance serves with both
+    assert!(!chatty_logs(&b, &session, 4).await.0, "B has A's level");
+}
+
+/// One instance, two requests at once: a request that read an older state than the one its
+/// session saved meanwhile does not take the older one over.
+#[tokio::test]
+async fn a_request_that_read_an_older_state_keeps_the_newer_one() {
+    let store = Arc::new(JsonStore::default());
+    let url = instance(Arc::clone(&store)).await;
+    let session = initialize(&url).await;
+    let release = store.hold_next_load();
+    let subscribe = request(1, "resources/subscribe", json!({"uri": "file:///notes"}));
+    let held = tokio::spawn({
+        let (url, session) = (url.clone(), session.clone());
+        async move { post(&url, Some(&session), subscribe).await.status }
+    });
+    store.holding.notified().await;
+    let set = request(2, "logging/setLevel", json!({"level": "error"}));
+    assert_eq!(post(&url, Some(&session), set).await.status, 200);
+    release.send(()).unwrap();
+    assert_eq!(held.await.unwrap(), 200);
+    let saved = store.state(&session).unwrap();
+    assert_eq!(
+        saved["connection"]["session"]["logLevel"], "error",
+        "{saved}"
+    );
+    assert_eq!(
+        saved["connection"]["subscriptions"],
+        json!(["file:///notes"]),
+        "{saved}"
+    );
+}
+
+/// A session deleted (on another instance) while one of its POSTs is in flight stays deleted:
+/// that POST's save does not bring it back.
+#[tokio::test]
+async fn a_post_in_flight_does_not_bring_back_a_deleted_session() {
+    let store = Arc::new(JsonStore::default());
+    let gate = Arc::new(Gate::default());
+    let a = gated_instance(Arc::clone(&store), Arc::clone(&gate)).await;
+    let b = instance(Arc::clone(&store)).await;
+    // 2025-03-26 takes batches: a subscription (a change) and a call that waits, in one POST
+    let session = initialize_at(&a, "2025-03-26").await;
+    let batch = json!([
+        request(1, "resources/subscribe", json!({"uri": "file:///notes"})),
+        request(2, "tools/call", json!({"name": "gated"})),
+    ]);
+    let in_flight = tokio::spawn({
+        let (a, session) = (a.clone(), session.clone());
+        async move { post(&a, Some(&session), batch).await.status }
+    });
+    // the subscription is answered at once; the call is what the POST waits for
+    gate.started.notified().await;
+    let deleted = reqwest::Client::new()
+        .delete(&b)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200);
+    gate.open.notify_one();
+    assert_eq!(in_flight.await.unwrap(), 200);
+    assert!(store.state(&session).is_none(), "not saved back");
+    let after = post(&a, Some(&session), request(3, "tools/list", json!({}))).await;
+    assert_eq!(after.status, 404);
+}
+
+/// A save that fails after the request was served does not take its answer away: the change is
+/// saved with the session's next request.
+#[tokio::test]
+async fn a_failed_save_keeps_the_answer_and_saves_with_the_next_request() {
+    let store = Arc::new(JsonStore::default());
+    let url = instance(Arc::clone(&store)).await;
+    let session = initialize(&url).await;
+    store.failing_saves.store(true, Ordering::SeqCst);
+    let set = request(1, "logging/setLevel", json!({"level": "error"}));
+    let reply = post(&url, Some(&session), set).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.messages[0]["result"], json!({}));
+    let saved = store.state(&session).unwrap();
+    assert!(saved["connection"]["session"].get("logLevel").is_none());
+
+    store.failing_saves.store(false, Ordering::SeqCst);
+    let reply = post(&url, Some(&session), request(2, "tools/list", json!({}))).await;
+    assert_eq!(reply.status, 200);
+    let saved = store.state(&session).unwrap();
+    assert_eq!(saved["connection"]["session"]["logLevel"], "error");
 }

@@ -3,7 +3,7 @@
 //! asked before (SEP-2350); `offline_access` only where the authorization server lists it
 //! (SEP-2207).
 
-use presa_http::merge_scopes;
+use presa_core::merge_scopes;
 
 /// What the scope choice is made from.
 #[derive(Clone, Copy, Debug, Default)]

@@ -255,7 +255,7 @@ impl From<InsufficientScope> for ProtocolError {
 
 impl fmt::Display for InsufficientScope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (needs scope {:?})", self.description, self.scope())
+        write!(f, "{} (needs scope {})", self.description, self.scope())
     }
 }
 

@@ -98,6 +98,34 @@ impl ConnectionState {
             subscriptions: Vec::new(),
         }
     }
+
+    /// This state's changes since `base`, applied on top of `onto` (see
+    /// [`InitializeEraState::rebased`]): the subscriptions are `onto`'s, with those this state
+    /// added and without those it removed.
+    pub fn rebased(&self, base: &Self, onto: &Self) -> Self {
+        let added = self
+            .subscriptions
+            .iter()
+            .filter(|uri| !base.subscriptions.contains(uri));
+        let removed: Vec<&String> = base
+            .subscriptions
+            .iter()
+            .filter(|uri| !self.subscriptions.contains(uri))
+            .collect();
+        let mut subscriptions: Vec<String> = onto
+            .subscriptions
+            .iter()
+            .filter(|uri| !removed.contains(uri))
+            .chain(added)
+            .cloned()
+            .collect();
+        subscriptions.sort_unstable();
+        subscriptions.dedup();
+        Self {
+            session: self.session.rebased(&base.session, &onto.session),
+            subscriptions,
+        }
+    }
 }
 
 /// One peer's session, served without a task of its own: the transport hands it each message

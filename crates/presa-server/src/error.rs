@@ -158,8 +158,10 @@ impl std::error::Error for BuildError {
 ///
 /// Return it as the error of a handler's `Result` to send the client a JSON-RPC error with this
 /// code, message and data, rather than a tool error (`isError: true`), which is what every other
-/// error type becomes. It is an ordinary error type otherwise (`Display`, `std::error::Error`),
-/// so it can travel through `?` and logs; a handler's error is told apart by its type.
+/// error type becomes. It is an ordinary error type otherwise (`Display`, `std::error::Error`);
+/// a handler's error is told apart by its type: a `ProtocolError`, or a
+/// `Box<dyn Error + Send + Sync>` with one in its chain of sources. Wrapped in another error
+/// type (anyhow, a `thiserror` enum) it is that type's message, a tool error.
 ///
 /// ```
 /// use presa_core::ErrorCode;
@@ -227,14 +229,41 @@ impl<E: fmt::Display + 'static> IntoHandlerFailure for E {
         // the error's own type says whether it is a protocol error (no specialization in
         // stable Rust: the one blanket impl asks at run time)
         let any: &dyn std::any::Any = &self;
-        if let Some(protocol) = any.downcast_ref::<ProtocolError>() {
-            return HandlerFailure::Protocol(protocol.0.clone());
+        let protocol = match any.downcast_ref::<BoxedError>() {
+            Some(boxed) => protocol_in_chain(boxed.as_ref()),
+            None => protocol_of(any),
+        };
+        match protocol {
+            Some(error) => HandlerFailure::Protocol(error),
+            None => HandlerFailure::Message(self.to_string()),
         }
-        if let Some(scope) = any.downcast_ref::<crate::InsufficientScope>() {
-            return HandlerFailure::Protocol(scope.clone().into_error());
-        }
-        HandlerFailure::Message(self.to_string())
     }
+}
+
+type BoxedError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The JSON-RPC error of a [`ProtocolError`] or [`InsufficientScope`](crate::InsufficientScope).
+fn protocol_of(error: &dyn std::any::Any) -> Option<ErrorObject> {
+    if let Some(protocol) = error.downcast_ref::<ProtocolError>() {
+        return Some(protocol.0.clone());
+    }
+    let scope = error.downcast_ref::<crate::InsufficientScope>()?;
+    Some(scope.clone().into_error())
+}
+
+/// The first protocol error in `error`'s chain of sources, `error` included.
+fn protocol_in_chain(error: &(dyn std::error::Error + 'static)) -> Option<ErrorObject> {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(protocol) = error.downcast_ref::<ProtocolError>() {
+            return Some(protocol.0.clone());
+        }
+        if let Some(scope) = error.downcast_ref::<crate::InsufficientScope>() {
+            return Some(scope.clone().into_error());
+        }
+        next = error.source();
+    }
+    None
 }
 
 impl HandlerFailure {
@@ -267,6 +296,13 @@ mod tests {
         assert_eq!(
             p.into_handler_failure(),
             HandlerFailure::Protocol(ErrorObject::invalid_params("bad"))
+        );
+        let boxed: Box<dyn std::error::Error + Send + Sync> =
+            ProtocolError::new(ErrorCode::INVALID_PARAMS, "boxed").into();
+        assert_eq!(
+            boxed.into_handler_failure(),
+            HandlerFailure::Protocol(ErrorObject::invalid_params("boxed")),
+            "a boxed protocol error stays one"
         );
         let scope = crate::InsufficientScope::new(["files:write"]);
         let expected = scope.clone().into_error();

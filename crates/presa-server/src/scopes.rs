@@ -129,19 +129,14 @@ pub(crate) fn check_scopes(
         .into_error())
 }
 
-/// Scopes, each once, in the order given.
+/// Scopes, each once, in the order given (empty names left out).
 pub(crate) fn scope_list<I, S>(scopes: I) -> Vec<String>
 where
     I: IntoIterator<Item = S>,
     S: Into<String>,
 {
     let mut list: Vec<String> = Vec::new();
-    for scope in scopes {
-        let scope = scope.into();
-        if !list.contains(&scope) {
-            list.push(scope);
-        }
-    }
+    presa_core::merge_scopes(&mut list, scopes.into_iter().map(Into::<String>::into));
     list
 }
 

@@ -91,6 +91,10 @@ fn server(gate: Arc<Gate>, forever: Arc<Forever>) -> Server {
         .logging(true)
         .list_changed(true)
         .tool_sync(Tool::without_params("quick"), |_: Value, _| "quick")
+        .tool(Tool::without_params("yields"), |_: Value, _| async {
+            tokio::task::yield_now().await;
+            "yielded"
+        })
         .tool(Tool::without_params("gated"), move |_: Value, _| {
             let gate = Arc::clone(&gate);
             async move {
@@ -242,6 +246,20 @@ async fn when_input_ends_requests_in_flight_still_finish() {
     gate.0.notify_one();
     assert_eq!(peer.next().await["id"], 1);
     peer.task.await.unwrap();
+}
+
+/// A request that finishes while the input ends is still answered: the connection counts what
+/// is in flight before it drains its queue (a regression guard for a race that lost it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_finishing_as_the_input_ends_is_answered() {
+    for round in 0..200 {
+        let (server, _, _) = fixture();
+        let mut peer = Peer::start(server, ConnectionOptions::default());
+        peer.send(call(round, "yields", json!({}))).await;
+        peer.close_input();
+        assert_eq!(peer.next().await["id"], round, "round {round}");
+        peer.task.await.unwrap();
+    }
 }
 
 #[tokio::test]

@@ -57,6 +57,9 @@ struct Signals {
     gate: Notify,
     started: Notify,
     dropped: Notify,
+    /// `stuck`: told when its handler is blocked in a poll; it returns when `unstick` is told.
+    stuck: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
+    unstick: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>>,
 }
 
 fn server(signals: Arc<Signals>) -> Server {
@@ -78,6 +81,24 @@ fn server(signals: Arc<Signals>) -> Server {
             async move {
                 signals.gate.notified().await;
                 "opened"
+            }
+        })
+        .tool(Tool::without_params("stuck"), {
+            let signals = Arc::clone(&signals);
+            move |_: Value, _| {
+                let signals = Arc::clone(&signals);
+                async move {
+                    // pending once, so it runs on a task; then a poll that blocks its thread,
+                    // which no abort can interrupt
+                    tokio::task::yield_now().await;
+                    let stuck = signals.stuck.lock().unwrap().take();
+                    let unstick = signals.unstick.lock().unwrap().take();
+                    if let (Some(stuck), Some(unstick)) = (stuck, unstick) {
+                        let _ = stuck.send(());
+                        let _ = unstick.recv();
+                    }
+                    "old"
+                }
             }
         })
         .tool(Tool::without_params("forever"), move |_: Value, _| {
@@ -153,6 +174,42 @@ async fn cancellation_stops_the_handler_and_no_response_is_sent() {
         8,
         "nothing for the cancelled one"
     );
+    assert_eq!(client.connection.in_flight(), 0);
+}
+
+/// A request cancelled while its handler is in the middle of a poll finishes that poll; if the
+/// client reused its id meanwhile, the old result must not answer the new request (a
+/// regression guard for a race the runner had).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reused_id_is_never_answered_with_the_older_requests_result() {
+    let (mut client, signals) = fixture();
+    client.initialize(json!({})).await;
+    let (stuck_tx, stuck) = std::sync::mpsc::channel();
+    let (unstick, unstick_rx) = std::sync::mpsc::channel();
+    *signals.stuck.lock().unwrap() = Some(stuck_tx);
+    *signals.unstick.lock().unwrap() = Some(unstick_rx);
+
+    client.send(call(7, "stuck", json!({})));
+    tokio::task::spawn_blocking(move || stuck.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    client.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "changed my mind"}}),
+    );
+    client.send(call(7, "gated", json!({})));
+    // the old handler's poll now returns its result: it must go nowhere
+    unstick.send(()).unwrap();
+    signals.gate.notify_one();
+    let answer = client.next().await;
+    assert_eq!(
+        (&answer["id"], text(&answer)),
+        (&json!(7), &json!("opened")),
+        "the new request's own result"
+    );
+    client.send(call(8, "quick", json!({})));
+    assert_eq!(client.next().await["id"], 8, "and nothing else for id 7");
     assert_eq!(client.connection.in_flight(), 0);
 }
 

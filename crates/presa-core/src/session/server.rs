@@ -253,6 +253,50 @@ pub struct InitializeEraState {
     pub log_level: Option<LoggingLevel>,
 }
 
+impl InitializeEraState {
+    /// The state right after `initialize` described `client`: not initialized yet, no level.
+    pub fn new(client: ClientContext) -> Self {
+        Self {
+            client,
+            initialized: false,
+            log_level: None,
+        }
+    }
+
+    /// This state's changes since `base`, applied on top of `onto`: each field this state
+    /// changed is its own, every other `onto`'s (a three-way merge, for two instances that
+    /// changed one session at once).
+    ///
+    /// ```
+    /// use presa_core::{ClientCapabilities, ClientContext, InitializeEraState, LoggingLevel,
+    ///     ProtocolVersion};
+    ///
+    /// let client = ClientContext {
+    ///     protocol_version: ProtocolVersion::V2025_06_18,
+    ///     capabilities: ClientCapabilities::default(),
+    ///     client_info: None,
+    /// };
+    /// let base = InitializeEraState::new(client);
+    /// let mut ours = base.clone();
+    /// ours.log_level = Some(LoggingLevel::Error);
+    /// let mut theirs = base.clone();
+    /// theirs.initialized = true;
+    /// let merged = ours.rebased(&base, &theirs);
+    /// assert!(merged.initialized);
+    /// assert_eq!(merged.log_level, Some(LoggingLevel::Error));
+    /// ```
+    pub fn rebased(&self, base: &Self, onto: &Self) -> Self {
+        fn pick<T: PartialEq + Clone>(ours: &T, base: &T, theirs: &T) -> T {
+            if ours == base { theirs } else { ours }.clone()
+        }
+        Self {
+            client: pick(&self.client, &base.client, &onto.client),
+            initialized: pick(&self.initialized, &base.initialized, &onto.initialized),
+            log_level: pick(&self.log_level, &base.log_level, &onto.log_level),
+        }
+    }
+}
+
 /// The server side of one peer's session: a sans-IO state machine for both eras.
 ///
 /// One `ServerSession` serves one connection (a stdio process, an in-process pair, an
@@ -607,15 +651,11 @@ impl ServerSession {
             meta: None,
         };
         self.state_changes += 1;
-        self.legacy = Some(InitializeEraState {
-            client: ClientContext {
-                protocol_version: version,
-                capabilities: params.capabilities,
-                client_info: Some(params.client_info),
-            },
-            initialized: false,
-            log_level: None,
-        });
+        self.legacy = Some(InitializeEraState::new(ClientContext {
+            protocol_version: version,
+            capabilities: params.capabilities,
+            client_info: Some(params.client_info),
+        }));
         self.endpoint.answer(request.id, &result);
     }
 

@@ -120,10 +120,8 @@ pub(crate) async fn post(
         if !session.deliver(messages, arrival) {
             return session_not_found();
         }
-        return match session.persist(&*shared.store, shared.ttl()).await {
-            Ok(()) => accepted(),
-            Err(error) => store_unavailable(&error),
-        };
+        persist_after(&shared, &session).await;
+        return accepted();
     }
     let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
     let (stream, priming, deliveries) = session.open_stream(&requests, primed);
@@ -167,10 +165,24 @@ pub(crate) async fn post(
         if let Ok(value) = HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER, value);
         }
-    } else if let Err(error) = session.persist(&*shared.store, shared.ttl()).await {
-        return store_unavailable(&error);
+    } else {
+        persist_after(&shared, &session).await;
     }
     response
+}
+
+/// Saves what the messages just delivered changed. The messages were served already, so a
+/// store that fails does not take their answer away: the change stays unsaved here, and the
+/// session's next request saves it.
+async fn persist_after(shared: &Shared, session: &HttpSession) {
+    if let Err(error) = session.persist(&*shared.store, shared.ttl()).await {
+        tracing::warn!(
+            target: "presa_http",
+            "session {}: the state is saved with a later request: {}",
+            session.id(),
+            describe_error(&error)
+        );
+    }
 }
 
 fn session_not_found() -> Response {
@@ -181,7 +193,8 @@ fn session_not_found() -> Response {
     )
 }
 
-/// 503 with `Retry-After`: the session store failed (the error is logged, not shown).
+/// 503 with `Retry-After`: the session store failed before anything was served (the error is
+/// logged, not shown).
 fn store_unavailable(error: &SessionStoreError) -> Response {
     tracing::warn!(target: "presa_http", "{}", describe_error(error));
     let mut response = reject(

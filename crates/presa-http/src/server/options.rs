@@ -212,7 +212,9 @@ impl HttpOptions {
     }
 
     /// How long an initialize-era session may stay idle before it is ended; `None` keeps
-    /// sessions until the client deletes them.
+    /// sessions until the client deletes them. It is also the time to live of the session's
+    /// state in the [`SessionStore`](crate::SessionStore), renewed by each request and, while
+    /// a GET stream is open, by the endpoint's sweeps.
     pub fn session_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.session_idle_timeout = timeout;
         self

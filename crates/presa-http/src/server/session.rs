@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
+#[cfg(doc)]
+use presa_server::ConnectionState;
 use presa_server::{Arrival, Change, DrivenConnection, InsufficientScope, Outbox, Server};
 
 use super::store::{SessionState, SessionStore, SessionStoreError};
@@ -88,13 +90,26 @@ const STREAM_QUEUE: usize = 256;
 const STREAM_BLOCK: u64 = 64;
 
 /// What the store last had of a session, as this process knows it.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Saved {
-    revision: u64,
-    /// The connection's [`DrivenConnection::state_changes`] that the saved state includes.
+    /// The state this process last loaded or saved; `None` before the session's first save.
+    base: Option<Arc<SessionState>>,
+    /// The connection's [`DrivenConnection::state_changes`] that `base` includes.
     changes: u64,
-    next_stream: u64,
 }
+
+impl Saved {
+    fn revision(&self) -> Option<u64> {
+        self.base.as_ref().map(|base| base.revision)
+    }
+
+    fn next_stream(&self) -> u64 {
+        self.base.as_ref().map_or(1, |base| base.next_stream)
+    }
+}
+
+/// How many times a save that lost a race with another instance is merged and tried again.
+const SAVE_ATTEMPTS: usize = 4;
 
 /// The live parts of one initialize-era session, held by the process serving it: a connection
 /// of the server driven by the session's POSTs (no task of its own while idle), and the event
@@ -139,25 +154,19 @@ impl HttpSession {
         buffer_capacity: usize,
         owner: Option<String>,
     ) -> Arc<Self> {
-        let saved = Saved {
-            revision: 0,
-            changes: 0,
-            next_stream: 1,
-        };
-        Self::with_connection(id, server, buffer_capacity, owner, saved, None)
+        Self::with_connection(id, server, buffer_capacity, owner, Saved::default(), None)
     }
 
     /// The live parts of a session continued from its saved state (on an instance that held
     /// none of it, or no longer).
     pub(crate) fn restore(
-        state: &SessionState,
+        state: &Arc<SessionState>,
         server: Server,
         buffer_capacity: usize,
     ) -> Arc<Self> {
         let saved = Saved {
-            revision: state.revision,
+            base: Some(Arc::clone(state)),
             changes: 0,
-            next_stream: state.next_stream,
         };
         let session = Self::with_connection(
             state.id.clone(),
@@ -180,7 +189,7 @@ impl HttpSession {
         saved: Saved,
         version: Option<ProtocolVersion>,
     ) -> Arc<Self> {
-        let next_stream = saved.next_stream.max(1);
+        let next_stream = saved.next_stream().max(1);
         Arc::new_cyclic(|session: &Weak<Self>| {
             let outbox = SessionOutbox(session.clone());
             Self {
@@ -211,16 +220,29 @@ impl HttpSession {
         *lock(&self.version)
     }
 
-    /// Takes over the stored state when another instance saved a newer one.
-    pub(crate) fn adopt(&self, state: &SessionState) {
+    /// Takes over the stored state when another instance saved a newer one. Changes of this
+    /// process not saved yet are kept, on top of it (see [`ConnectionState::rebased`]).
+    pub(crate) fn adopt(&self, stored: &Arc<SessionState>) {
         let mut saved = lock(&self.saved);
-        if state.revision == saved.revision {
+        if saved
+            .revision()
+            .is_some_and(|known| stored.revision <= known)
+        {
             return;
         }
-        self.connection.set_state(state.connection.clone());
-        saved.revision = state.revision;
-        saved.changes = self.connection.state_changes();
-        saved.next_stream = saved.next_stream.max(state.next_stream);
+        let unsaved = self.connection.state_changes() != saved.changes;
+        match (&saved.base, unsaved, self.connection.state()) {
+            (Some(base), true, Some(ours)) => {
+                // saved again by the next persist, as a change of its own
+                let merged = ours.rebased(&base.connection, &stored.connection);
+                self.connection.set_state(merged);
+            }
+            _ => {
+                self.connection.set_state(stored.connection.clone());
+                saved.changes = self.connection.state_changes();
+            }
+        }
+        saved.base = Some(Arc::clone(stored));
     }
 
     /// The state to save when it changed since the last save: the state and the connection's
@@ -229,13 +251,9 @@ impl HttpSession {
         let (changes, reserved) = self.has_unsaved()?;
         let saved = lock(&self.saved);
         let connection = self.connection.state()?;
-        let state = SessionState {
-            id: self.id.clone(),
-            owner: self.owner.clone(),
-            revision: saved.revision + 1,
-            next_stream: reserved.max(saved.next_stream),
-            connection,
-        };
+        let mut state = SessionState::new(self.id.clone(), self.owner.clone(), connection);
+        state.revision = saved.revision().map_or(1, |known| known.saturating_add(1));
+        state.next_stream = reserved.max(saved.next_stream());
         Some((state, changes))
     }
 
@@ -245,10 +263,14 @@ impl HttpSession {
         let changes = self.connection.state_changes();
         let reserved = lock(&self.streams).reserved_until;
         let saved = lock(&self.saved);
-        (changes != saved.changes || reserved > saved.next_stream).then_some((changes, reserved))
+        let moved = changes != saved.changes || reserved > saved.next_stream();
+        moved.then_some((changes, reserved))
     }
 
-    /// Saves the session's state in `store` if it changed since the last save.
+    /// Saves the session's state in `store` if it changed since the last save. The save
+    /// replaces only the revision this process knows: when another instance saved meanwhile,
+    /// its state is taken over (this process's changes on top) and saved again; when the
+    /// session was removed, its live parts here end and nothing is saved.
     pub(crate) async fn persist(
         &self,
         store: &dyn SessionStore,
@@ -258,16 +280,40 @@ impl HttpSession {
             return Ok(());
         }
         let _one_at_a_time = self.saving.lock().await;
-        let Some((state, changes)) = self.unsaved() else {
-            return Ok(());
-        };
-        let state = Arc::new(state);
-        store.save(Arc::clone(&state), ttl).await?;
-        let mut saved = lock(&self.saved);
-        saved.revision = state.revision;
-        saved.changes = changes;
-        saved.next_stream = state.next_stream;
-        Ok(())
+        for _ in 0..SAVE_ATTEMPTS {
+            if !self.is_open() {
+                // ended (deleted) while this request ran: nothing to bring back
+                return Ok(());
+            }
+            let Some((state, changes)) = self.unsaved() else {
+                return Ok(());
+            };
+            let replaces = lock(&self.saved).revision();
+            let state = Arc::new(state);
+            if store.save(Arc::clone(&state), replaces, ttl).await? {
+                let mut saved = lock(&self.saved);
+                saved.base = Some(state);
+                saved.changes = changes;
+                return Ok(());
+            }
+            if replaces.is_none() {
+                return Err(SessionStoreError::new(format!(
+                    "session id {} is taken already",
+                    self.id
+                )));
+            }
+            match store.load(&self.id, ttl).await? {
+                Some(stored) => self.adopt(&stored),
+                None => {
+                    self.close();
+                    return Ok(());
+                }
+            }
+        }
+        Err(SessionStoreError::new(format!(
+            "session {}: its state kept changing while it was saved",
+            self.id
+        )))
     }
 
     /// The revision the session's connection negotiated, once `initialize` was answered.
@@ -347,13 +393,13 @@ impl HttpSession {
         // room for every answer of a batch the session gives at once (pings, errors) before the
         // POST starts reading; the channel allocates as it fills
         let (tx, rx) = mpsc::channel(STREAM_QUEUE + requests.len());
-        let known = lock(&self.saved).next_stream;
+        let known = lock(&self.saved).next_stream();
         let mut streams = lock(&self.streams);
         if streams.next_stream >= streams.reserved_until {
             // a new block, from past every number any instance reserved
             let from = streams.next_stream.max(known);
             streams.next_stream = from;
-            streams.reserved_until = from + STREAM_BLOCK;
+            streams.reserved_until = from.saturating_add(STREAM_BLOCK);
         }
         let stream = streams.next_stream;
         streams.next_stream += 1;

@@ -43,8 +43,9 @@ pub struct SessionState {
     /// for a session created without authentication, which anyone holding its id may use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
-    /// Bumped by every save: an instance holding the session's live parts compares it with the
-    /// revision it last saw, and takes the stored state over its own when it moved.
+    /// Bumped by every save (the first save is revision 1): an instance holding the session's
+    /// live parts compares it with the revision it last saw, and takes a newer stored state
+    /// over its own.
     pub revision: u64,
     /// The first event-stream number no instance has reserved (event ids are
     /// `<stream>-<seq>`). An instance reserves numbers in blocks, so a save is not needed for
@@ -56,6 +57,18 @@ pub struct SessionState {
 }
 
 impl SessionState {
+    /// The state of session `id`, created by `owner` (if authenticated), before its first
+    /// save: revision 0, no stream numbers reserved.
+    pub fn new(id: impl Into<String>, owner: Option<String>, connection: ConnectionState) -> Self {
+        Self {
+            id: id.into(),
+            owner,
+            revision: 0,
+            next_stream: 1,
+            connection,
+        }
+    }
+
     /// The negotiated revision.
     pub fn version(&self) -> ProtocolVersion {
         self.connection.session.client.protocol_version
@@ -81,9 +94,16 @@ pub type StoreFuture<'a, T> =
 /// that was neither loaded nor saved for that long (`None`: never by itself). Loading counts as
 /// activity.
 ///
-/// [`InMemorySessionStore`] serves one process. A store shared by several instances (a
-/// database, Redis) lets any instance serve any request of a session: the instance that gets
-/// one loads the state and serves it. 2026-07-28 clients need no store at all.
+/// A save is conditional, so that instances sharing a store never overwrite each other's
+/// changes: it replaces only the revision the saver last saw (compare-and-set, e.g. a Redis
+/// transaction or a SQL `UPDATE … WHERE revision = ?`). An instance whose save lost loads the
+/// newer state, puts its own changes on top and saves again.
+///
+/// [`InMemorySessionStore`] serves one process. With a store shared by several instances, any
+/// instance serves a session's plain requests from its state; what lives in one process (a
+/// handler waiting for the client's answer to its request, the events kept for
+/// `Last-Event-ID`, the GET stream) still needs requests routed to it. 2026-07-28 clients need
+/// no store at all.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -102,8 +122,15 @@ pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
         ttl: Option<Duration>,
     ) -> StoreFuture<'a, Option<Arc<SessionState>>>;
 
-    /// Keeps `state` (created or changed) for `ttl` from now, replacing the one of its id.
-    fn save(&self, state: Arc<SessionState>, ttl: Option<Duration>) -> StoreFuture<'_, ()>;
+    /// Keeps `state` for `ttl` from now if the state stored under its id has revision
+    /// `replaces` (`None`: no state is stored, a new session). Returns whether it did: `false`
+    /// when another instance saved meanwhile or the session was removed.
+    fn save(
+        &self,
+        state: Arc<SessionState>,
+        replaces: Option<u64>,
+        ttl: Option<Duration>,
+    ) -> StoreFuture<'_, bool>;
 
     /// Forgets session `id` (nothing happens when it is unknown).
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()>;
@@ -153,7 +180,8 @@ impl Error for SessionStoreError {
 }
 
 /// Session states in a map in this process. Expired states are dropped when they are loaded,
-/// and swept at most once a second as states are saved.
+/// and swept at most once a second as states are saved. Its futures are ready at once: the work
+/// is done when a method is called.
 #[derive(Debug, Default)]
 pub struct InMemorySessionStore {
     map: Mutex<InMemory>,
@@ -217,7 +245,12 @@ impl SessionStore for InMemorySessionStore {
         Box::pin(std::future::ready(Ok(state)))
     }
 
-    fn save(&self, state: Arc<SessionState>, ttl: Option<Duration>) -> StoreFuture<'_, ()> {
+    fn save(
+        &self,
+        state: Arc<SessionState>,
+        replaces: Option<u64>,
+        ttl: Option<Duration>,
+    ) -> StoreFuture<'_, bool> {
         let now = Instant::now();
         let mut map = self.map();
         if map
@@ -228,12 +261,20 @@ impl SessionStore for InMemorySessionStore {
             map.states
                 .retain(|_, kept| kept.expires.is_none_or(|at| at > now));
         }
+        let stored = map
+            .states
+            .get(&state.id)
+            .filter(|kept| kept.expires.is_none_or(|at| at > now))
+            .map(|kept| kept.state.revision);
+        if stored != replaces {
+            return Box::pin(std::future::ready(Ok(false)));
+        }
         let kept = Kept {
             expires: expiry(now, ttl),
             state: Arc::clone(&state),
         };
         map.states.insert(state.id.clone(), kept);
-        Box::pin(std::future::ready(Ok(())))
+        Box::pin(std::future::ready(Ok(true)))
     }
 
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
@@ -256,6 +297,20 @@ mod tests {
         Arc::new(serde_json::from_str(&json).unwrap())
     }
 
+    fn saved(
+        store: &InMemorySessionStore,
+        state: Arc<SessionState>,
+        replaces: Option<u64>,
+        ttl: Option<Duration>,
+    ) -> bool {
+        let mut future = store.save(state, replaces, ttl);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match future.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(Ok(saved)) => saved,
+            other => panic!("the in-memory store answers at once: {other:?}"),
+        }
+    }
+
     fn load(store: &InMemorySessionStore, id: &str, ttl: Option<Duration>) -> Option<u64> {
         let mut future = store.load(id, ttl);
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
@@ -268,7 +323,7 @@ mod tests {
     #[test]
     fn a_saved_state_loads_until_removed() {
         let store = InMemorySessionStore::default();
-        drop(store.save(state("a"), None));
+        assert!(saved(&store, state("a"), None, None));
         assert_eq!(load(&store, "a", None), Some(1));
         assert_eq!(load(&store, "b", None), None);
         drop(store.remove("a"));
@@ -279,25 +334,49 @@ mod tests {
     #[test]
     fn a_state_expires_after_its_ttl_and_is_swept() {
         let store = InMemorySessionStore::default();
-        drop(store.save(state("a"), Some(Duration::ZERO)));
+        assert!(saved(&store, state("a"), None, Some(Duration::ZERO)));
         assert_eq!(load(&store, "a", None), None, "expired at once");
-        drop(store.save(state("b"), Some(Duration::ZERO)));
+        assert!(saved(&store, state("b"), None, Some(Duration::ZERO)));
         store.map().swept = None;
-        drop(store.save(state("c"), None));
+        assert!(saved(&store, state("c"), None, None));
         assert_eq!(store.len(), 1, "the expired state was swept by the save");
     }
 
     #[test]
     fn loading_sets_a_new_ttl() {
         let store = InMemorySessionStore::default();
-        drop(store.save(state("a"), Some(Duration::from_secs(3600))));
-        assert_eq!(load(&store, "a", None), Some(1));
-        assert!(
-            store.map().states["a"].expires.is_none(),
-            "kept until removed now"
-        );
+        assert!(saved(
+            &store,
+            state("a"),
+            None,
+            Some(Duration::from_secs(3600))
+        ));
         assert_eq!(load(&store, "a", Some(Duration::ZERO)), Some(1));
         assert_eq!(load(&store, "a", None), None, "expired after its new ttl");
+    }
+
+    #[test]
+    fn a_save_replaces_only_the_revision_it_names() {
+        let store = InMemorySessionStore::default();
+        assert!(saved(&store, state("a"), None, None));
+        assert!(
+            !saved(&store, state("a"), None, None),
+            "a new session's id is taken"
+        );
+        let mut second = (*state("a")).clone();
+        second.revision = 2;
+        let second = Arc::new(second);
+        assert!(
+            !saved(&store, Arc::clone(&second), Some(7), None),
+            "a stale revision"
+        );
+        assert!(saved(&store, Arc::clone(&second), Some(1), None));
+        assert_eq!(load(&store, "a", None), Some(2));
+        drop(store.remove("a"));
+        assert!(
+            !saved(&store, second, Some(2), None),
+            "removed: nothing to replace"
+        );
     }
 
     #[test]

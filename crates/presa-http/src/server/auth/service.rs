@@ -128,7 +128,7 @@ where
                     error: Some("insufficient_scope"),
                     scope: {
                         let mut scope = required.to_vec();
-                        crate::merge_scopes(&mut scope, needed.scopes());
+                        presa_core::merge_scopes(&mut scope, needed.scopes());
                         scope
                     },
                     description: Some(needed.get_description()),
