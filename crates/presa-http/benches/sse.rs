@@ -4,7 +4,7 @@
 //! events 8 times longer) and with the chunk size (256 KiB chunks).
 //!
 //! ```sh
-//! cargo bench -p presa-http --features bench-internals --bench sse
+//! cargo bench -p presa-http --features __bench-internals --bench sse
 //! ```
 
 use std::hint::black_box;

@@ -1,5 +1,5 @@
 //! Internal: the client's SSE parser, for presa-http's benchmarks (`benches/sse.rs`). Compiled
-//! only with the `bench-internals` feature; not a public API, and it may change at any time.
+//! only with the `__bench-internals` feature; not a public API, and it may change at any time.
 
 use crate::client::sse;
 

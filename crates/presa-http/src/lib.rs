@@ -15,7 +15,7 @@ mod resource;
 mod server;
 
 // Internal: the SSE parser for presa-http's own benchmarks; not a public API.
-#[cfg(feature = "bench-internals")]
+#[cfg(feature = "__bench-internals")]
 #[doc(hidden)]
 #[path = "bench_internals.rs"]
 pub mod __bench;

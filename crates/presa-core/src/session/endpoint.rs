@@ -19,15 +19,17 @@ use crate::{
 /// [`related_request`](Self::related_request) to put progress, log messages and server→client
 /// requests on the response stream of the request they serve.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Transmit {
     /// The message.
     pub message: Message,
     /// The peer's request this message is part of (a response, or a notification or request
     /// issued while serving it).
     pub related_request: Option<RequestId>,
-    /// The revision the message is sent under, when the sending session has one: a 2026-07-28
-    /// request or notification, or any message of an initialized initialize-era session (not
-    /// `initialize` itself). Its era is `protocol_version.era()`.
+    /// The revision a client session sends the message under: a 2026-07-28 request or
+    /// notification, or any message of an initialized initialize-era session (not
+    /// `initialize` itself). Its era is `protocol_version.era()`. A server session leaves it
+    /// `None` (its transports route by `related_request`).
     pub protocol_version: Option<ProtocolVersion>,
     /// The HTTP headers that mirror a client's 2026-07-28 message, in order (see
     /// [`request_headers`](crate::request_headers)); empty for every other message.
@@ -44,6 +46,20 @@ impl Transmit {
             protocol_version: None,
             headers: Vec::new(),
         }
+    }
+
+    /// This transmit, sent under `version`.
+    #[must_use]
+    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.protocol_version = Some(version);
+        self
+    }
+
+    /// This transmit, with `headers` mirroring it (see [`request_headers`](crate::request_headers)).
+    #[must_use]
+    pub fn with_headers(mut self, headers: Vec<(String, String)>) -> Self {
+        self.headers = headers;
+        self
     }
 }
 

@@ -250,11 +250,9 @@ impl Transport {
                     tool.as_ref(),
                 )
                 .unwrap();
-                Transmit {
-                    protocol_version: Some(version),
-                    headers,
-                    ..Transmit::new(decode(&message), None)
-                }
+                Transmit::new(decode(&message), None)
+                    .with_protocol_version(version)
+                    .with_headers(headers)
             }
             Outgoing::InMode(message) => {
                 if message["method"] == "initialize" {
@@ -264,16 +262,15 @@ impl Transport {
                 match self.mode {
                     Mode::Stateless(version) => {
                         let method = message.method().unwrap_or_default();
-                        Transmit {
-                            protocol_version: Some(version),
-                            headers: request_headers(version.as_str(), method, None, None).unwrap(),
-                            ..Transmit::new(message, None)
-                        }
+                        let headers =
+                            request_headers(version.as_str(), method, None, None).unwrap();
+                        Transmit::new(message, None)
+                            .with_protocol_version(version)
+                            .with_headers(headers)
                     }
-                    Mode::Initialized(version) => Transmit {
-                        protocol_version: Some(version),
-                        ..Transmit::new(message, None)
-                    },
+                    Mode::Initialized(version) => {
+                        Transmit::new(message, None).with_protocol_version(version)
+                    }
                     Mode::None | Mode::Initializing => Transmit::new(message, None),
                 }
             }
