@@ -83,8 +83,9 @@ impl<F: Fn(Transmit) + Send + Sync + 'static> Outbox for F {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ConnectionState {
-    /// The session's state (client, negotiated revision, log level).
-    pub session: InitializeEraState,
+    /// The session's state (client, negotiated revision, log level), shared with the
+    /// connection's session.
+    pub session: Arc<InitializeEraState>,
     /// The resource URIs the client subscribed to, sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subscriptions: Vec<String>,
@@ -92,9 +93,9 @@ pub struct ConnectionState {
 
 impl ConnectionState {
     /// The state of a session whose client `initialize` described, with nothing subscribed.
-    pub fn new(session: InitializeEraState) -> Self {
+    pub fn new(session: impl Into<Arc<InitializeEraState>>) -> Self {
         Self {
-            session,
+            session: session.into(),
             subscriptions: Vec::new(),
         }
     }
@@ -122,7 +123,7 @@ impl ConnectionState {
         subscriptions.sort_unstable();
         subscriptions.dedup();
         Self {
-            session: self.session.rebased(&base.session, &onto.session),
+            session: Arc::new(self.session.rebased(&base.session, &onto.session)),
             subscriptions,
         }
     }
@@ -433,7 +434,7 @@ impl DrivenConnection {
     /// [`ConnectionState`]).
     pub fn state(&self) -> Option<ConnectionState> {
         let state = self.inner.state();
-        let session = state.session.initialize_era_state()?.clone();
+        let session = Arc::clone(state.session.initialize_era_state()?);
         Some(ConnectionState {
             session,
             subscriptions: state.subscribed.to_sorted(),

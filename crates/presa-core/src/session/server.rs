@@ -234,7 +234,7 @@ impl std::error::Error for ServerSendError {}
 /// let saved = serde_json::to_string(first.initialize_era_state().unwrap()).unwrap();
 ///
 /// let mut second = ServerSession::new(config);
-/// second.set_initialize_era_state(serde_json::from_str(&saved).unwrap());
+/// second.set_initialize_era_state(serde_json::from_str::<InitializeEraState>(&saved).unwrap());
 /// assert_eq!(
 ///     second.initialize_era_client().map(|c| c.protocol_version),
 ///     Some(ProtocolVersion::V2025_06_18),
@@ -342,7 +342,9 @@ pub struct ServerSession {
     /// Shared: a server with many sessions keeps one configuration.
     config: Arc<ServerSessionConfig>,
     endpoint: Endpoint,
-    legacy: Option<InitializeEraState>,
+    /// Shared with whoever keeps the state (a session store): it changes rarely, and is copied
+    /// only then.
+    legacy: Option<Arc<InitializeEraState>>,
     /// Bumped whenever `legacy` changes.
     state_changes: u64,
     events: VecDeque<ServerEvent>,
@@ -385,15 +387,17 @@ impl ServerSession {
         self.legacy.as_ref().map(|p| &p.client)
     }
 
-    /// The initialize-era state, once `initialize` was answered.
-    pub fn initialize_era_state(&self) -> Option<&InitializeEraState> {
+    /// The initialize-era state, once `initialize` was answered. It is shared: keeping a clone
+    /// of the `Arc` costs no copy.
+    pub fn initialize_era_state(&self) -> Option<&Arc<InitializeEraState>> {
         self.legacy.as_ref()
     }
 
     /// Continues an initialize-era session from its saved state (see [`InitializeEraState`]),
     /// replacing what this session knew of its client. Requests in flight are not touched.
-    pub fn set_initialize_era_state(&mut self, state: InitializeEraState) {
-        if self.legacy.as_ref() != Some(&state) {
+    pub fn set_initialize_era_state(&mut self, state: impl Into<Arc<InitializeEraState>>) {
+        let state = state.into();
+        if self.legacy.as_deref() != Some(&*state) {
             self.legacy = Some(state);
             self.state_changes += 1;
         }
@@ -478,7 +482,7 @@ impl ServerSession {
                 }
                 match parse_params::<SetLevelRequestParams>(request.params.as_deref()) {
                     Ok(params) => {
-                        peer.log_level = Some(params.level);
+                        Arc::make_mut(peer).log_level = Some(params.level);
                         self.state_changes += 1;
                         self.endpoint.answer(request.id, &Map::new());
                     }
@@ -651,11 +655,11 @@ impl ServerSession {
             meta: None,
         };
         self.state_changes += 1;
-        self.legacy = Some(InitializeEraState::new(ClientContext {
+        self.legacy = Some(Arc::new(InitializeEraState::new(ClientContext {
             protocol_version: version,
             capabilities: params.capabilities,
             client_info: Some(params.client_info),
-        }));
+        })));
         self.endpoint.answer(request.id, &result);
     }
 
@@ -663,7 +667,7 @@ impl ServerSession {
         match notification.method.as_str() {
             "notifications/initialized" => {
                 if let Some(peer) = self.legacy.as_mut().filter(|p| !p.initialized) {
-                    peer.initialized = true;
+                    Arc::make_mut(peer).initialized = true;
                     self.state_changes += 1;
                     self.events
                         .push_back(ServerEvent::Initialized(peer.client.clone()));
