@@ -3,9 +3,9 @@
 use std::time::Duration;
 
 use presa_client::{Client, ClientOptions, ResultText};
+use presa_test::fake::{Fake, FakeConfig};
 use serde_json::json;
 
-use crate::fake::{Fake, FakeConfig};
 use crate::{connect_with, methods};
 
 async fn cached(ttl_ms: u64) -> (Client, Fake) {

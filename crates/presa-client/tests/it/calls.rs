@@ -2,11 +2,12 @@
 
 use presa_client::{Client, ClientError, ResultText, StructuredContent};
 use presa_core::{
-    CompletionReference, ErrorCode, ListTools, PaginatedRequestParams, ProtocolVersion,
+    CompletionReference, ErrorCode, ListTools, META_PROTOCOL_VERSION, PaginatedRequestParams,
+    ProtocolVersion,
 };
+use presa_test::fake::Fake;
 use serde_json::json;
 
-use crate::fake::Fake;
 use crate::{legacy, methods, modern};
 
 async fn both_eras() -> [(Client, Fake); 2] {
@@ -188,7 +189,7 @@ async fn calls_carry_the_era_s_context() {
     client.list_tools_page(None).await.unwrap();
     let sent = fake.request("tools/list").await;
     assert_eq!(
-        sent["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        sent["params"]["_meta"][META_PROTOCOL_VERSION],
         ProtocolVersion::V2026_07_28.as_str()
     );
     let (client, mut fake) = legacy().await;

@@ -3,9 +3,12 @@
 use std::time::Duration;
 
 use presa_client::{Client, ClientError, ClientOptions, TransportError, TransportErrorKind};
-use presa_core::{Era, ErrorCode, HandshakeError, Implementation, ProtocolVersion};
+use presa_core::{
+    Era, ErrorCode, HandshakeError, Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_PROTOCOL_VERSION, ProtocolVersion,
+};
+use presa_test::fake::{self, Discover, FakeConfig};
 
-use crate::fake::{self, Discover, FakeConfig};
 use crate::{connect_with, legacy, methods, modern};
 
 #[tokio::test(start_paused = true)]
@@ -26,15 +29,9 @@ async fn a_modern_server_is_reached_with_discover() {
     let sent = fake.drain();
     assert_eq!(methods(&sent), ["server/discover"]);
     let meta = &sent[0]["params"]["_meta"];
-    assert_eq!(
-        meta["io.modelcontextprotocol/protocolVersion"],
-        "2026-07-28"
-    );
-    assert_eq!(
-        meta["io.modelcontextprotocol/clientInfo"]["name"],
-        "presa-client"
-    );
-    assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object());
+    assert_eq!(meta[META_PROTOCOL_VERSION], "2026-07-28");
+    assert_eq!(meta[META_CLIENT_INFO]["name"], "presa-client");
+    assert!(meta[META_CLIENT_CAPABILITIES].is_object());
 }
 
 #[tokio::test(start_paused = true)]
@@ -112,10 +109,7 @@ async fn unsupported_protocol_version_is_retried_not_fallen_back_from() {
     assert_eq!(methods(&sent), ["server/discover", "server/discover"]);
     assert_ne!(sent[0]["id"], sent[1]["id"], "a retry is a new request");
     for m in &sent {
-        assert_eq!(
-            m["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
-            "2026-07-28"
-        );
+        assert_eq!(m["params"]["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
     }
 }
 

@@ -3,10 +3,10 @@
 
 use presa_client::{Client, ClientError, ClientOptions};
 use presa_core::ProtocolVersion;
+use presa_test::fake::{Fake, FakeConfig};
 use serde_json::json;
 
 use crate::connect_with;
-use crate::fake::{Fake, FakeConfig};
 
 async fn annotated(config: FakeConfig) -> (Client, Fake) {
     let config = FakeConfig {

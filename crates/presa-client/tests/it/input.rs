@@ -9,9 +9,9 @@ use presa_core::{
     CreateMessageResult, ElicitResult, ErrorCode, ErrorObject, ListRootsResult, ProtocolVersion,
     Root,
 };
+use presa_test::fake::FakeConfig;
 use serde_json::json;
 
-use crate::fake::FakeConfig;
 use crate::{connect_with, legacy, modern};
 
 fn with_handlers() -> ClientOptions {

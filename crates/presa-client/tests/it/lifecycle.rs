@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use presa_client::{ClientError, ClientOptions, ResultText, TransportError, TransportErrorKind};
 use presa_core::LoggingLevel;
+use presa_test::fake::{FakeConfig, id_of};
 use serde_json::json;
 
-use crate::fake::{FakeConfig, id_of};
 use crate::{connect_with, legacy, methods, modern};
 
 #[tokio::test(start_paused = true)]

@@ -1,19 +1,18 @@
-//! presa-client against a fake server built on presa-core's `ServerSession`.
+//! presa-client against a fake server built on presa-core's `ServerSession` (presa-test's
+//! `fake`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cache;
 mod calls;
 mod connect;
-mod fake;
 mod headers;
 mod input;
 mod lifecycle;
 mod subscriptions;
 
 use presa_client::{Client, ClientOptions};
-
-use fake::{Fake, FakeConfig};
+use presa_test::fake::{self, Fake, FakeConfig};
 
 /// A client connected to a fresh fake server.
 async fn connect_with(config: FakeConfig, options: ClientOptions) -> (Client, Fake) {

@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use presa_client::{ChangeEvent, ClientError, ClientOptions, SubscriptionOptions};
+use presa_test::fake::{FakeConfig, id_of};
 use serde_json::{Value, json};
 
-use crate::fake::{FakeConfig, id_of};
 use crate::{connect_with, legacy, methods, modern};
 
 fn tagged(id: &Value) -> Value {

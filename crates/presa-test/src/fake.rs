@@ -1,5 +1,12 @@
 //! A fake MCP server on presa-core's `ServerSession`, driven on a tokio task at the other end
-//! of a `ClientChannel`. Every message goes through its JSON encoding both ways.
+//! of a presa-client `ClientChannel`. Every message goes through its JSON encoding both ways.
+//!
+//! [`spawn`] starts it and returns the channel to connect a `Client` on, and the test's
+//! [`Fake`], which sees what the client sent and makes the server notify, fail or close. The
+//! server serves a fixed catalogue: three pages of tools (`alpha`, `beta`, `gamma`), one prompt,
+//! one resource and one template, completions, and tools that echo, add, fail, wait, report
+//! progress, log, and ask the client for input (`ask`, `sample`, `roots`) the way each era does.
+//! [`FakeConfig`] sets the revisions it speaks and how it answers `server/discover`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,7 +19,7 @@ use tokio::sync::mpsc;
 
 /// How the fake answers `server/discover`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Discover {
+pub enum Discover {
     /// As the session does: a result, or `-32022` when it speaks no 2026 revision.
     Session,
     /// `-32601`, like a legacy server.
@@ -26,15 +33,19 @@ pub(crate) enum Discover {
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct FakeConfig {
-    pub(crate) versions: SupportedVersions,
-    pub(crate) discover: Discover,
+/// What the fake server speaks and how it answers.
+pub struct FakeConfig {
+    /// The revisions its session supports (default: all).
+    pub versions: SupportedVersions,
+    /// How it answers `server/discover`.
+    pub discover: Discover,
     /// `ttlMs` of list and read results (2026-07-28 only).
-    pub(crate) ttl_ms: u64,
-    pub(crate) discover_ttl_ms: u64,
+    pub ttl_ms: u64,
+    /// `ttlMs` of the `server/discover` result.
+    pub discover_ttl_ms: u64,
     /// The last `tools/list` page also lists `routed` (valid `x-mcp-header` annotations) and
     /// `broken` (an invalid one).
-    pub(crate) annotated_tools: bool,
+    pub annotated_tools: bool,
 }
 
 impl Default for FakeConfig {
@@ -50,7 +61,8 @@ impl Default for FakeConfig {
 }
 
 impl FakeConfig {
-    pub(crate) fn legacy() -> Self {
+    /// A server of the initialize era only (2025-11-25 and 2025-06-18).
+    pub fn legacy() -> Self {
         Self {
             versions: SupportedVersions::new([
                 ProtocolVersion::V2025_11_25,
@@ -62,6 +74,7 @@ impl FakeConfig {
     }
 }
 
+#[derive(Debug)]
 enum Control {
     Notify(Notification),
     Raw(Message),
@@ -73,14 +86,18 @@ enum Control {
 
 /// What the client's session handed the transport with one message, besides the message.
 #[derive(Clone, Debug)]
-pub(crate) struct Sent {
-    pub(crate) method: Option<String>,
-    pub(crate) protocol_version: Option<ProtocolVersion>,
-    pub(crate) headers: Vec<(String, String)>,
+pub struct Sent {
+    /// The message's method (`None` for a response).
+    pub method: Option<String>,
+    /// The revision the client's session named for the message.
+    pub protocol_version: Option<ProtocolVersion>,
+    /// The HTTP headers the client's session made for the message.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Sent {
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+    /// The value of the header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -89,7 +106,8 @@ impl Sent {
 }
 
 /// The test's side of the fake.
-pub(crate) struct Fake {
+#[derive(Debug)]
+pub struct Fake {
     seen: mpsc::UnboundedReceiver<Value>,
     control: mpsc::UnboundedSender<Control>,
     sent: Arc<Mutex<Vec<Sent>>>,
@@ -97,7 +115,7 @@ pub(crate) struct Fake {
 
 impl Fake {
     /// What came with the client's last message of `method`.
-    pub(crate) fn last_sent(&self, method: &str) -> Option<Sent> {
+    pub fn last_sent(&self, method: &str) -> Option<Sent> {
         let sent = self.sent.lock().unwrap();
         sent.iter()
             .rev()
@@ -106,7 +124,7 @@ impl Fake {
     }
 
     /// Every message the client sent that the fake has taken in so far.
-    pub(crate) fn drain(&mut self) -> Vec<Value> {
+    pub fn drain(&mut self) -> Vec<Value> {
         let mut all = Vec::new();
         while let Ok(m) = self.seen.try_recv() {
             all.push(m);
@@ -115,7 +133,7 @@ impl Fake {
     }
 
     /// Waits for the next client message matching `pred`, skipping others.
-    pub(crate) async fn next(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+    pub async fn next(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
         let wait = async {
             loop {
                 let m = self.seen.recv().await.expect("the fake ended");
@@ -131,7 +149,7 @@ impl Fake {
     }
 
     /// Waits until the client closed its side (the fake then ends).
-    pub(crate) async fn ended(&mut self) {
+    pub async fn ended(&mut self) {
         let wait = async { while self.seen.recv().await.is_some() {} };
         tokio::time::timeout(Duration::from_secs(3600), wait)
             .await
@@ -139,48 +157,52 @@ impl Fake {
     }
 
     /// Waits for the client's request of `method`.
-    pub(crate) async fn request(&mut self, method: &str) -> Value {
+    pub async fn request(&mut self, method: &str) -> Value {
         let method = method.to_owned();
         self.next(move |m| m["method"] == method.as_str() && m.get("id").is_some())
             .await
     }
 
-    pub(crate) fn notify(&self, method: &str, params: Value) {
+    /// Makes the server's session send the notification `method` with `params`.
+    pub fn notify(&self, method: &str, params: Value) {
         let n = Notification::new(method, &params).unwrap();
         self.control.send(Control::Notify(n)).unwrap();
     }
 
     /// Sends `message` to the client as is, bypassing the session.
-    pub(crate) fn raw(&self, message: Value) {
+    pub fn raw(&self, message: Value) {
         let message = decode_message(message.to_string().as_bytes()).unwrap();
         self.control.send(Control::Raw(message)).unwrap();
     }
 
-    pub(crate) fn close(&self, error: Option<TransportError>) {
+    /// Closes the transport, reporting `error` to the client (`None`: a clean close).
+    pub fn close(&self, error: Option<TransportError>) {
         self.control.send(Control::Close(error)).unwrap();
     }
 
-    pub(crate) fn fail(&self, id: RequestId, error: TransportError) {
+    /// Makes the transport fail the client's request `id` with `error`.
+    pub fn fail(&self, id: RequestId, error: TransportError) {
         self.control.send(Control::Fail(id, error)).unwrap();
     }
 
     /// Cancels every request the fake sent the client, answering the calls they served.
-    pub(crate) fn cancel_asked(&self) {
+    pub fn cancel_asked(&self) {
         self.control.send(Control::CancelAsked).unwrap();
     }
 
     /// Answers every parked (`slow`) call with "released".
-    pub(crate) fn release(&self) {
+    pub fn release(&self) {
         self.control.send(Control::Release).unwrap();
     }
 }
 
-pub(crate) fn id_of(message: &Value) -> RequestId {
+/// The JSON-RPC id of `message`.
+pub fn id_of(message: &Value) -> RequestId {
     serde_json::from_value(message["id"].clone()).unwrap()
 }
 
 /// Starts a fake server; returns the client's channel and the test's handle.
-pub(crate) fn spawn(config: FakeConfig) -> (ClientChannel, Fake) {
+pub fn spawn(config: FakeConfig) -> (ClientChannel, Fake) {
     let (to_server, from_client) = mpsc::channel(8);
     let (to_client, incoming) = mpsc::channel(8);
     let (seen_tx, seen) = mpsc::unbounded_channel();
@@ -628,6 +650,7 @@ fn tool(name: &str) -> Value {
     json!({"name": name, "inputSchema": {"type": "object"}})
 }
 
-pub(crate) fn tool_text(text: &str) -> Value {
+/// A tool result holding one text block.
+pub fn tool_text(text: &str) -> Value {
     json!({"content": [{"type": "text", "text": text}]})
 }

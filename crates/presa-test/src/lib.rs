@@ -1,0 +1,30 @@
+//! presa-test: the test support shared by presa's crates.
+//!
+//! What more than one test file needs lives here once instead of being copied between them:
+//!
+//! - [`message`]: JSON-RPC messages as tests write them: the 2026-07-28 `_meta`, requests and
+//!   notifications of both eras, an `initialize` request.
+//! - [`fake`] (feature `fake`): a fake MCP server on presa-core's `ServerSession`, at the other
+//!   end of a presa-client `ClientChannel`.
+//! - [`http`] (feature `http`): a scripted Streamable HTTP endpoint on 127.0.0.1 that hands each
+//!   request to the test to answer.
+//! - [`oauth`] (feature `oauth`): a mock protected resource and authorization servers on
+//!   127.0.0.1 (metadata documents, `/authorize`, `/token`, `/register`).
+//!
+//! It is **not** published and not a public API: it is a dev-dependency of presa's own crates,
+//! and it changes with their tests. It depends on presa-core and presa-client only, never on
+//! the crates whose tests use its HTTP and OAuth mocks (presa-http, presa-oauth), so no test sees
+//! two copies of a type. Helpers that need those crates stay in their tests.
+//!
+//! Everything here panics on the unexpected (a test's failure), so `unwrap` and `expect` are
+//! allowed throughout.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[cfg(feature = "fake")]
+pub mod fake;
+#[cfg(feature = "http")]
+pub mod http;
+pub mod message;
+#[cfg(feature = "oauth")]
+pub mod oauth;
