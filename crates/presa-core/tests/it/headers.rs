@@ -1,9 +1,10 @@
 //! SEP-2243 headers through the public API: the spec's server-validation example request, validated as a server
 //! does, in the documented order.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-use presa_core::{ErrorCode, ErrorObject, ParamHeaders, ReceivedHeaders, request_headers};
+use presa_core::{
+    ErrorCode, ErrorObject, META_PROTOCOL_VERSION, ParamHeaders, ReceivedHeaders, request_headers,
+};
+use presa_test::message::request;
 use serde_json::{Value, json};
 
 fn query_metrics() -> ParamHeaders {
@@ -23,7 +24,11 @@ fn query_metrics() -> ParamHeaders {
 }
 
 fn body() -> Value {
-    json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"query_metrics","arguments":{"tenant":"Zürich","window":{"days":7},"expr":"p95(latency)"}}})
+    request(
+        5,
+        "tools/call",
+        json!({"name": "query_metrics", "arguments": {"tenant": "Zürich", "window": {"days": 7}, "expr": "p95(latency)"}}),
+    )
 }
 
 /// Steps 1, 3, 5 and the Mcp-Param check, as presa-http and presa-server chain them.
@@ -34,9 +39,7 @@ fn server_validate(
 ) -> Result<(), ErrorObject> {
     let params = &body["params"];
     headers.check_protocol_version()?;
-    let meta_version = params["_meta"]["io.modelcontextprotocol/protocolVersion"]
-        .as_str()
-        .unwrap();
+    let meta_version = params["_meta"][META_PROTOCOL_VERSION].as_str().unwrap();
     headers.check_protocol_version_matches(meta_version)?;
     headers.check_routing(body["method"].as_str().unwrap(), Some(params))?;
     headers.check_params(tool, params.get("arguments"))?;

@@ -1,9 +1,9 @@
 //! The tricky corners of the wire types' serde, across revisions.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
 
 use presa_core::*;
+use presa_test::message::meta_with;
 use serde_json::{Value, json};
 
 fn obj(v: Value) -> JsonObject {
@@ -162,10 +162,9 @@ fn open_capability_objects_keep_unknown_members() {
     assert_eq!(serde_json::to_value(&params).unwrap(), init);
 
     // 2026-07-28: the capabilities travel in `_meta`, read with the same type.
-    let meta = obj(json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": true}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
-    }));
+    let meta = obj(meta_with(
+        json!({"roots": {"listChanged": true}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
+    ));
     let caps: ClientCapabilities = meta.get_as(META_CLIENT_CAPABILITIES).unwrap().unwrap();
     assert!(caps.has_extension("io.modelcontextprotocol/tasks"));
     assert_eq!(caps.roots.unwrap().list_changed, Some(true));

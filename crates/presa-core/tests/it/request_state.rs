@@ -1,14 +1,13 @@
 //! A multi round-trip `tools/call` through the public API: the state sealed by one instance is
 //! opened by another that shares the key, on the client's retry with a new id and extra fields.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::{Duration, SystemTime};
 
 use presa_core::{
     ErrorCode, ErrorObject, RequestStateCodec, RequestStateError, RequestStateKey,
     request_state_binding,
 };
+use presa_test::message::meta_with;
 use serde_json::json;
 
 fn instance(secret: &[u8]) -> RequestStateCodec {
@@ -31,7 +30,7 @@ fn retry_lands_on_another_instance() {
     );
 
     let retry = json!({
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}},
+        "_meta": meta_with(json!({"elicitation": {}})),
         "arguments": {"replicas": 3, "env": "prod"},
         "name": "deploy",
         "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},

@@ -1,7 +1,6 @@
 //! Messages built with the presa-core wire types validate against their revision's official
 //! schema (`shared/spec/schema/<rev>/schema.json`, definition `$defs/<Name>` or
 //! `definitions/<Name>`), through presa-schema's full JSON Schema validator.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 

@@ -18,7 +18,6 @@
 //! A vector that is wrong per the digests goes into `KNOWN_EXCEPTIONS` (or
 //! `KNOWN_SCHEMA_EXCEPTIONS`) with its reason; such an entry must still fail, so a stale entry is
 //! caught.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 use std::fs;

@@ -1,11 +1,10 @@
 //! A client and a server session driven against each other on a virtual clock: no runtime, no
 //! I/O, every message through the wire encoding.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::{Duration, Instant};
 
 use presa_core::*;
+use presa_test::message::{decode, request, with_meta};
 use serde_json::{Map, Value, json};
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -146,13 +145,6 @@ fn params(value: Value) -> Option<Map<String, Value>> {
         Value::Object(map) => Some(map),
         _ => None,
     }
-}
-
-fn modern_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
 }
 
 // ----- the initialize era -----
@@ -635,7 +627,7 @@ fn progress_can_extend_a_timeout_up_to_its_hard_limit() {
 #[test]
 fn a_duplicate_id_in_flight_is_an_invalid_request() {
     let mut pair = Pair::default();
-    let request = json!({"jsonrpc": "2.0", "id": "same", "method": "tools/list", "params": {"_meta": modern_meta()}});
+    let request = request("same", "tools/list", json!({}));
     assert!(pair.raw_to_server(request.clone()).is_empty());
     let out = pair.raw_to_server(request);
     assert_eq!(out[0]["error"]["code"], -32600);
@@ -681,19 +673,13 @@ fn stateless_requests_carry_their_context_and_need_no_handshake() {
         .unwrap();
     pair.drive();
     let meta = &pair.client_sent[0]["params"]["_meta"];
+    assert_eq!(meta[META_PROTOCOL_VERSION], "2026-07-28");
     assert_eq!(
-        meta["io.modelcontextprotocol/protocolVersion"],
-        "2026-07-28"
-    );
-    assert_eq!(
-        meta["io.modelcontextprotocol/clientCapabilities"],
+        meta[META_CLIENT_CAPABILITIES],
         json!({"elicitation": {"form": {}}})
     );
-    assert_eq!(
-        meta["io.modelcontextprotocol/clientInfo"]["name"],
-        "test-client"
-    );
-    assert_eq!(meta["io.modelcontextprotocol/logLevel"], "info");
+    assert_eq!(meta[META_CLIENT_INFO]["name"], "test-client");
+    assert_eq!(meta[META_LOG_LEVEL], "info");
     assert_eq!(
         meta["traceparent"], "00-ab-cd-01",
         "the caller's own _meta is kept"
@@ -734,7 +720,7 @@ fn stateless_requests_carry_their_context_and_need_no_handshake() {
 #[test]
 fn a_stateless_request_without_a_log_level_gets_no_log_messages() {
     let mut pair = Pair::default();
-    pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "_meta": modern_meta()}}));
+    pair.raw_to_server(request(1, "tools/call", json!({"name": "x"})));
     let request = pair.take_server_request();
     assert!(
         !pair
@@ -748,19 +734,16 @@ fn stateless_requests_are_checked_in_the_runner_order() {
     let mut pair = Pair::default();
     let cases = [
         (
-            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            json!({"_meta": {META_PROTOCOL_VERSION: "2026-07-28"}}),
             -32602,
         ),
+        (json!({"_meta": {META_CLIENT_CAPABILITIES: {}}}), -32602),
         (
-            json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
-            -32602,
-        ),
-        (
-            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "v999.0.0", "io.modelcontextprotocol/clientCapabilities": {}}}),
+            with_meta(json!({"_meta": {META_PROTOCOL_VERSION: "v999.0.0"}})),
             -32022,
         ),
         (
-            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25", "io.modelcontextprotocol/clientCapabilities": {}}}),
+            with_meta(json!({"_meta": {META_PROTOCOL_VERSION: "2025-11-25"}})),
             -32022,
         ),
     ];
@@ -771,8 +754,11 @@ fn stateless_requests_are_checked_in_the_runner_order() {
         assert_eq!(out[0]["error"]["code"], code, "{params}");
         assert_eq!(out[0]["id"], i);
     }
-    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 301, "method": "server/discover", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "v999.0.0", "io.modelcontextprotocol/clientCapabilities": {}}}}));
+    let out = pair.raw_to_server(request(
+        301,
+        "server/discover",
+        json!({"_meta": {META_PROTOCOL_VERSION: "v999.0.0"}}),
+    ));
     assert_eq!(out[0]["error"]["data"]["requested"], "v999.0.0");
     assert_eq!(out[0]["error"]["data"]["supported"][0], "2026-07-28");
     assert!(pair.server_events.is_empty());
@@ -784,7 +770,7 @@ fn discover_is_answered_with_versions_capabilities_identity_and_cache_hints() {
         client_config(),
         server_config().discover_cache(60_000, CacheScope::Public),
     );
-    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": "d1", "method": "server/discover", "params": {"_meta": modern_meta()}}));
+    let out = pair.raw_to_server(request("d1", "server/discover", json!({})));
     let result = &out[0]["result"];
     assert_eq!(result["resultType"], "complete");
     assert_eq!(
@@ -816,7 +802,7 @@ fn removed_stateful_methods_are_unknown_on_2026() {
         "resources/subscribe",
         "resources/unsubscribe",
     ] {
-        let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 500, "method": method, "params": {"_meta": modern_meta()}}));
+        let out = pair.raw_to_server(request(500, method, json!({})));
         assert_eq!(out[0]["error"]["code"], -32601, "{method}");
     }
 }
@@ -825,7 +811,7 @@ fn removed_stateful_methods_are_unknown_on_2026() {
 fn both_eras_share_one_connection() {
     let mut pair = Pair::default();
     pair.initialize();
-    pair.raw_to_server(json!({"jsonrpc": "2.0", "id": "m", "method": "tools/list", "params": {"_meta": modern_meta()}}));
+    pair.raw_to_server(request("m", "tools/list", json!({})));
     let modern = pair.take_server_request();
     assert_eq!(modern.client.protocol_version, ProtocolVersion::V2026_07_28);
     pair.raw_to_server(json!({"jsonrpc": "2.0", "id": "l", "method": "tools/list"}));
@@ -940,15 +926,11 @@ fn a_session_works_on_after_shrinking_and_hands_over_the_meta_it_read() {
     let mut server = ServerSession::new(config);
     let now = Instant::now();
     for id in 1..=3 {
-        let request = decode_message(
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "progressToken": id}}})
-            .to_string()
-            .as_bytes(),
-        )
-        .unwrap();
+        let request = decode(&request(
+            id,
+            "tools/list",
+            json!({"_meta": {"progressToken": id}}),
+        ));
         server.handle_message(now, request);
         let Some(ServerEvent::Request(incoming)) = server.poll_event() else {
             panic!("a request event")
