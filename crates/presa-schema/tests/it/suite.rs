@@ -6,7 +6,6 @@
 //! - With `full`, [`compile`] (and [`ValidatorOptions::compile_full`]) must agree with every
 //!   test outside `optional/`, except the groups listed in [`NEEDS_REMOTE`], which need the
 //!   suite's `http://localhost:1234` remotes and must fail to compile instead.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 

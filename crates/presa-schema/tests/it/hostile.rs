@@ -1,6 +1,5 @@
 //! Hostile input: deep nesting and catastrophic patterns must end promptly with an error, never
 //! hang or overflow the stack. (No timing assertions: a hang would time the test out.)
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use presa_schema::{ErrorKind, SchemaError, Validator, ValidatorOptions};
 use serde_json::{Map, Value, json};

@@ -2,7 +2,6 @@
 //!
 //! Every case runs through [`presa_schema::compile`]; with `full`, also through
 //! [`ValidatorOptions::compile_full`], so both backends speak the same words.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use presa_schema::{Validator, ValidatorOptions};
 use serde_json::{Value, json};

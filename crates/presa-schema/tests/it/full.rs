@@ -1,6 +1,4 @@
 //! Feature `full`: keywords beyond the subset, other drafts, backend choice, and references.
-#![cfg(feature = "full")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use presa_schema::{FullValidator, SchemaError, Validator, ValidatorOptions};
 use serde_json::{Value, json};
