@@ -1,11 +1,10 @@
 //! The connection layer over channels: one peer's session, each request on its own task.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::Arc;
 
-use presa_core::{LoggingLevel, Tool, Transmit};
+use presa_core::{LoggingLevel, META_LOG_LEVEL, Tool, Transmit};
 use presa_server::*;
+use presa_test::message::request;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
@@ -56,19 +55,8 @@ impl Peer {
     }
 }
 
-fn meta(extra: Value) -> Value {
-    let mut meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
-    meta.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    meta
-}
-
 fn call(id: i64, tool: &str, extra_meta: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "_meta": meta(extra_meta)}})
+    request(id, "tools/call", json!({"name": tool, "_meta": extra_meta}))
 }
 
 struct Gate(Notify);
@@ -207,7 +195,7 @@ async fn progress_and_logs_reach_the_peer_only_when_asked_for() {
     peer.send(call(
         1,
         "chatty",
-        json!({"progressToken": "p", "io.modelcontextprotocol/logLevel": "info"}),
+        json!({"progressToken": "p", META_LOG_LEVEL: "info"}),
     ))
     .await;
     let mut seen = Vec::new();
@@ -317,7 +305,7 @@ async fn an_initialize_era_peer_hears_of_list_changes() {
 }
 
 fn listen(id: Value, filter: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {"notifications": filter, "_meta": meta(json!({}))}})
+    request(id, "subscriptions/listen", json!({"notifications": filter}))
 }
 
 #[tokio::test]

@@ -1,13 +1,12 @@
 //! A connection driven by its transport's calls (what an initialize-era HTTP session is): the
 //! same behaviour as a connection with a task, with nothing running between requests.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::Arc;
 use std::time::Duration;
 
 use presa_core::{LoggingLevel, Resource, Tool, decode_message};
 use presa_server::*;
+use presa_test::message::request;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc};
 
@@ -375,12 +374,11 @@ async fn a_panic_while_starting_a_request_is_an_internal_error() {
 #[tokio::test]
 async fn closing_ends_a_listen_with_its_result() {
     let (mut client, _) = fixture();
-    client.send(
-        json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
-        "params": {"notifications": {"toolsListChanged": true}, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}}}}),
-    );
+    client.send(request(
+        "sub",
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    ));
     assert_eq!(
         client.next().await["method"],
         "notifications/subscriptions/acknowledged"

@@ -1,8 +1,6 @@
 //! Asking the client for input: `input_required` rounds on 2026-07-28 (sealed state, several
 //! rounds, capability checks, bad answers) and real server→client requests in the initialize era.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use presa_core::{
     ClientCapabilities, ClientContext, ElicitRequestParams, ErrorCode, Prompt, ProtocolVersion,
     Resource, Tool, Transmit,

@@ -1,15 +1,14 @@
 //! Identity and scope requirements: what handlers see in `cx.auth()`, and the dispatcher refusing
 //! callers without the scopes a tool, resource, template or prompt requires.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::Arc;
 
 use presa_core::{
     ClientCapabilities, ClientContext, ErrorObject, JsonObject, Message, Prompt, ProtocolVersion,
-    Resource, ResourceTemplate, Tool, Transmit, decode_message,
+    Resource, ResourceTemplate, Tool, Transmit,
 };
 use presa_server::*;
+use presa_test::message::{self, decode};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -231,13 +230,7 @@ async fn the_requirement_belongs_to_the_definition() {
 }
 
 fn request(id: i64, method: &str, params: Value) -> Message {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
-    let json = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    decode_message(json.to_string().as_bytes()).unwrap()
+    decode(&message::request(id, method, params))
 }
 
 async fn answer(from_server: &mut mpsc::Receiver<Transmit>) -> Value {

@@ -1,8 +1,6 @@
 //! The dispatcher, called directly: definitions, results, validation, errors, pagination and
 //! changes while serving, under both eras.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::Arc;
 
 use presa_core::{
