@@ -1,8 +1,5 @@
 //! The stdio server over in-memory pipes: framing, bad lines, both eras, and shutdown.
 
-#![cfg(feature = "server")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -12,7 +9,8 @@ use std::time::Duration;
 use presa_core::Tool;
 use presa_server::{Context, Server};
 use presa_stdio::{ServeOptions, StdioError, serve};
-use serde_json::Value;
+use presa_test::message::request_text;
+use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadBuf, duplex,
 };
@@ -22,12 +20,8 @@ use tokio::task::JoinHandle;
 /// A hang guard: every wait in these tests ends well within it.
 const LIMIT: Duration = Duration::from_secs(20);
 
-const MODERN_META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-
 fn modern_call(id: u32, tool: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}},"_meta":{MODERN_META}}}}}"#
-    )
+    request_text(id, "tools/call", json!({"name": tool, "arguments": {}}))
 }
 
 fn server() -> Server {

@@ -1,9 +1,6 @@
 //! The stdio client against real processes (`sh`, `cat`, `sleep`): plumbing, crashes, bad
 //! output, and every step of closing.
 
-#![cfg(all(target_os = "linux", feature = "client"))]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
