@@ -2,9 +2,10 @@
 //! sending) or as JSON text (to write to a pipe or a body).
 //!
 //! A 2026-07-28 request carries the revision and the client's capabilities in `_meta` (spec,
-//! 2026-07-28 basic protocol, reserved `_meta` keys); [`request`] adds them. Notifications carry
-//! no such `_meta` in either era, so one [`notification`] serves both. Initialize-era requests
-//! are [`legacy_request`], the handshake [`initialize`].
+//! 2026-07-28 basic protocol, reserved `_meta` keys); [`request`] adds them, and so does
+//! [`notification`] (required on requests only, the keys are allowed on a notification).
+//! Initialize-era messages are [`legacy_request`] and [`legacy_notification`], with `params` as
+//! given; the handshake's request is [`initialize`].
 
 use presa_core::{
     META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Message, ProtocolVersion, decode_message,
@@ -61,9 +62,10 @@ pub fn request_text(id: impl Into<Value>, method: &str, params: Value) -> String
     request(id, method, params).to_string()
 }
 
-/// A notification, the same in both eras: `params` as given, no `_meta` added.
+/// A 2026-07-28 notification: `params` (an object, or null) with the `_meta` of
+/// [`with_meta`].
 pub fn notification(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": method, "params": params})
+    json!({"jsonrpc": "2.0", "method": method, "params": with_meta(params)})
 }
 
 /// [`notification`] as JSON text.
@@ -74,6 +76,11 @@ pub fn notification_text(method: &str, params: Value) -> String {
 /// An initialize-era request: `params` as given, no `_meta` added.
 pub fn legacy_request(id: impl Into<Value>, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id.into(), "method": method, "params": params})
+}
+
+/// An initialize-era notification: `params` as given, no `_meta` added.
+pub fn legacy_notification(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
 }
 
 /// An `initialize` request asking for `version`, from a client named `presa-test` with no

@@ -1,21 +1,19 @@
 //! Initialize-era sessions over the client transport: the session id and negotiated version,
 //! the GET stream, resumption with `Last-Event-ID`, expiry, `DELETE` on close.
 
-#![cfg(feature = "client")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
-
 use std::time::{Duration, Instant};
 
-use client_support::{Exchange, Mock, SseStream, Transport, legacy, notification};
 use presa_client::{TransportErrorKind, TransportEvent};
+use presa_test::http::{Exchange, Mock, SseStream};
+use presa_test::message::{legacy_notification, legacy_request};
 use serde_json::{Value, json};
+
+use crate::client_support::Transport;
 
 const SESSION: &str = "6f1d2c1e-94a3-4b7e-8d52-2f0f5a1c9b77";
 
 fn initialize() -> Value {
-    legacy(
+    legacy_request(
         0,
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {},
@@ -47,7 +45,7 @@ async fn handshake(mock: &mut Mock, transport: &mut Transport, version: &str) ->
     );
 
     transport
-        .send(notification("notifications/initialized", json!({})))
+        .send(legacy_notification("notifications/initialized", json!({})))
         .await;
     let post = mock.next().await;
     assert_eq!(post.rpc_method(), "notifications/initialized");
@@ -69,7 +67,9 @@ async fn the_session_id_and_version_go_on_every_later_request_and_close_deletes(
     assert_eq!(get.header("mcp-protocol-version"), Some("2025-11-25"));
     let stream = get.respond_sse(&[]);
 
-    transport.send(legacy(1, "tools/list", json!({}))).await;
+    transport
+        .send(legacy_request(1, "tools/list", json!({})))
+        .await;
     let post = mock.next().await;
     assert_eq!(post.header("mcp-session-id"), Some(SESSION));
     assert_eq!(post.header("mcp-protocol-version"), Some("2025-11-25"));
@@ -99,7 +99,7 @@ async fn no_version_header_before_2025_06_18() {
     assert!(get.header("mcp-protocol-version").is_none());
     get.respond(405, &[], "");
 
-    transport.send(legacy(1, "ping", json!({}))).await;
+    transport.send(legacy_request(1, "ping", json!({}))).await;
     let post = mock.next().await;
     assert_eq!(post.header("mcp-session-id"), Some(SESSION));
     assert!(post.header("mcp-protocol-version").is_none());
@@ -142,7 +142,7 @@ async fn requests_after_initialized_wait_for_the_get_stream() {
     let mut transport = Transport::connect(&mock.url);
     let get = handshake(&mut mock, &mut transport, "2025-11-25").await;
     transport
-        .send(legacy(1, "tools/call", json!({"name": "ask"})))
+        .send(legacy_request(1, "tools/call", json!({"name": "ask"})))
         .await;
     // held back: a server pushing elicitation/create on the GET stream would lose it
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -161,7 +161,9 @@ async fn a_get_stream_that_never_answers_holds_requests_two_seconds_at_most() {
     let mut transport = Transport::connect(&mock.url);
     let _get = handshake(&mut mock, &mut transport, "2025-11-25").await;
     let sent = Instant::now();
-    transport.send(legacy(1, "tools/list", json!({}))).await;
+    transport
+        .send(legacy_request(1, "tools/list", json!({})))
+        .await;
     let post = mock.next().await;
     let waited = sent.elapsed();
     assert!(waited >= Duration::from_millis(1900), "{waited:?}");
@@ -175,7 +177,10 @@ async fn closing_sends_what_waited_for_the_get_stream() {
     let mut transport = Transport::connect(&mock.url);
     let get = handshake(&mut mock, &mut transport, "2025-11-25").await;
     transport
-        .send(notification("notifications/roots/list_changed", json!({})))
+        .send(legacy_notification(
+            "notifications/roots/list_changed",
+            json!({}),
+        ))
         .await;
     let _incoming = transport.close();
     let post = mock.next().await;
@@ -197,9 +202,11 @@ async fn nothing_waits_when_initialized_is_refused() {
     );
     transport.message().await;
     transport
-        .send(notification("notifications/initialized", json!({})))
+        .send(legacy_notification("notifications/initialized", json!({})))
         .await;
-    transport.send(legacy(1, "tools/list", json!({}))).await;
+    transport
+        .send(legacy_request(1, "tools/list", json!({})))
+        .await;
     mock.next().await.respond(400, &[], "no");
     // no GET stream: the request goes at once
     let post = mock.next().await;
@@ -216,7 +223,7 @@ async fn a_stream_that_ends_early_is_resumed_with_last_event_id_after_retry() {
         .respond_sse(&[]);
 
     transport
-        .send(legacy(
+        .send(legacy_request(
             7,
             "tools/call",
             json!({"name": "test_reconnection", "arguments": {}}),
@@ -259,7 +266,7 @@ async fn a_stream_without_event_ids_cannot_be_resumed() {
         .await
         .respond_sse(&[]);
     transport
-        .send(legacy(1, "tools/call", json!({"name": "x"})))
+        .send(legacy_request(1, "tools/call", json!({"name": "x"})))
         .await;
     let stream = mock.next().await.respond_sse(&[]);
     stream.raw(": nothing\n\n").await;
@@ -282,7 +289,9 @@ async fn a_404_in_a_session_means_it_expired() {
         .await
         .respond_sse(&[]);
 
-    transport.send(legacy(1, "tools/list", json!({}))).await;
+    transport
+        .send(legacy_request(1, "tools/list", json!({})))
+        .await;
     // what the TypeScript SDK answers for an unknown session
     mock.next().await.respond_json(
         404,
@@ -306,7 +315,9 @@ async fn a_404_with_the_requests_own_error_is_an_answer() {
     let _get = handshake(&mut mock, &mut transport, "2025-11-25")
         .await
         .respond_sse(&[]);
-    transport.send(legacy(1, "nope/nope", json!({}))).await;
+    transport
+        .send(legacy_request(1, "nope/nope", json!({})))
+        .await;
     let error = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}});
     mock.next().await.respond_json(404, &error);
     assert_eq!(transport.message().await, error);
@@ -320,13 +331,13 @@ async fn an_initialize_era_cancellation_is_posted_and_the_stream_dropped() {
         .await
         .respond_sse(&[]);
     transport
-        .send(legacy(3, "tools/call", json!({"name": "slow"})))
+        .send(legacy_request(3, "tools/call", json!({"name": "slow"})))
         .await;
     let stream = mock.next().await.respond_sse(&[]);
     stream.raw("id: a-1\ndata:\n\n").await;
 
     transport
-        .send(notification(
+        .send(legacy_notification(
             "notifications/cancelled",
             json!({"requestId": 3, "reason": "x"}),
         ))
@@ -380,13 +391,15 @@ async fn a_refused_initialize_falls_back_to_http_sse() {
 
     // from now on everything goes to the endpoint; answers come on the stream
     transport
-        .send(notification("notifications/initialized", json!({})))
+        .send(legacy_notification("notifications/initialized", json!({})))
         .await;
     let post = mock.next().await;
     assert_eq!(post.uri.query(), Some("sessionId=aa81"));
     assert!(post.header("mcp-protocol-version").is_none());
     post.respond(202, &[], "Accepted");
-    transport.send(legacy(1, "tools/list", json!({}))).await;
+    transport
+        .send(legacy_request(1, "tools/list", json!({})))
+        .await;
     let post = mock.next().await;
     assert_eq!(post.uri.query(), Some("sessionId=aa81"));
     post.respond(202, &[], "Accepted");

@@ -1,9 +1,6 @@
 //! A presa `Client` over the HTTP client transport against presa's own HTTP server, in both
 //! eras: headers the server checks, progress on event streams, cancellation, sessions.
 
-#![cfg(all(feature = "client", feature = "server"))]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -1,16 +1,14 @@
 //! What answers a POST: JSON, event streams, error statuses with and without a JSON-RPC body,
 //! failed connections, and cancellation by closing a 2026-07-28 stream.
 
-#![cfg(feature = "client")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
-
-use client_support::{Mock, Transport, modern, notification};
 use presa_client::{TransportError, TransportErrorKind, TransportEvent};
 use presa_core::RequestId;
 use presa_http::HttpClientOptions;
+use presa_test::http::Mock;
+use presa_test::message::notification;
 use serde_json::json;
+
+use crate::client_support::{Transport, modern};
 
 async fn failed(transport: &mut Transport) -> (RequestId, TransportError) {
     match transport.event().await {

@@ -1,14 +1,9 @@
 //! A presa `Client` over the HTTP client transport, against scripted servers of both eras.
 
-#![cfg(feature = "client")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
-
-use client_support::Mock;
 use presa_client::{Client, ClientOptions, ResultText};
 use presa_core::ProtocolVersion;
 use presa_http::HttpClientOptions;
+use presa_test::http::Mock;
 use serde_json::json;
 
 /// Answers requests as a 2026-07-28 server would, until the client is done; returns what it saw.

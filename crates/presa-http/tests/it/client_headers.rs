@@ -2,18 +2,16 @@
 //! (`x-mcp-header` arguments included) go on the POST as they are, results pass untouched, extra
 //! headers and tokens.
 
-#![cfg(feature = "client")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use client_support::{Mock, Transport, modern, modern_call, notification};
 use presa_client::BoxFuture;
 use presa_core::ParamHeaders;
 use presa_http::{Credential, HttpClientOptions, Refusal, TokenError, TokenProvider};
+use presa_test::http::Mock;
+use presa_test::message::notification;
 use serde_json::{Value, json};
+
+use crate::client_support::{Transport, modern, modern_call};
 
 fn tools_page() -> Value {
     json!({

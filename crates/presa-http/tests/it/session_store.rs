@@ -1,8 +1,6 @@
 //! Initialize-era session state as data: two endpoints ("instances") sharing one store that
 //! keeps the state only as JSON text serve one session between them, and a failing store is an
 //! HTTP 503 with `Retry-After`.
-#![cfg(feature = "server")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -1,17 +1,14 @@
 //! The transport's side of authorization: what a [`TokenProvider`] is told on `401` and `403`,
 //! the headers of a DPoP credential, the cap on resends, and a provider's error.
 
-#![cfg(feature = "client")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_support;
-
 use std::sync::Mutex;
 
-use client_support::{Mock, Transport, modern};
 use presa_client::{BoxFuture, TransportErrorKind, TransportEvent};
 use presa_http::{AuthRequest, Credential, HttpClientOptions, Refusal, TokenError, TokenProvider};
+use presa_test::http::Mock;
 use serde_json::json;
+
+use crate::client_support::{Transport, modern};
 
 /// What a provider was told about one refusal.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,16 +1,15 @@
 //! The protected MCP server over real HTTP on 127.0.0.1: challenges, protected resource
 //! metadata, identities reaching handlers, scopes, sessions and cancellation per caller (the JWT
 //! verifier's tests are presa-oauth's).
-#![cfg(feature = "server")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use presa_core::{Resource, Tool};
+use presa_core::{ProtocolVersion, Resource, Tool};
 use presa_http::{AuthOptions, CancellationPolicy, HttpOptions, RunningServer, VerifyError, serve};
 use presa_server::{AuthInfo, Context, RequireScopes, Server};
+use presa_test::message::{initialize, legacy_request, request};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -94,18 +93,6 @@ async fn fixture(options: HttpOptions) -> Fixture {
     }
 }
 
-fn modern(id: i64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
-fn legacy(id: i64, method: &str, params: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
-}
-
 impl Fixture {
     fn origin(&self) -> String {
         format!("http://{}", self.running.local_addr())
@@ -153,12 +140,7 @@ impl Fixture {
 
     /// Starts an initialize-era session as the holder of `token`.
     async fn initialize(&self, token: &str) -> String {
-        let init = legacy(
-            0,
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}}),
-        );
+        let init = initialize(0, ProtocolVersion::V2025_11_25).to_string();
         let (status, headers, _) = self.send(self.post(Some(token)).body(init)).await;
         assert_eq!(status, 200);
         let session = headers["mcp-session-id"].to_str().unwrap().to_owned();
@@ -189,7 +171,7 @@ fn challenge(headers: &HeaderMap) -> &str {
 #[tokio::test]
 async fn no_token_gets_401_pointing_at_the_metadata() {
     let f = fixture(HttpOptions::default().auth(auth())).await;
-    let body = modern(1, "tools/call", json!({"name": "whoami"}));
+    let body = request(1, "tools/call", json!({"name": "whoami"}));
     let (status, headers, error) = f.send(f.modern_post(None, &body)).await;
     assert_eq!(status, 401);
     assert_eq!(
@@ -217,7 +199,7 @@ async fn no_token_gets_401_pointing_at_the_metadata() {
 #[tokio::test]
 async fn a_bad_token_gets_invalid_token() {
     let f = fixture(HttpOptions::default().auth(auth())).await;
-    let body = modern(1, "tools/call", json!({"name": "whoami"}));
+    let body = request(1, "tools/call", json!({"name": "whoami"}));
     let (status, headers, error) = f.send(f.modern_post(Some("forged"), &body)).await;
     assert_eq!(status, 401);
     assert_eq!(
@@ -281,7 +263,7 @@ async fn metadata_is_served_without_a_token() {
 async fn a_configured_resource_decides_the_metadata() {
     let options = HttpOptions::default().auth(auth().resource("https://api.example.net/mcp"));
     let f = fixture(options).await;
-    let body = modern(1, "tools/call", json!({"name": "whoami"}));
+    let body = request(1, "tools/call", json!({"name": "whoami"}));
     let (_, headers, _) = f.send(f.modern_post(None, &body)).await;
     assert_eq!(
         challenge(&headers),
@@ -297,7 +279,7 @@ async fn a_configured_resource_decides_the_metadata() {
 #[tokio::test]
 async fn a_valid_token_reaches_the_handler_in_both_eras() {
     let f = fixture(HttpOptions::default().auth(auth())).await;
-    let body = modern(1, "tools/call", json!({"name": "whoami"}));
+    let body = request(1, "tools/call", json!({"name": "whoami"}));
     let (status, _, r) = f.send(f.modern_post(Some("alice"), &body)).await;
     assert_eq!(status, 200, "{r}");
     assert_eq!(
@@ -306,7 +288,7 @@ async fn a_valid_token_reaches_the_handler_in_both_eras() {
     );
 
     let session = f.initialize("bob").await;
-    let call = legacy(1, "tools/call", json!({"name": "whoami"}));
+    let call = legacy_request(1, "tools/call", json!({"name": "whoami"})).to_string();
     let (status, _, r) = f.send(f.in_session("bob", &session, call)).await;
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["result"]["structuredContent"]["subject"], "bob");
@@ -315,7 +297,7 @@ async fn a_valid_token_reaches_the_handler_in_both_eras() {
 #[tokio::test]
 async fn tool_scopes_get_403_insufficient_scope() {
     let f = fixture(HttpOptions::default().auth(auth().required_scopes(["mcp"]))).await;
-    let body = modern(7, "tools/call", json!({"name": "write"}));
+    let body = request(7, "tools/call", json!({"name": "write"}));
     let (status, headers, r) = f.send(f.modern_post(Some("alice"), &body)).await;
     assert_eq!(status, 403);
     assert_eq!(
@@ -337,7 +319,7 @@ async fn tool_scopes_get_403_insufficient_scope() {
 async fn resource_scopes_get_403_inside_a_session_too() {
     let f = fixture(HttpOptions::default().auth(auth())).await;
     let session = f.initialize("bob").await;
-    let read = legacy(2, "resources/read", json!({"uri": "file:///secret"}));
+    let read = legacy_request(2, "resources/read", json!({"uri": "file:///secret"})).to_string();
     let (status, headers, r) = f.send(f.in_session("bob", &session, read)).await;
     assert_eq!(status, 403, "{r}");
     let challenge = challenge(&headers);
@@ -349,13 +331,13 @@ async fn resource_scopes_get_403_inside_a_session_too() {
 
     // the session carries on, and a token with the scope reads the resource (bob, upgraded)
     let session_reader = f.initialize("bob-reader").await;
-    let read = legacy(3, "resources/read", json!({"uri": "file:///secret"}));
+    let read = legacy_request(3, "resources/read", json!({"uri": "file:///secret"})).to_string();
     let (status, _, r) = f
         .send(f.in_session("bob-reader", &session_reader, read))
         .await;
     assert_eq!(status, 200);
     assert_eq!(r["result"]["contents"][0]["text"], "s3cr3t");
-    let read = legacy(4, "resources/read", json!({"uri": "file:///secret"}));
+    let read = legacy_request(4, "resources/read", json!({"uri": "file:///secret"})).to_string();
     let (status, _, r) = f.send(f.in_session("bob-reader", &session, read)).await;
     assert_eq!(
         (status, &r["result"]["contents"][0]["text"]),
@@ -366,7 +348,7 @@ async fn resource_scopes_get_403_inside_a_session_too() {
 #[tokio::test]
 async fn server_wide_scopes_are_checked_by_the_layer() {
     let f = fixture(HttpOptions::default().auth(auth().required_scopes(["mcp"]))).await;
-    let body = modern(1, "tools/call", json!({"name": "whoami"}));
+    let body = request(1, "tools/call", json!({"name": "whoami"}));
     let (status, headers, _) = f.send(f.modern_post(Some("no-mcp"), &body)).await;
     assert_eq!(status, 403);
     assert!(
@@ -379,7 +361,7 @@ async fn server_wide_scopes_are_checked_by_the_layer() {
 async fn sessions_belong_to_the_caller_who_created_them() {
     let f = fixture(HttpOptions::default().auth(auth())).await;
     let session = f.initialize("alice").await;
-    let call = legacy(1, "tools/call", json!({"name": "whoami"}));
+    let call = legacy_request(1, "tools/call", json!({"name": "whoami"})).to_string();
     let (status, ..) = f.send(f.in_session("bob", &session, call.clone())).await;
     assert_eq!(status, 404, "another caller cannot use the session");
     let response = f
@@ -405,7 +387,7 @@ async fn posted_cancellation_is_per_authenticated_subject() {
             .cancellation(CancellationPolicy::AuthSubject),
     )
     .await;
-    let mut body = modern(1, "tools/call", json!({"name": "slow"}));
+    let mut body = request(1, "tools/call", json!({"name": "slow"}));
     body["params"]["_meta"]["progressToken"] = json!(1);
     let response = f.modern_post(Some("alice"), &body).send().await.unwrap();
     assert_eq!(response.status(), 200);
@@ -413,7 +395,7 @@ async fn posted_cancellation_is_per_authenticated_subject() {
     let first = stream.next().await.unwrap().unwrap();
     assert!(String::from_utf8_lossy(&first).contains("notifications/progress"));
 
-    let cancel = modern(0, "notifications/cancelled", json!({"requestId": 1}));
+    let cancel = request(0, "notifications/cancelled", json!({"requestId": 1}));
     let mut cancel = cancel.as_object().unwrap().clone();
     cancel.remove("id");
     let cancel = Value::Object(cancel).to_string();

@@ -1,15 +1,14 @@
 //! The Streamable HTTP server over real HTTP on 127.0.0.1: every rule, both eras.
-#![cfg(feature = "server")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use presa_core::{LoggingLevel, Tool};
+use presa_core::{LoggingLevel, META_PROTOCOL_VERSION, Tool};
 use presa_http::{Allow, CancellationPolicy, HttpOptions, RunningServer, serve};
 use presa_server::{Context, Server};
+use presa_test::message::{initialize_with, legacy_request, notification, request};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -109,18 +108,6 @@ async fn fixture() -> Fixture {
     fixture_with(HttpOptions::default()).await
 }
 
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-fn modern(id: i64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = meta();
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
 impl Fixture {
     fn post(&self) -> reqwest::RequestBuilder {
         self.http
@@ -201,7 +188,7 @@ async fn only_post_get_and_delete_and_405_names_them() {
 #[tokio::test]
 async fn content_type_accept_and_body_size() {
     let f = fixture_with(HttpOptions::default().max_body_bytes(1000)).await;
-    let body = modern(1, "tools/list", json!({}));
+    let body = request(1, "tools/list", json!({}));
     let bare = || {
         f.http
             .post(f.running.url())
@@ -233,7 +220,7 @@ async fn content_type_accept_and_body_size() {
         )
         .await;
     assert_eq!(status, 200, "*/* admits both");
-    let big = modern(
+    let big = request(
         1,
         "tools/call",
         json!({"name": "quick", "arguments": {"pad": "x".repeat(2000)}}),
@@ -248,7 +235,7 @@ async fn content_type_accept_and_body_size() {
 #[tokio::test]
 async fn origin_and_host_allow_lists() {
     let f = fixture().await;
-    let body = modern(1, "tools/list", json!({}));
+    let body = request(1, "tools/list", json!({}));
     let (status, ..) = f
         .send(
             f.modern_post(&body)
@@ -289,7 +276,7 @@ async fn origin_and_host_allow_lists() {
 #[tokio::test]
 async fn stateless_checks_in_the_runner_order() {
     let f = fixture().await;
-    let body = modern(101, "server/discover", json!({}));
+    let body = request(101, "server/discover", json!({}));
     let (status, _, e) = f
         .send(
             f.post()
@@ -307,8 +294,8 @@ async fn stateless_checks_in_the_runner_order() {
     let (status, _, e) = f.send(f.modern_post(&no_meta)).await;
     assert_eq!((status, e["error"]["code"].clone()), (400, json!(-32602)));
 
-    let mut wrong = modern(302, "server/discover", json!({}));
-    wrong["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("v999.0.0");
+    let mut wrong = request(302, "server/discover", json!({}));
+    wrong["params"]["_meta"][META_PROTOCOL_VERSION] = json!("v999.0.0");
     let (status, _, e) = f.send(f.modern_post(&wrong)).await;
     assert_eq!(
         (status, e["error"]["code"].clone()),
@@ -343,7 +330,9 @@ async fn stateless_checks_in_the_runner_order() {
         "resources/subscribe",
         "unknown/method",
     ] {
-        let (status, _, e) = f.send(f.modern_post(&modern(500, method, json!({})))).await;
+        let (status, _, e) = f
+            .send(f.modern_post(&request(500, method, json!({}))))
+            .await;
         assert_eq!(
             (status, e["error"]["code"].clone(), e["id"].clone()),
             (404, json!(-32601), json!(500)),
@@ -358,7 +347,7 @@ async fn stateless_checks_in_the_runner_order() {
 #[tokio::test]
 async fn routing_headers_must_match_the_body() {
     let f = fixture().await;
-    let call = modern(
+    let call = request(
         1,
         "tools/call",
         json!({"name": "echo_region", "arguments": {"region": "Zürich"}}),
@@ -394,7 +383,7 @@ async fn routing_headers_must_match_the_body() {
         .send(f.modern_post(&call).header("mcp-param-region", "Bern"))
         .await;
     assert_eq!(status, 400);
-    let quick = modern(2, "tools/call", json!({"name": "quick"}));
+    let quick = request(2, "tools/call", json!({"name": "quick"}));
     let (status, _, e) = f
         .send(
             f.post()
@@ -416,7 +405,7 @@ async fn routing_headers_must_match_the_body() {
     let (status, ..) = f.send(spaced.body(quick.to_string())).await;
     assert_eq!(status, 200, "whitespace around a header value is tolerated");
     let (status, _, e) = f
-        .send(f.modern_post(&modern(3, "tools/call", json!({"name": "nope"}))))
+        .send(f.modern_post(&request(3, "tools/call", json!({"name": "nope"}))))
         .await;
     assert_eq!(
         (status, e["error"]["code"].clone()),
@@ -429,7 +418,7 @@ async fn routing_headers_must_match_the_body() {
 async fn a_result_is_json_until_the_handler_streams() {
     let f = fixture().await;
     let (status, headers, r) = f
-        .send(f.modern_post(&modern(1, "tools/call", json!({"name": "quick"}))))
+        .send(f.modern_post(&request(1, "tools/call", json!({"name": "quick"}))))
         .await;
     assert_eq!(
         (status, headers["content-type"].to_str().unwrap()),
@@ -437,7 +426,7 @@ async fn a_result_is_json_until_the_handler_streams() {
     );
     assert_eq!(r["result"]["resultType"], "complete");
 
-    let mut body = modern(2, "tools/call", json!({"name": "chatty"}));
+    let mut body = request(2, "tools/call", json!({"name": "chatty"}));
     body["params"]["_meta"]["progressToken"] = json!("p");
     body["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
     let response = f.modern_post(&body).send().await.unwrap();
@@ -459,7 +448,7 @@ async fn a_result_is_json_until_the_handler_streams() {
 
     // without a token or a level the same tool answers in JSON
     let (_, headers, _) = f
-        .send(f.modern_post(&modern(3, "tools/call", json!({"name": "chatty"}))))
+        .send(f.modern_post(&request(3, "tools/call", json!({"name": "chatty"}))))
         .await;
     assert_eq!(headers["content-type"], "application/json");
 }
@@ -467,14 +456,14 @@ async fn a_result_is_json_until_the_handler_streams() {
 #[tokio::test]
 async fn a_panic_while_starting_a_request_is_a_500_and_the_server_lives_on() {
     let f = fixture().await;
-    let broken = modern(1, "tools/call", json!({"name": "broken", "arguments": {}}));
+    let broken = request(1, "tools/call", json!({"name": "broken", "arguments": {}}));
     let (status, _, body) = f.send(f.modern_post(&broken)).await;
     assert_eq!(
         (status, &body["error"]["code"]),
         (500, &json!(-32603)),
         "{body}"
     );
-    let quick = modern(2, "tools/call", json!({"name": "quick", "arguments": {}}));
+    let quick = request(2, "tools/call", json!({"name": "quick", "arguments": {}}));
     let (status, _, body) = f.send(f.modern_post(&quick)).await;
     assert_eq!(
         (status, &body["result"]["content"][0]["text"]),
@@ -491,7 +480,7 @@ async fn a_posted_cancel_ends_a_post_still_waiting_for_its_json_answer() {
     let f = fixture_with(HttpOptions::default().cancellation(CancellationPolicy::Subject(subject)))
         .await;
     // no progress token: the handler says nothing, so the POST waits for a JSON body
-    let body = modern(1, "tools/call", json!({"name": "slow"}));
+    let body = request(1, "tools/call", json!({"name": "slow"}));
     let waiting = tokio::spawn({
         let request = f.modern_post(&body).header("x-user", "ann");
         async move {
@@ -503,8 +492,7 @@ async fn a_posted_cancel_ends_a_post_still_waiting_for_its_json_answer() {
             )
         }
     });
-    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
-        "requestId": 1, "_meta": meta()}});
+    let cancel = notification("notifications/cancelled", json!({"requestId": 1}));
     // the cancel may arrive before the call is remembered: send it until the handler stops
     let stopped = async {
         loop {
@@ -538,7 +526,7 @@ async fn a_posted_cancel_ends_a_post_still_waiting_for_its_json_answer() {
 #[tokio::test]
 async fn closing_the_stream_cancels_the_request() {
     let f = fixture().await;
-    let mut body = modern(1, "tools/call", json!({"name": "slow"}));
+    let mut body = request(1, "tools/call", json!({"name": "slow"}));
     body["params"]["_meta"]["progressToken"] = json!(1);
     let response = f.modern_post(&body).send().await.unwrap();
     let mut stream = response.bytes_stream();
@@ -553,7 +541,7 @@ async fn closing_the_stream_cancels_the_request() {
 #[tokio::test]
 async fn posted_notifications_are_accepted() {
     let f = fixture().await;
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9, "_meta": meta()}});
+    let note = notification("notifications/cancelled", json!({"requestId": 9}));
     let (status, _, body) = f
         .send(
             f.post()
@@ -580,8 +568,7 @@ async fn malformed_bodies() {
 // ----- initialize era -----
 
 async fn initialize(f: &Fixture, version: &str) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let init = initialize_with(0, version, json!({}));
     let (status, headers, r) = f.send(f.post().body(init.to_string())).await;
     assert_eq!(status, 200);
     assert_eq!(r["result"]["protocolVersion"], version);
@@ -599,10 +586,6 @@ async fn initialize(f: &Fixture, version: &str) -> String {
     session
 }
 
-fn legacy(id: i64, method: &str, params: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
-}
-
 #[tokio::test]
 async fn sessions_start_serve_and_end() {
     let f = fixture().await;
@@ -612,7 +595,7 @@ async fn sessions_start_serve_and_end() {
             f.post()
                 .header("mcp-session-id", &session)
                 .header("mcp-protocol-version", "2025-11-25")
-                .body(legacy(1, "tools/list", json!({}))),
+                .body(legacy_request(1, "tools/list", json!({})).to_string()),
         )
         .await;
     assert_eq!(status, 200);
@@ -621,14 +604,17 @@ async fn sessions_start_serve_and_end() {
         "no 2026 fields in the initialize era"
     );
     let (status, ..) = f
-        .send(f.post().body(legacy(2, "tools/list", json!({}))))
+        .send(
+            f.post()
+                .body(legacy_request(2, "tools/list", json!({})).to_string()),
+        )
         .await;
     assert_eq!(status, 400, "no session id");
     let (status, ..) = f
         .send(
             f.post()
                 .header("mcp-session-id", "nope")
-                .body(legacy(3, "tools/list", json!({}))),
+                .body(legacy_request(3, "tools/list", json!({})).to_string()),
         )
         .await;
     assert_eq!(status, 404, "unknown session");
@@ -636,7 +622,7 @@ async fn sessions_start_serve_and_end() {
         .send(
             f.post()
                 .header("mcp-session-id", &session)
-                .body(legacy(4, "nope/nope", json!({}))),
+                .body(legacy_request(4, "nope/nope", json!({})).to_string()),
         )
         .await;
     assert_eq!(
@@ -656,7 +642,7 @@ async fn sessions_start_serve_and_end() {
         .send(
             f.post()
                 .header("mcp-session-id", &session)
-                .body(legacy(5, "tools/list", json!({}))),
+                .body(legacy_request(5, "tools/list", json!({})).to_string()),
         )
         .await;
     assert_eq!(status, 404, "ended session");
@@ -806,8 +792,8 @@ async fn batches_only_in_2025_03_26_sessions() {
     let session = initialize(&f, "2025-03-26").await;
     let batch = format!(
         "[{},{}]",
-        legacy(1, "tools/list", json!({})),
-        legacy(2, "ping", json!({}))
+        legacy_request(1, "tools/list", json!({})),
+        legacy_request(2, "ping", json!({}))
     );
     let (status, _, r) = f
         .send(
@@ -865,7 +851,7 @@ async fn the_router_mounts_in_another_app() {
             .unwrap(),
         "ok"
     );
-    let body = modern(1, "tools/list", json!({}));
+    let body = request(1, "tools/list", json!({}));
     let response = http
         .post(format!("http://{addr}/api/mcp"))
         .header("content-type", "application/json")
@@ -905,7 +891,9 @@ async fn stop_is_graceful() {
 async fn a_large_batch_is_answered_in_full() {
     let f = fixture().await;
     let session = initialize(&f, "2025-03-26").await;
-    let pings: Vec<String> = (1..=600).map(|id| legacy(id, "ping", json!({}))).collect();
+    let pings: Vec<String> = (1..=600)
+        .map(|id| legacy_request(id, "ping", json!({})).to_string())
+        .collect();
     let (status, _, r) = f
         .send(
             f.post()
