@@ -2,9 +2,6 @@
 //! skew, and keys from a JWKS served by a mock authorization server (caching, rotation, rate
 //! limit). The keys in tests/keys are test-only keys made with openssl.
 
-#![cfg(feature = "jwt")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -18,17 +15,18 @@ use presa_core::Tool;
 use presa_http::{AuthOptions, HttpOptions, VerifyError, router};
 use presa_oauth::{JwtKey, JwtVerifier};
 use presa_server::{Context, Server};
+use presa_test::message::request;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 const ISSUER: &str = "https://login.example.net";
 const AUDIENCE: &str = "https://api.example.net/mcp";
 
-const RSA: &[u8] = include_bytes!("keys/rsa.pem");
-const RSA_PUBLIC: &[u8] = include_bytes!("keys/rsa.pub.pem");
-const RSA2: &[u8] = include_bytes!("keys/rsa2.pem");
-const EC: &[u8] = include_bytes!("keys/ec.pem");
-const EC_PUBLIC: &[u8] = include_bytes!("keys/ec.pub.pem");
+const RSA: &[u8] = include_bytes!("../keys/rsa.pem");
+const RSA_PUBLIC: &[u8] = include_bytes!("../keys/rsa.pub.pem");
+const RSA2: &[u8] = include_bytes!("../keys/rsa2.pem");
+const EC: &[u8] = include_bytes!("../keys/ec.pem");
+const EC_PUBLIC: &[u8] = include_bytes!("../keys/ec.pub.pem");
 
 fn now() -> i64 {
     SystemTime::now()
@@ -372,13 +370,7 @@ async fn a_jwt_protected_server_end_to_end() {
 
     let http = reqwest::Client::new();
     let call = |token: String| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "whoami",
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        }});
+        let body = request(1, "tools/call", json!({"name": "whoami"}));
         http.post(&resource)
             .bearer_auth(token)
             .header("content-type", "application/json")

@@ -2,17 +2,15 @@
 //! order, issuer and `iss` checks, the authorization request, scopes and step-up, the retry
 //! limit, registrations per issuer.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_oauth_support;
-
 use base64::Engine as _;
-use client_oauth_support::{
-    AuthServer, Iss, Mock, PRM_PATH, REDIRECT, bearer, oauth_error, options, refuse, standard,
-};
 use presa_oauth::{ClientCredentials, MemoryTokenStore, OAuthClient, OAuthError, TokenStore};
+use presa_test::oauth::{AuthServer, Iss, Mock};
 use serde_json::json;
 use sha2::Digest as _;
+
+use crate::client_oauth_support::{
+    PRM_PATH, REDIRECT, bearer, oauth_error, options, refuse, standard,
+};
 
 #[tokio::test]
 async fn the_first_401_runs_discovery_registration_and_the_code_flow() {

@@ -3,22 +3,17 @@
 //! refusals, the client credentials, JWT bearer and identity assertion grants, DPoP, the
 //! 2025-03-26 fallback.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod client_oauth_support;
-
 use base64::Engine as _;
-use client_oauth_support::{
-    AuthServer, Mock, PRM_PATH, bearer, jwt_claims, jwt_header, oauth_error, options, refuse,
-    standard,
-};
 use presa_http::{AuthRequest, Credential, Refusal, TokenProvider};
 use presa_oauth::{
     ClientCredentials, Grant, IdentityAssertion, MemoryTokenStore, OAuthClient, OAuthError,
     OAuthOptions, StoredTokens, TokenEndpointAuth, TokenStore,
 };
+use presa_test::oauth::{AuthServer, Mock, jwt_claims, jwt_header};
 use serde_json::json;
 use sha2::Digest as _;
+
+use crate::client_oauth_support::{PRM_PATH, bearer, oauth_error, options, refuse, standard};
 
 #[tokio::test]
 async fn token_endpoint_authentication_follows_the_registration() {
