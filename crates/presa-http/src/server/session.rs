@@ -127,8 +127,6 @@ pub(crate) struct HttpSession {
     /// Who created the session (an authenticated caller), the only one who may use it.
     owner: Option<String>,
     saved: Mutex<Saved>,
-    /// Held while a save is under way, so that saves of one session never overtake each other.
-    saving: tokio::sync::Mutex<()>,
 }
 
 impl fmt::Debug for HttpSession {
@@ -205,7 +203,6 @@ impl HttpSession {
                 buffer_capacity: buffer_capacity.max(1),
                 owner,
                 saved: Mutex::new(saved),
-                saving: tokio::sync::Mutex::new(()),
             }
         })
     }
@@ -268,18 +265,15 @@ impl HttpSession {
     }
 
     /// Saves the session's state in `store` if it changed since the last save. The save
-    /// replaces only the revision this process knows: when another instance saved meanwhile,
-    /// its state is taken over (this process's changes on top) and saved again; when the
-    /// session was removed, its live parts here end and nothing is saved.
+    /// replaces only the revision this process knows: when another instance (or another request
+    /// of this one) saved meanwhile, that state is taken over, this request's changes on top,
+    /// and saved again; when the session was removed, its live parts here end and nothing is
+    /// saved.
     pub(crate) async fn persist(
         &self,
         store: &dyn SessionStore,
         ttl: Option<Duration>,
     ) -> Result<(), SessionStoreError> {
-        if self.has_unsaved().is_none() {
-            return Ok(());
-        }
-        let _one_at_a_time = self.saving.lock().await;
         for _ in 0..SAVE_ATTEMPTS {
             if !self.is_open() {
                 // ended (deleted) while this request ran: nothing to bring back
