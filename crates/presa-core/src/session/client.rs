@@ -31,18 +31,28 @@ pub struct ClientSessionConfig {
     client_info: Implementation,
     capabilities: ClientCapabilities,
     request_timeout: Option<Duration>,
+    mirror_headers: bool,
 }
 
 impl ClientSessionConfig {
-    /// A configuration for the client `client_info`: every revision, no capabilities, and a
-    /// 60-second request timeout.
+    /// A configuration for the client `client_info`: every revision, no capabilities, a
+    /// 60-second request timeout, and 2026-07-28 messages sent with their mirror headers.
     pub fn new(client_info: Implementation) -> Self {
         Self {
             versions: SupportedVersions::all(),
             client_info,
             capabilities: ClientCapabilities::default(),
             request_timeout: Some(Duration::from_secs(60)),
+            mirror_headers: true,
         }
+    }
+
+    /// Whether 2026-07-28 messages go out with the HTTP headers that mirror them
+    /// ([`Transmit::headers`]): what Streamable HTTP needs, and work for nothing on a transport
+    /// without headers (stdio, in-process). On by default.
+    pub fn mirror_headers(mut self, mirror: bool) -> Self {
+        self.mirror_headers = mirror;
+        self
     }
 
     /// The revisions to speak.
@@ -386,7 +396,7 @@ impl ClientSession {
             Mode::Idle | Mode::Failed => return Err(ClientSendError::NotConnected),
         };
         let (params, headers) = match stateless {
-            Some(version) => {
+            Some(version) if self.config.mirror_headers => {
                 // the params as a JSON object for the headers, moved in and out without a copy
                 let value = params.map(Value::Object);
                 let headers = request_headers(
@@ -402,7 +412,7 @@ impl ClientSession {
                 };
                 (params, headers)
             }
-            None => (params, Vec::new()),
+            _ => (params, Vec::new()),
         };
         let base = match stateless {
             Some(version) => {
@@ -703,8 +713,8 @@ impl ClientSession {
         if transmit.protocol_version.is_none() {
             transmit.protocol_version = self.protocol_version();
         }
-        if let (Mode::Stateless { version }, Message::Notification(notification)) =
-            (&self.mode, &transmit.message)
+        if let (Mode::Stateless { version }, Message::Notification(notification), true) =
+            (&self.mode, &transmit.message, self.config.mirror_headers)
         {
             // a notification has no name to mirror, and no tool: this cannot fail
             transmit.headers = request_headers(version.as_str(), &notification.method, None, None)
@@ -728,5 +738,56 @@ fn object(value: &impl serde::Serialize) -> Result<Map<String, Value>, serde_jso
     match serde_json::to_value(value)? {
         Value::Object(map) => Ok(map),
         _ => Ok(Map::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn call(client: &mut ClientSession, arguments: Value) -> Result<RequestId, ClientSendError> {
+        let tool = ParamHeaders::from_input_schema(&serde_json::json!({"type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}))
+        .unwrap();
+        let mut params = Map::new();
+        params.insert("name".into(), "query".into());
+        params.insert("arguments".into(), arguments);
+        client.send_request_with(
+            Instant::now(),
+            "tools/call",
+            Some(params),
+            &RequestOptions::default(),
+            RequestExtras::default().tool_headers(&tool),
+        )
+    }
+
+    #[test]
+    fn without_mirror_headers_a_2026_request_carries_none_and_cannot_fail_on_them() {
+        let config = ClientSessionConfig::new(Implementation::new("c", "1")).mirror_headers(false);
+        let mut client = ClientSession::new(config);
+        client.use_stateless(ProtocolVersion::V2026_07_28);
+        call(&mut client, serde_json::json!({"region": [1]})).unwrap();
+        let sent = client.poll_transmit().unwrap();
+        assert_eq!(sent.protocol_version, Some(ProtocolVersion::V2026_07_28));
+        assert!(sent.headers.is_empty());
+        client.notify(Notification::without_params(
+            "notifications/roots/list_changed",
+        ));
+        assert!(client.poll_transmit().unwrap().headers.is_empty());
+    }
+
+    #[test]
+    fn with_mirror_headers_they_come_with_each_2026_message() {
+        let mut client =
+            ClientSession::new(ClientSessionConfig::new(Implementation::new("c", "1")));
+        client.use_stateless(ProtocolVersion::V2026_07_28);
+        call(&mut client, serde_json::json!({"region": "eu"})).unwrap();
+        let sent = client.poll_transmit().unwrap();
+        assert!(
+            sent.headers
+                .contains(&("Mcp-Param-Region".into(), "eu".into()))
+        );
     }
 }
