@@ -103,6 +103,9 @@ mod tests {
         let broken = serde_json::from_value::<ProtectedResourceMetadata>(serde_json::json!({
             "resource": "https://rs", "authorization_servers": "https://as"
         }));
-        assert!(broken.is_err(), "the authorization servers are what a client needs");
+        assert!(
+            broken.is_err(),
+            "the authorization servers are what a client needs"
+        );
     }
 }
