@@ -1,6 +1,6 @@
 // Drives presa's `library` example server (crates/presa/examples/library) with an independent
 // MCP client from the npm registry, and prints what it saw as one JSON object on stdout.
-// crates/presa/tests/interop_*.rs run it and assert on that object; this script checks nothing
+// crates/presa/tests/it/interop_*.rs run it and assert on that object; this script checks nothing
 // itself, it only fails (exit 1) when a step it needs throws.
 //
 //   node client.mjs SDK ERA --stdio COMMAND [ARGS...]

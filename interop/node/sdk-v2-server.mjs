@@ -1,6 +1,6 @@
 // An MCP server built on the TypeScript SDK v2 (@modelcontextprotocol/server), which serves
 // both protocol eras from one factory: the 2025 `initialize` handshake and the stateless
-// 2026-07-28 revision. presa's client drives it in crates/presa/tests/interop_*.rs.
+// 2026-07-28 revision. presa's client drives it in crates/presa/tests/it/interop_*.rs.
 //
 //   node sdk-v2-server.mjs stdio   serves on stdin/stdout
 //   node sdk-v2-server.mjs http    serves Streamable HTTP at /mcp on 127.0.0.1, a free port;

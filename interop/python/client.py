@@ -1,6 +1,6 @@
 """Drives presa's `library` example server (crates/presa/examples/library) with the Python MCP
 SDK's client (`mcp`), and prints what it saw as one JSON object on stdout, in the shape
-interop/node/client.mjs prints. crates/presa/tests/interop_*.rs run it and assert on that
+interop/node/client.mjs prints. crates/presa/tests/it/interop_*.rs run it and assert on that
 object; this script checks nothing itself, it only fails when a step it needs raises.
 
     python client.py ERA --stdio COMMAND [ARGS...]

@@ -1,6 +1,6 @@
 """An MCP server built on the Python SDK (`mcp`, MCPServer), which serves both protocol eras:
 the 2025 `initialize` handshake and the stateless 2026-07-28 revision. presa's client drives
-it in crates/presa/tests/interop_*.rs; it offers what interop/node/sdk-v2-server.mjs offers.
+it in crates/presa/tests/it/interop_*.rs; it offers what interop/node/sdk-v2-server.mjs offers.
 
     python server.py stdio   serves on stdin/stdout
     python server.py http    serves Streamable HTTP at /mcp on 127.0.0.1, a free port; the

@@ -15,22 +15,13 @@
 //!   Python SDK (`streamable_http_app`), on 2026-07-28 (found by the probe) and in the
 //!   initialize era (pinned).
 
-#![cfg(all(
-    feature = "server",
-    feature = "client",
-    feature = "stdio",
-    feature = "http"
-))]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod interop;
-
-use interop::library::{self, Driver};
-use interop::peers::{self, DualEraServer};
-use interop::{Listening, node};
 use presa::client::{Client, ClientOptions};
 use presa::core::ProtocolVersion;
 use presa::http::HttpClientOptions;
+
+use crate::interop::library::{self, Driver};
+use crate::interop::peers::{self, DualEraServer};
+use crate::interop::{self, Listening, node};
 
 /// Runs `driver` against presa's library server on HTTP, and checks what it saw.
 fn drive_library(driver: Driver) {

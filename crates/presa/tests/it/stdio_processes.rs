@@ -1,8 +1,6 @@
 //! stdio with real processes: progress and log messages, cancellation, bad input, and a server
 //! that dies mid-call.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,6 +8,7 @@ use std::time::Duration;
 use presa::client::{Client, ClientError, ClientOptions};
 use presa::core::{Implementation, LoggingLevel, ProtocolVersion};
 use presa::stdio::{CommandOptions, Stderr, command};
+use presa_test::message::request_text;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -227,8 +226,6 @@ impl Raw {
     }
 }
 
-const LIST: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-
 #[tokio::test]
 async fn bad_input_is_answered_and_the_session_goes_on() {
     let mut raw = Raw::start();
@@ -246,7 +243,8 @@ async fn bad_input_is_answered_and_the_session_goes_on() {
     raw.send(b"[1,2]\n").await;
     assert_eq!(raw.answer().await["error"]["code"], -32600);
     // the session goes on
-    raw.send(format!("{LIST}\n").as_bytes()).await;
+    let list = request_text(7, "tools/list", json!({}));
+    raw.send(format!("{list}\n").as_bytes()).await;
     let answer = raw.answer().await;
     assert_eq!(
         (
@@ -256,7 +254,7 @@ async fn bad_input_is_answered_and_the_session_goes_on() {
         (json!(7), json!("add"))
     );
     // a truncated stream: half a message, then end of input
-    raw.send(&LIST.as_bytes()[..40]).await;
+    raw.send(&list.as_bytes()[..40]).await;
     drop(raw.stdin);
     assert_eq!(
         serde_json::from_str::<Value>(&raw.stdout.next_line().await.unwrap().unwrap()).unwrap()["error"]

@@ -2,9 +2,7 @@
 //! client over each transport — in-process, stdio (the example as a real process) and Streamable
 //! HTTP on 127.0.0.1 — under 2026-07-28 and under 2025-11-25.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[path = "../examples/library/definitions.rs"]
+#[path = "../../examples/library/definitions.rs"]
 #[allow(dead_code)]
 mod definitions;
 
@@ -23,7 +21,7 @@ fn options(version: ProtocolVersion) -> ClientOptions {
 }
 
 /// The path of a built example of this package (cargo builds examples for `cargo test`).
-pub fn example(name: &str) -> PathBuf {
+fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let debug = exe.parent().and_then(|deps| deps.parent()).unwrap();
     debug.join("examples").join(name)

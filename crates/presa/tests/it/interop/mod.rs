@@ -14,8 +14,6 @@
 //!
 //! A failed install fails the test that needed it: nothing is skipped.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 pub(crate) mod library;
 pub(crate) mod peers;
 

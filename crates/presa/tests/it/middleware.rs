@@ -2,8 +2,6 @@
 //! tested once and run on every transport (in-process, stdio over pipes, Streamable HTTP on
 //! 127.0.0.1) under 2026-07-28 and under 2025-11-25.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -12,24 +12,16 @@
 //!   TypeScript SDK v2 and on the Python SDK, on 2026-07-28 (found by the probe) and in the
 //!   initialize era (pinned).
 
-#![cfg(all(
-    feature = "server",
-    feature = "client",
-    feature = "stdio",
-    feature = "http"
-))]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod interop;
-
 use std::ffi::OsString;
 use std::process::Command;
 
-use interop::library::{self, Driver};
-use interop::peers::{self, DualEraServer};
 use presa::client::{Client, ClientOptions};
 use presa::core::ProtocolVersion;
 use presa::stdio::{CommandOptions, Stderr};
+
+use crate::interop;
+use crate::interop::library::{self, Driver};
+use crate::interop::peers::{self, DualEraServer};
 
 /// Runs `driver`, which spawns presa's library server on stdio, and checks what it saw.
 fn drive_library(driver: Driver) {

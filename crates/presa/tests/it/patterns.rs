@@ -3,9 +3,7 @@
 //! stdio with the `patterns` example as a real process, Streamable HTTP on 127.0.0.1) under
 //! 2026-07-28 and under 2025-11-25.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[path = "../examples/patterns/definitions.rs"]
+#[path = "../../examples/patterns/definitions.rs"]
 #[allow(dead_code)]
 mod definitions;
 
@@ -21,6 +19,7 @@ use presa::core::{
     CreateMessageResult, ElicitResult, ErrorCode, Implementation, ListRootsResult, LoggingLevel,
     ProtocolVersion, Root,
 };
+use presa_test::message::request;
 use serde_json::{Value, json};
 
 use definitions::STATUS;
@@ -462,10 +461,11 @@ async fn a_stdio_server_ends_open_listens_when_its_input_ends() {
             .unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let listen = json!({"jsonrpc": "2.0", "id": "sub-a", "method": "subscriptions/listen",
-            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}},
-            "notifications": {"toolsListChanged": true}}});
+        let listen = request(
+            "sub-a",
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        );
         stdin
             .write_all(format!("{listen}\n").as_bytes())
             .await

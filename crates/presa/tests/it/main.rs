@@ -1,0 +1,31 @@
+//! presa's integration tests, one binary: the design document's `library` examples, the client and
+//! server patterns and the middleware over every transport, stdio with real processes, and
+//! interoperability with MCP implementations presa did not write (`interop`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[cfg(all(
+    feature = "server",
+    feature = "client",
+    feature = "stdio",
+    feature = "http"
+))]
+mod interop;
+#[cfg(all(
+    feature = "server",
+    feature = "client",
+    feature = "stdio",
+    feature = "http"
+))]
+mod interop_http;
+#[cfg(all(
+    feature = "server",
+    feature = "client",
+    feature = "stdio",
+    feature = "http"
+))]
+mod interop_stdio;
+mod library;
+mod middleware;
+mod patterns;
+mod stdio_processes;
