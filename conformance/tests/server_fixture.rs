@@ -8,7 +8,8 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use presa_test::message::request_text;
+use serde_json::{Value, json};
 
 /// POSTs a 2026-07-28 request without params to `url` and returns the JSON-RPC result.
 fn post(url: &str, method: &str) -> Value {
@@ -16,9 +17,7 @@ fn post(url: &str, method: &str) -> Value {
         .strip_prefix("http://")
         .and_then(|rest| rest.strip_suffix("/mcp"))
         .expect("an http URL ending in /mcp");
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-    );
+    let body = request_text(1, method, json!({}));
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
