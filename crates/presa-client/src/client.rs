@@ -81,7 +81,11 @@ impl Client {
             Shared::new(options.caching(), options.notifications_capacity());
         let shared = Arc::new(shared);
         let driver = Driver::new(
-            ClientSession::new(options.session_config()),
+            ClientSession::new(
+                options
+                    .session_config()
+                    .mirror_headers(channel.mirror_headers),
+            ),
             channel,
             commands_rx,
             cancels_rx,

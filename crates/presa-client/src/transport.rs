@@ -18,12 +18,45 @@ use tokio::sync::mpsc;
 /// client one of these. Dropping `outgoing` asks the transport to close (stdio: close the
 /// server's stdin, wait, then terminate it); the transport then sends
 /// [`TransportEvent::Closed`] and drops its sender.
+///
+/// ```
+/// use presa_client::ClientChannel;
+/// use tokio::sync::mpsc;
+///
+/// let (outgoing, _to_server) = mpsc::channel(16);
+/// let (_to_client, incoming) = mpsc::channel(16);
+/// let channel = ClientChannel::new(outgoing, incoming);
+/// assert!(!channel.mirror_headers, "a byte stream needs no headers");
+/// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ClientChannel {
     /// Messages from the client to the server, in order.
     pub outgoing: mpsc::Sender<Transmit>,
     /// What the transport received or noticed.
     pub incoming: mpsc::Receiver<TransportEvent>,
+    /// Whether the transport sends 2026-07-28 messages with the HTTP headers that mirror them
+    /// ([`Transmit::headers`]): the client's session then makes them (Streamable HTTP does;
+    /// stdio and in-process need none).
+    pub mirror_headers: bool,
+}
+
+impl ClientChannel {
+    /// A channel pair for a transport that needs no mirror headers.
+    pub fn new(outgoing: mpsc::Sender<Transmit>, incoming: mpsc::Receiver<TransportEvent>) -> Self {
+        Self {
+            outgoing,
+            incoming,
+            mirror_headers: false,
+        }
+    }
+
+    /// This channel, for a transport that sends the mirror headers of 2026-07-28 messages.
+    #[must_use]
+    pub fn with_mirror_headers(mut self) -> Self {
+        self.mirror_headers = true;
+        self
+    }
 }
 
 /// Something a transport reports to the client.

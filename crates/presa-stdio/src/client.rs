@@ -231,5 +231,5 @@ where
         log: options.log,
     };
     process::start(&runtime, pipes).map_err(spawn_error)?;
-    Ok(ClientChannel { outgoing, incoming })
+    Ok(ClientChannel::new(outgoing, incoming))
 }

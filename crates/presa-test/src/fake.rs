@@ -235,10 +235,8 @@ pub fn spawn(config: FakeConfig) -> (ClientChannel, Fake) {
     };
     tokio::spawn(server.run(from_client, control_rx));
     (
-        ClientChannel {
-            outgoing: to_server,
-            incoming,
-        },
+        // mirror headers on, as over Streamable HTTP: the tests see what the session makes
+        ClientChannel::new(to_server, incoming).with_mirror_headers(),
         Fake {
             seen,
             control,

@@ -79,8 +79,5 @@ pub fn in_process_with(server: Server, options: ConnectionOptions) -> ClientChan
         }
         let _ = to_client.send(TransportEvent::Closed(None)).await;
     });
-    ClientChannel {
-        outgoing: client_out,
-        incoming: client_in,
-    }
+    ClientChannel::new(client_out, client_in)
 }

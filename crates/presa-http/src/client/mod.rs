@@ -124,7 +124,7 @@ pub fn client(url: &str, options: HttpClientOptions) -> Result<ClientChannel, Ht
     );
     let driver = driver::Driver::new(Arc::new(conn), outgoing_rx);
     runtime.spawn(driver.run());
-    Ok(ClientChannel { outgoing, incoming })
+    Ok(ClientChannel::new(outgoing, incoming).with_mirror_headers())
 }
 
 /// Follows `307` and `308` (which keep the method and body), at most 10 in a row; any other

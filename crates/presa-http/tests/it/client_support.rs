@@ -137,7 +137,9 @@ impl Transport {
 
     /// Closes the client side; the transport then ends with `Closed`.
     pub(crate) fn close(self) -> mpsc::Receiver<TransportEvent> {
-        let ClientChannel { outgoing, incoming } = self.channel;
+        let ClientChannel {
+            outgoing, incoming, ..
+        } = self.channel;
         drop(outgoing);
         incoming
     }

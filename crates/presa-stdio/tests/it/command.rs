@@ -140,6 +140,7 @@ async fn cat_echoes_and_closing_is_clean() {
     let ClientChannel {
         outgoing,
         mut incoming,
+        ..
     } = channel;
     drop(outgoing);
     let end = tokio::time::timeout(LIMIT, incoming.recv()).await.unwrap();
@@ -253,6 +254,7 @@ async fn a_server_that_ignores_eof_gets_sigterm() {
     let ClientChannel {
         outgoing,
         mut incoming,
+        ..
     } = channel;
     drop(outgoing);
     let end = tokio::time::timeout(LIMIT, incoming.recv()).await.unwrap();
@@ -279,6 +281,7 @@ async fn a_server_that_ignores_sigterm_is_killed_with_its_children() {
     let ClientChannel {
         outgoing,
         mut incoming,
+        ..
     } = channel;
     drop(outgoing);
     let end = tokio::time::timeout(LIMIT, incoming.recv()).await.unwrap();
@@ -323,6 +326,7 @@ async fn a_closing_client_is_not_held_up_by_a_server_that_does_not_read() {
     let ClientChannel {
         outgoing,
         mut incoming,
+        ..
     } = channel;
     drop(outgoing);
     let end = tokio::time::timeout(LIMIT, incoming.recv()).await.unwrap();

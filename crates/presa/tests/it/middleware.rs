@@ -151,7 +151,7 @@ fn stdio_pipes(server: Server, connection: ConnectionOptions) -> ClientChannel {
         }
         let _ = to_client.send(TransportEvent::Closed(None)).await;
     });
-    ClientChannel { outgoing, incoming }
+    ClientChannel::new(outgoing, incoming)
 }
 
 /// Runs `scenario` on every transport under both eras.
