@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use presa_core::{
     CallTool, CallToolResult, CompleteRequestParams, CompleteResult, CompletionContext,
-    CompletionReference, DiscoverResult, Era, GetPrompt, GetPromptResult, HasResultType,
+    CompletionReference, DiscoverResult, GetPrompt, GetPromptResult, HasResultType,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
     RawJson, ReadResource, ReadResourceResult, RequestMethod, Resource, ResourceTemplate,
     ResultType, Tool,
@@ -27,11 +27,6 @@ trait Page: DeserializeOwned + HasResultType + Cacheable + Send + 'static {
     const METHOD: &'static str;
     type Item: Send + 'static;
     fn into_parts(self) -> (Vec<Self::Item>, Option<String>);
-
-    /// What the client learns from a page it read (the first of a listing when `first`).
-    fn learn(&mut self, client: &Client, first: bool) {
-        let _ = (client, first);
-    }
 }
 
 macro_rules! pages {
@@ -46,24 +41,8 @@ macro_rules! pages {
     )*};
 }
 
-impl Page for ListToolsResult {
-    const METHOD: &'static str = cache::TOOLS;
-    type Item = Tool;
-
-    fn into_parts(self) -> (Vec<Tool>, Option<String>) {
-        (self.tools, self.next_cursor)
-    }
-
-    /// On 2026-07-28, the tools' `x-mcp-header` annotations, for their calls' headers; a tool
-    /// whose annotations are invalid is left out.
-    fn learn(&mut self, client: &Client, first: bool) {
-        if client.protocol_version().era() == Era::Stateless {
-            client.handle().shared.learn_tools(&mut self.tools, first);
-        }
-    }
-}
-
 pages! {
+    ListToolsResult => Tool, cache::TOOLS, tools;
     ListPromptsResult => Prompt, cache::PROMPTS, prompts;
     ListResourcesResult => Resource, cache::RESOURCES, resources;
     ListResourceTemplatesResult => ResourceTemplate, cache::TEMPLATES, resource_templates;
@@ -330,16 +309,13 @@ async fn page<P: Page>(
     if let Some(cursor) = &cursor {
         params.insert("cursor".into(), Value::String(cursor.clone()));
     }
-    let first = cursor.is_none();
-    let mut page: P = cached(
+    cached(
         client,
         CacheKey::new(P::METHOD, cursor),
         Some(params),
         options,
     )
-    .await?;
-    page.learn(client, first);
-    Ok(page)
+    .await
 }
 
 /// A cacheable request: answered from the cache when fresh, stored when the server allows.

@@ -222,21 +222,11 @@ impl Driver {
             // The caller gave up before the request went out.
             return;
         }
-        let shared = Arc::clone(&self.shared);
-        let tool = match call.method.as_str() {
-            "tools/call" => call
-                .params
-                .as_ref()
-                .and_then(|p| p.get("name")?.as_str().map(str::to_owned)),
-            _ => None,
-        };
-        let sent = shared.with_tool_headers(tool.as_deref(), |headers| {
-            let mut extras = RequestExtras::default();
-            extras.log_level = call.log_level;
-            extras.tool_headers = headers;
+        let mut extras = RequestExtras::default();
+        extras.log_level = call.log_level;
+        let sent =
             self.session
-                .send_request_with(now(), &call.method, call.params, &call.options, extras)
-        });
+                .send_request_with(now(), &call.method, call.params, &call.options, extras);
         match sent {
             Ok(id) => {
                 if call.method == LISTEN {
@@ -331,6 +321,10 @@ impl Driver {
                 }
             }
             ClientEvent::Request(request) => self.serve(*request),
+            ClientEvent::ToolDropped { name, error } => tracing::warn!(
+                target: "presa_client",
+                "dropping tool {name:?} from tools/list: invalid x-mcp-header annotation: {error}"
+            ),
             ClientEvent::Cancelled { id, .. } => {
                 if let Some(task) = self.serving_requests.remove(&id) {
                     task.abort();

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use presa_core::{
-    InitializeResult, LoggingLevel, Notification, ParamHeaders, ProtocolVersion, RawJson,
-    RequestId, RequestOptions, Tool,
+    InitializeResult, LoggingLevel, Notification, ProtocolVersion, RawJson, RequestId,
+    RequestOptions,
 };
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -60,9 +60,6 @@ pub(crate) struct Shared {
     /// Initialize-era resource subscriptions: how many [`Subscription`](crate::Subscription)s
     /// watch each URI (the server keeps one set per session, so only the last may unsubscribe).
     pub(crate) watched: Mutex<HashMap<String, usize>>,
-    /// The compiled `x-mcp-header` annotations of each tool that has some, from the latest
-    /// 2026-07-28 `tools/list` pages: a `tools/call` mirrors those arguments into headers.
-    tool_headers: Mutex<HashMap<String, ParamHeaders>>,
     next_key: AtomicU64,
 }
 
@@ -78,7 +75,6 @@ impl Shared {
             notifications: notifications.downgrade(),
             ended: OnceLock::new(),
             watched: Mutex::default(),
-            tool_headers: Mutex::default(),
             next_key: AtomicU64::new(0),
         };
         (shared, notifications)
@@ -98,52 +94,6 @@ impl Shared {
         self.cache
             .as_ref()
             .map(|m| m.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
-    }
-
-    /// The annotations of the tools a 2026-07-28 `tools/list` page lists, kept for their
-    /// calls' headers (a first page starts afresh). A tool whose annotations are invalid is
-    /// dropped from the page and logged: the spec forbids calling it
-    /// (<https://modelcontextprotocol.io/specification/2026-07-28/server/tools#x-mcp-header>).
-    pub(crate) fn learn_tools(&self, tools: &mut Vec<Tool>, first_page: bool) {
-        let mut known = self
-            .tool_headers
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if first_page {
-            known.clear();
-        }
-        tools.retain(|tool| match ParamHeaders::of_tool(tool) {
-            Ok(headers) if headers.is_empty() => {
-                known.remove(&tool.name);
-                true
-            }
-            Ok(headers) => {
-                known.insert(tool.name.clone(), headers);
-                true
-            }
-            Err(error) => {
-                tracing::warn!(
-                    target: "presa_client",
-                    "dropping tool {:?} from tools/list: invalid x-mcp-header annotation: {error}",
-                    tool.name
-                );
-                known.remove(&tool.name);
-                false
-            }
-        });
-    }
-
-    /// Runs `f` with the annotations of tool `name`, if it has any.
-    pub(crate) fn with_tool_headers<T>(
-        &self,
-        name: Option<&str>,
-        f: impl FnOnce(Option<&ParamHeaders>) -> T,
-    ) -> T {
-        let known = self
-            .tool_headers
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(name.and_then(|name| known.get(name)))
     }
 
     /// The error for a call made after the connection ended.

@@ -6,6 +6,7 @@
 //! [`decode_header_value`].
 
 mod annotations;
+pub(crate) mod screen;
 mod validate;
 mod value;
 

@@ -90,3 +90,25 @@ async fn initialize_era_messages_carry_the_session_revision_and_no_headers() {
         "the handshake names no revision yet"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_raw_tools_list_teaches_the_annotations_too() {
+    let (client, fake) = annotated(FakeConfig::default()).await;
+    let page = client
+        .request_raw("tools/list", json!({"cursor": "p2"}))
+        .await
+        .unwrap();
+    let names: Vec<_> = page["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["gamma", "routed"], "the broken tool is left out");
+    client
+        .call_tool("routed", json!({"region": "eu"}))
+        .await
+        .unwrap();
+    let sent = fake.last_sent("tools/call").unwrap();
+    assert_eq!(sent.header("Mcp-Param-Region"), Some("eu"));
+}

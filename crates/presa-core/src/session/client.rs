@@ -1,6 +1,6 @@
 //! The client side of one connection, in both eras.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -12,7 +12,7 @@ use crate::{
     CancelledNotificationParams, ClientCapabilities, Era, ErrorObject, Implementation,
     InitializeRequestParams, InitializeResult, LoggingLevel, Message, Notification, ParamHeaders,
     ParamValueError, ProgressNotificationParams, ProtocolVersion, RawJson, Request, RequestId,
-    RequestMeta, ResponsePayload, SupportedVersions, request_headers,
+    RequestMeta, ResponsePayload, SupportedVersions, XMcpHeaderError, request_headers,
 };
 
 /// What a [`ClientSession`] says about the client it speaks for.
@@ -125,6 +125,14 @@ pub enum ClientEvent {
     },
     /// Any other notification (log messages, list changes, resource updates, …).
     Notification(Notification),
+    /// A 2026-07-28 `tools/list` result listed a tool whose `x-mcp-header` annotations are
+    /// invalid: it was left out of the result that follows.
+    ToolDropped {
+        /// The tool.
+        name: String,
+        /// What is wrong with its annotations.
+        error: XMcpHeaderError,
+    },
 }
 
 /// Why the initialize handshake failed.
@@ -210,25 +218,16 @@ impl std::error::Error for ClientSendError {
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 #[non_exhaustive]
-pub struct RequestExtras<'a> {
+pub struct RequestExtras {
     /// 2026-07-28: opt the request in to log messages of this level and above (`_meta`
     /// `io.modelcontextprotocol/logLevel`; the initialize era sets the level for the session).
     pub log_level: Option<LoggingLevel>,
-    /// 2026-07-28 `tools/call`: the called tool's `x-mcp-header` annotations, from its
-    /// `tools/list` entry, for the request's `Mcp-Param-*` headers.
-    pub tool_headers: Option<&'a ParamHeaders>,
 }
 
-impl<'a> RequestExtras<'a> {
+impl RequestExtras {
     /// With `level` as the request's log level.
     pub fn log_level(mut self, level: LoggingLevel) -> Self {
         self.log_level = Some(level);
-        self
-    }
-
-    /// With the called tool's compiled annotations.
-    pub fn tool_headers(mut self, headers: &'a ParamHeaders) -> Self {
-        self.tool_headers = Some(headers);
         self
     }
 }
@@ -281,6 +280,11 @@ pub struct ClientSession {
     /// The `_meta` members every 2026-07-28 request carries (version, capabilities, client
     /// info), made once per version instead of per request.
     stateless_meta: Option<(ProtocolVersion, Map<String, Value>)>,
+    /// The compiled `x-mcp-header` annotations of each tool that has some, from the latest
+    /// 2026-07-28 `tools/list` results: a `tools/call` mirrors those arguments into headers.
+    tool_headers: HashMap<String, ParamHeaders>,
+    /// The 2026-07-28 `tools/list` requests pending, and whether each is a listing's first page.
+    tool_listings: Vec<(RequestId, bool)>,
 }
 
 impl ClientSession {
@@ -293,6 +297,8 @@ impl ClientSession {
             mode: Mode::Idle,
             events: VecDeque::new(),
             stateless_meta: None,
+            tool_headers: HashMap::new(),
+            tool_listings: Vec::new(),
         }
     }
 
@@ -380,32 +386,38 @@ impl ClientSession {
     }
 
     /// Like [`send_request`](Self::send_request), with what `extras` adds. On 2026-07-28 the
-    /// request goes out with its mirror headers ([`Transmit::headers`]), the tool's
-    /// `Mcp-Param-*` ones included when `extras` has its annotations.
+    /// request goes out with its mirror headers ([`Transmit::headers`]); a `tools/call` of a
+    /// tool whose annotations a `tools/list` result showed gets its `Mcp-Param-*` ones too.
     pub fn send_request_with(
         &mut self,
         now: Instant,
         method: &str,
         params: Option<Map<String, Value>>,
         options: &RequestOptions,
-        extras: RequestExtras<'_>,
+        extras: RequestExtras,
     ) -> Result<RequestId, ClientSendError> {
         let stateless = match &self.mode {
             Mode::Stateless { version } => Some(*version),
             Mode::Initializing { .. } | Mode::Initialized { .. } => None,
             Mode::Idle | Mode::Failed => return Err(ClientSendError::NotConnected),
         };
+        // a 2026-07-28 tools/list result shows the tools' annotations; without a cursor it
+        // starts a fresh listing
+        let listing = (stateless.is_some() && method == "tools/list")
+            .then(|| params.as_ref().is_none_or(|p| !p.contains_key("cursor")));
         let (params, headers) = match stateless {
             Some(version) if self.config.mirror_headers => {
                 // the params as a JSON object for the headers, moved in and out without a copy
                 let value = params.map(Value::Object);
-                let headers = request_headers(
-                    version.as_str(),
-                    method,
-                    value.as_ref(),
-                    extras.tool_headers,
-                )
-                .map_err(ClientSendError::Header)?;
+                let tool = match (method, &value) {
+                    ("tools/call", Some(params)) => params
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .and_then(|name| self.tool_headers.get(name)),
+                    _ => None,
+                };
+                let headers = request_headers(version.as_str(), method, value.as_ref(), tool)
+                    .map_err(ClientSendError::Header)?;
                 let params = match value {
                     Some(Value::Object(params)) => Some(params),
                     _ => None,
@@ -448,6 +460,11 @@ impl ClientSession {
             })
             .map_err(ClientSendError::Serialize)?;
         let id = request.id.clone();
+        if let Some(first) = listing {
+            let outbound = &self.endpoint.outbound;
+            self.tool_listings.retain(|(id, _)| outbound.contains(id));
+            self.tool_listings.push((id.clone(), first));
+        }
         match &mut self.mode {
             Mode::Initializing { queued, .. } => queued.push(request),
             _ => self.endpoint.push_transmit(Transmit {
@@ -642,10 +659,20 @@ impl ClientSession {
             })));
     }
 
-    fn finish(&mut self, finished: Finished) {
+    fn finish(&mut self, mut finished: Finished) {
         let is_initialize =
             matches!(&self.mode, Mode::Initializing { id, .. } if *id == finished.id);
         if !is_initialize {
+            if let Some(at) = self
+                .tool_listings
+                .iter()
+                .position(|(id, _)| *id == finished.id)
+            {
+                let (_, first) = self.tool_listings.swap_remove(at);
+                if let Ok(result) = &mut finished.outcome {
+                    self.learn_tools(result, first);
+                }
+            }
             self.events.push_back(ClientEvent::Response {
                 id: finished.id,
                 method: finished.method,
@@ -687,6 +714,31 @@ impl ClientSession {
                 });
             }
             Err(error) => self.fail_handshake(error),
+        }
+    }
+
+    /// Learns the annotations of the tools a 2026-07-28 `tools/list` result lists, and leaves
+    /// out of `result` the tools whose annotations are invalid (the spec forbids calling them;
+    /// each is reported as [`ClientEvent::ToolDropped`]).
+    fn learn_tools(&mut self, result: &mut RawJson, first: bool) {
+        let screened = crate::headers::screen::screen(result);
+        if first {
+            self.tool_headers.clear();
+        }
+        for (name, error) in screened.dropped {
+            self.tool_headers.remove(&name);
+            self.events
+                .push_back(ClientEvent::ToolDropped { name, error });
+        }
+        for (name, headers) in screened.headers {
+            if headers.is_empty() {
+                self.tool_headers.remove(&name);
+            } else {
+                self.tool_headers.insert(name, headers);
+            }
+        }
+        if let Some(rewritten) = screened.result {
+            *result = rewritten;
         }
     }
 
@@ -747,20 +799,25 @@ mod tests {
 
     use super::*;
 
+    /// Lists the tools (one annotated `query`, one `broken`), then calls `query`.
     fn call(client: &mut ClientSession, arguments: Value) -> Result<RequestId, ClientSendError> {
-        let tool = ParamHeaders::from_input_schema(&serde_json::json!({"type": "object",
-            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}))
-        .unwrap();
+        let now = Instant::now();
+        let listing = client
+            .send_request(now, "tools/list", None, &RequestOptions::default())
+            .unwrap();
+        while client.poll_transmit().is_some() {}
+        let result = serde_json::json!({"tools": [
+            {"name": "query", "inputSchema": {"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"}}}},
+            {"name": "broken", "inputSchema": {"type": "object", "properties": {
+                "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}}
+        ]});
+        let answer = crate::Response::result(listing, &result).unwrap();
+        client.handle_message(now, answer.into());
         let mut params = Map::new();
         params.insert("name".into(), "query".into());
         params.insert("arguments".into(), arguments);
-        client.send_request_with(
-            Instant::now(),
-            "tools/call",
-            Some(params),
-            &RequestOptions::default(),
-            RequestExtras::default().tool_headers(&tool),
-        )
+        client.send_request(now, "tools/call", Some(params), &RequestOptions::default())
     }
 
     #[test]

@@ -180,6 +180,10 @@ impl Outbound {
         self.pending.len()
     }
 
+    pub(crate) fn contains(&self, id: &RequestId) -> bool {
+        self.pending.contains_key(id)
+    }
+
     /// Removes a request (answered or cancelled).
     pub(crate) fn remove(&mut self, id: &RequestId) -> Option<Pending> {
         let pending = self.pending.remove(id)?;

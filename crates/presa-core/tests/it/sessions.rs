@@ -950,16 +950,20 @@ fn a_client_transmit_names_its_revision_and_on_2026_its_mirror_headers() {
     let now = Instant::now();
     let mut client = ClientSession::new(client_config());
     client.use_stateless(ProtocolVersion::V2026_07_28);
-    let tool = ParamHeaders::from_input_schema(&json!({"type": "object", "properties": {
-        "region": {"type": "string", "x-mcp-header": "Region"}}}))
-    .unwrap();
+    // the tool's annotations come from a tools/list result
+    let listing = client
+        .send_request(now, "tools/list", None, &RequestOptions::default())
+        .unwrap();
+    client.poll_transmit().unwrap();
+    let tools = json!({"tools": [{"name": "query", "inputSchema": {"type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}}]});
+    client.handle_message(now, Response::result(listing, &tools).unwrap().into());
     client
-        .send_request_with(
+        .send_request(
             now,
             "tools/call",
             params(json!({"name": "query", "arguments": {"region": "eu"}})),
             &RequestOptions::default(),
-            RequestExtras::default().tool_headers(&tool),
         )
         .unwrap();
     let sent = client.poll_transmit().unwrap();
@@ -980,12 +984,11 @@ fn a_client_transmit_names_its_revision_and_on_2026_its_mirror_headers() {
     );
 
     // an argument no header can carry: nothing is sent, and the request is not pending
-    let refused = client.send_request_with(
+    let refused = client.send_request(
         now,
         "tools/call",
         params(json!({"name": "query", "arguments": {"region": [1]}})),
         &RequestOptions::default(),
-        RequestExtras::default().tool_headers(&tool),
     );
     assert!(
         matches!(refused, Err(ClientSendError::Header(_))),
