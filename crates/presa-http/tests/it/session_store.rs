@@ -355,6 +355,32 @@ async fn a_failing_store_answers_503_with_retry_after_and_loses_nothing() {
     assert_eq!(reply.messages[0]["result"]["tools"][0]["name"], "chatty");
 }
 
+/// A subscribe on `subscriber` that reads the session's state, then waits while a
+/// `logging/setLevel` on `setter` changes it; both answered, the state saved must hold both.
+async fn subscribe_racing_a_level_change(
+    store: &JsonStore,
+    subscriber: &str,
+    setter: &str,
+    session: &str,
+) {
+    let release = store.hold_next_load();
+    let subscribe = request(20, "resources/subscribe", json!({"uri": "file:///notes"}));
+    let held = tokio::spawn({
+        let (url, session) = (subscriber.to_owned(), session.to_owned());
+        async move { post(&url, Some(&session), subscribe).await.status }
+    });
+    store.holding.notified().await;
+    let set = request(21, "logging/setLevel", json!({"level": "error"}));
+    assert_eq!(post(setter, Some(session), set).await.status, 200);
+    release.send(()).unwrap();
+    assert_eq!(held.await.unwrap(), 200);
+
+    let saved = store.state(session).unwrap();
+    let kept = &saved["connection"];
+    assert_eq!(kept["session"]["logLevel"], "error", "{saved}");
+    assert_eq!(kept["subscriptions"], json!(["file:///notes"]), "{saved}");
+}
+
 /// Two instances change one session at once: the save that loses the race merges its change
 /// onto the winner's, and neither is lost.
 #[tokio::test]
@@ -364,37 +390,9 @@ async fn concurrent_changes_on_two_instances_are_both_kept() {
     let b = instance(Arc::clone(&store)).await;
     let session = initialize(&a).await;
     // B holds the session's live parts too
-    assert_eq!(
-        post(&b, Some(&session), request(1, "ping", json!({})))
-            .await
-            .status,
-        200
-    );
-
-    // B's subscribe reads the state, then waits while A changes the level
-    let release = store.hold_next_load();
-    let subscribe = request(2, "resources/subscribe", json!({"uri": "file:///notes"}));
-    let on_b = tokio::spawn({
-        let (b, session) = (b.clone(), session.clone());
-        async move { post(&b, Some(&session), subscribe).await.status }
-    });
-    store.holding.notified().await;
-    let set = request(3, "logging/setLevel", json!({"level": "error"}));
-    assert_eq!(post(&a, Some(&session), set).await.status, 200);
-    release.send(()).unwrap();
-    assert_eq!(on_b.await.unwrap(), 200);
-
-    let saved = store.state(&session).unwrap();
-    assert_eq!(
-        saved["connection"]["session"]["logLevel"], "error",
-        "{saved}"
-    );
-    assert_eq!(
-        saved["connection"]["subscriptions"],
-        json!(["file:///notes"]),
-        "{saved}"
-    );
-    // and each instance serves with both
+    let ping = post(&b, Some(&session), request(1, "ping", json!({}))).await;
+    assert_eq!(ping.status, 200);
+    subscribe_racing_a_level_change(&store, &b, &a, &session).await;
     assert!(!chatty_logs(&b, &session, 4).await.0, "B has A's level");
 }
 
@@ -405,27 +403,7 @@ async fn a_request_that_read_an_older_state_keeps_the_newer_one() {
     let store = Arc::new(JsonStore::default());
     let url = instance(Arc::clone(&store)).await;
     let session = initialize(&url).await;
-    let release = store.hold_next_load();
-    let subscribe = request(1, "resources/subscribe", json!({"uri": "file:///notes"}));
-    let held = tokio::spawn({
-        let (url, session) = (url.clone(), session.clone());
-        async move { post(&url, Some(&session), subscribe).await.status }
-    });
-    store.holding.notified().await;
-    let set = request(2, "logging/setLevel", json!({"level": "error"}));
-    assert_eq!(post(&url, Some(&session), set).await.status, 200);
-    release.send(()).unwrap();
-    assert_eq!(held.await.unwrap(), 200);
-    let saved = store.state(&session).unwrap();
-    assert_eq!(
-        saved["connection"]["session"]["logLevel"], "error",
-        "{saved}"
-    );
-    assert_eq!(
-        saved["connection"]["subscriptions"],
-        json!(["file:///notes"]),
-        "{saved}"
-    );
+    subscribe_racing_a_level_change(&store, &url, &url, &session).await;
 }
 
 /// A session deleted (on another instance) while one of its POSTs is in flight stays deleted:
