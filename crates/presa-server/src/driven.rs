@@ -449,6 +449,36 @@ impl DrivenConnection {
         state.subscribed.replace(saved.subscriptions);
     }
 
+    /// Takes over `onto`, a newer saved state, in one step: when this connection's state
+    /// changed since `base` was saved (its change count is not `saved_changes`), those changes
+    /// are kept on top ([`ConnectionState::rebased`]). Returns the change count afterwards and
+    /// whether changes of this connection are still to be saved.
+    pub fn take_over_state(
+        &self,
+        saved_changes: u64,
+        base: &ConnectionState,
+        onto: &ConnectionState,
+    ) -> (u64, bool) {
+        let mut state = self.inner.state();
+        let changes = state.session.state_changes() + state.subscribed.changes();
+        let unsaved = changes != saved_changes;
+        let current = state
+            .session
+            .initialize_era_state()
+            .map(|session| ConnectionState {
+                session: Arc::clone(session),
+                subscriptions: state.subscribed.to_sorted(),
+            });
+        let next = match current {
+            Some(current) if unsaved => current.rebased(base, onto),
+            _ => onto.clone(),
+        };
+        state.session.set_initialize_era_state(next.session);
+        state.subscribed.replace(next.subscriptions);
+        let after = state.session.state_changes() + state.subscribed.changes();
+        (after, unsaved)
+    }
+
     /// How many times the initialize-era state changed: `initialize`, `initialized`,
     /// `logging/setLevel`, a subscription, [`set_state`](Self::set_state). A transport that
     /// keeps the state elsewhere saves [`state`](Self::state) when this number moves.

@@ -159,9 +159,10 @@ impl std::error::Error for BuildError {
 /// Return it as the error of a handler's `Result` to send the client a JSON-RPC error with this
 /// code, message and data, rather than a tool error (`isError: true`), which is what every other
 /// error type becomes. It is an ordinary error type otherwise (`Display`, `std::error::Error`);
-/// a handler's error is told apart by its type: a `ProtocolError`, or a
-/// `Box<dyn Error + Send + Sync>` with one in its chain of sources. Wrapped in another error
-/// type (anyhow, a `thiserror` enum) it is that type's message, a tool error.
+/// a handler's error is told apart by its type: a `ProtocolError` itself, or a
+/// `Box<dyn Error + Send + Sync>` (what `?` makes of any error) with one anywhere in its chain
+/// of sources. Returned as another error type (anyhow's, or an enum of your own) it is that
+/// type's message, a tool error; box it to keep it a protocol error.
 ///
 /// ```
 /// use presa_core::ErrorCode;

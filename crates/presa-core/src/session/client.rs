@@ -208,6 +208,18 @@ impl std::error::Error for ClientSendError {
     }
 }
 
+/// The names of the tools a `tools/list` result lists.
+#[derive(serde::Deserialize)]
+struct ListedNames {
+    #[serde(default)]
+    tools: Vec<ListedName>,
+}
+
+#[derive(serde::Deserialize)]
+struct ListedName {
+    name: String,
+}
+
 /// What a request may carry besides its params (see [`ClientSession::send_request_with`]).
 ///
 /// ```
@@ -283,8 +295,8 @@ pub struct ClientSession {
     /// The compiled `x-mcp-header` annotations of each tool that has some, from the latest
     /// 2026-07-28 `tools/list` results: a `tools/call` mirrors those arguments into headers.
     tool_headers: HashMap<String, ParamHeaders>,
-    /// The 2026-07-28 `tools/list` requests pending, and whether each is a listing's first page.
-    tool_listings: Vec<(RequestId, bool)>,
+    /// The 2026-07-28 `tools/list` requests pending (with mirror headers on).
+    tool_listings: Vec<RequestId>,
 }
 
 impl ClientSession {
@@ -401,10 +413,9 @@ impl ClientSession {
             Mode::Initializing { .. } | Mode::Initialized { .. } => None,
             Mode::Idle | Mode::Failed => return Err(ClientSendError::NotConnected),
         };
-        // a 2026-07-28 tools/list result shows the tools' annotations; without a cursor it
-        // starts a fresh listing
-        let listing = (stateless.is_some() && method == "tools/list")
-            .then(|| params.as_ref().is_none_or(|p| !p.contains_key("cursor")));
+        // a 2026-07-28 tools/list result shows the tools' annotations, which only the mirror
+        // headers use
+        let listing = stateless.is_some() && self.config.mirror_headers && method == "tools/list";
         let (params, headers) = match stateless {
             Some(version) if self.config.mirror_headers => {
                 // the params as a JSON object for the headers, moved in and out without a copy
@@ -460,10 +471,10 @@ impl ClientSession {
             })
             .map_err(ClientSendError::Serialize)?;
         let id = request.id.clone();
-        if let Some(first) = listing {
+        if listing {
             let outbound = &self.endpoint.outbound;
-            self.tool_listings.retain(|(id, _)| outbound.contains(id));
-            self.tool_listings.push((id.clone(), first));
+            self.tool_listings.retain(|id| outbound.contains(id));
+            self.tool_listings.push(id.clone());
         }
         match &mut self.mode {
             Mode::Initializing { queued, .. } => queued.push(request),
@@ -663,14 +674,10 @@ impl ClientSession {
         let is_initialize =
             matches!(&self.mode, Mode::Initializing { id, .. } if *id == finished.id);
         if !is_initialize {
-            if let Some(at) = self
-                .tool_listings
-                .iter()
-                .position(|(id, _)| *id == finished.id)
-            {
-                let (_, first) = self.tool_listings.swap_remove(at);
+            if let Some(at) = self.tool_listings.iter().position(|id| *id == finished.id) {
+                self.tool_listings.swap_remove(at);
                 if let Ok(result) = &mut finished.outcome {
-                    self.learn_tools(result, first);
+                    self.learn_tools(result);
                 }
             }
             self.events.push_back(ClientEvent::Response {
@@ -719,12 +726,24 @@ impl ClientSession {
 
     /// Learns the annotations of the tools a 2026-07-28 `tools/list` result lists, and leaves
     /// out of `result` the tools whose annotations are invalid (the spec forbids calling them;
-    /// each is reported as [`ClientEvent::ToolDropped`]).
-    fn learn_tools(&mut self, result: &mut RawJson, first: bool) {
-        let screened = crate::headers::screen::screen(result);
-        if first {
-            self.tool_headers.clear();
+    /// each is reported as [`ClientEvent::ToolDropped`]). What a page lists replaces what was
+    /// known of those tools; tools it does not list keep theirs (a client may have the other
+    /// pages cached).
+    fn learn_tools(&mut self, result: &mut RawJson) {
+        if !result.get().contains(crate::X_MCP_HEADER) {
+            // no annotation anywhere: nothing to compile, nothing to leave out; only tools that
+            // had annotations before lose them
+            if self.tool_headers.is_empty() {
+                return;
+            }
+            if let Ok(listed) = serde_json::from_str::<ListedNames>(result.get()) {
+                for tool in listed.tools {
+                    self.tool_headers.remove(&tool.name);
+                }
+            }
+            return;
         }
+        let screened = crate::headers::screen::screen(result);
         for (name, error) in screened.dropped {
             self.tool_headers.remove(&name);
             self.events

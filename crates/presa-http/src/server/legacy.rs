@@ -173,15 +173,18 @@ pub(crate) async fn post(
 
 /// Saves what the messages just delivered changed. The messages were served already, so a
 /// store that fails does not take their answer away: the change stays unsaved here, and the
-/// session's next request saves it.
-async fn persist_after(shared: &Shared, session: &HttpSession) {
-    if let Err(error) = session.persist(&*shared.store, shared.ttl()).await {
-        tracing::warn!(
+/// next request this instance serves for the session saves it.
+async fn persist_after(shared: &Shared, session: &Arc<HttpSession>) {
+    match session.persist(&*shared.store, shared.ttl()).await {
+        Ok(true) => {}
+        // removed meanwhile (a DELETE elsewhere): its live parts here go too
+        Ok(false) => shared.live.remove_this(session),
+        Err(error) => tracing::warn!(
             target: "presa_http",
-            "session {}: the state is saved with a later request: {}",
+            "session {}: the state is saved with the next request this instance serves for it: {}",
             session.id(),
             describe_error(&error)
-        );
+        ),
     }
 }
 

@@ -30,9 +30,28 @@ impl LiveSessions {
         self.map().get(id).cloned()
     }
 
-    /// Keeps `session`, unless one of its id is kept already: the session kept is returned.
+    /// Keeps `session`, unless an open one of its id is kept already: the session kept is
+    /// returned.
     pub(crate) fn insert(&self, session: Arc<HttpSession>) -> Arc<HttpSession> {
-        Arc::clone(self.map().entry(session.id.clone()).or_insert(session))
+        let mut map = self.map();
+        let kept = map
+            .entry(session.id.clone())
+            .or_insert_with(|| Arc::clone(&session));
+        if !kept.is_open() {
+            *kept = session;
+        }
+        Arc::clone(kept)
+    }
+
+    /// Forgets `session` if it is the one kept under its id.
+    pub(crate) fn remove_this(&self, session: &Arc<HttpSession>) {
+        let mut map = self.map();
+        if map
+            .get(&session.id)
+            .is_some_and(|kept| Arc::ptr_eq(kept, session))
+        {
+            map.remove(&session.id);
+        }
     }
 
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
@@ -127,6 +146,9 @@ pub(crate) struct HttpSession {
     /// Who created the session (an authenticated caller), the only one who may use it.
     owner: Option<String>,
     saved: Mutex<Saved>,
+    /// Held while a save is under way: saves of one session in this process go one at a time,
+    /// and a newer stored state is taken over only between them.
+    saving: tokio::sync::Mutex<()>,
 }
 
 impl fmt::Debug for HttpSession {
@@ -203,6 +225,7 @@ impl HttpSession {
                 buffer_capacity: buffer_capacity.max(1),
                 owner,
                 saved: Mutex::new(saved),
+                saving: tokio::sync::Mutex::new(()),
             }
         })
     }
@@ -218,8 +241,16 @@ impl HttpSession {
     }
 
     /// Takes over the stored state when another instance saved a newer one. Changes of this
-    /// process not saved yet are kept, on top of it (see [`ConnectionState::rebased`]).
+    /// process not saved yet are kept, on top of it (see [`ConnectionState::rebased`]). While a
+    /// save of this process is under way nothing is taken over: that save decides.
     pub(crate) fn adopt(&self, stored: &Arc<SessionState>) {
+        if let Ok(_no_save_under_way) = self.saving.try_lock() {
+            self.take_over(stored);
+        }
+    }
+
+    /// [`adopt`](Self::adopt), for the caller holding `saving`.
+    fn take_over(&self, stored: &Arc<SessionState>) {
         let mut saved = lock(&self.saved);
         if saved
             .revision()
@@ -227,31 +258,36 @@ impl HttpSession {
         {
             return;
         }
-        let unsaved = self.connection.state_changes() != saved.changes;
-        match (&saved.base, unsaved, self.connection.state()) {
-            (Some(base), true, Some(ours)) => {
-                // saved again by the next persist, as a change of its own
-                let merged = ours.rebased(&base.connection, &stored.connection);
-                self.connection.set_state(merged);
-            }
-            _ => {
-                self.connection.set_state(stored.connection.clone());
-                saved.changes = self.connection.state_changes();
-            }
+        let base = saved.base.as_ref().map(|base| &base.connection);
+        let (after, unsaved) = match base {
+            Some(base) => self
+                .connection
+                .take_over_state(saved.changes, base, &stored.connection),
+            None => (saved.changes, true),
+        };
+        if !unsaved {
+            saved.changes = after;
         }
         saved.base = Some(Arc::clone(stored));
+        // stream numbers another instance reserved are not this one's to use
+        let mut streams = lock(&self.streams);
+        if streams.next_stream < stored.next_stream {
+            streams.next_stream = stored.next_stream;
+            streams.reserved_until = stored.next_stream;
+        }
     }
 
-    /// The state to save when it changed since the last save: the state and the connection's
-    /// change count it includes.
-    fn unsaved(&self) -> Option<(SessionState, u64)> {
+    /// The state to save when it changed since the last save: the state, the revision it
+    /// replaces, and the connection's change count it includes.
+    fn unsaved(&self) -> Option<(SessionState, Option<u64>, u64)> {
         let (changes, reserved) = self.has_unsaved()?;
         let saved = lock(&self.saved);
         let connection = self.connection.state()?;
+        let replaces = saved.revision();
         let mut state = SessionState::new(self.id.clone(), self.owner.clone(), connection);
-        state.revision = saved.revision().map_or(1, |known| known.saturating_add(1));
+        state.revision = replaces.map_or(1, |known| known.saturating_add(1));
         state.next_stream = reserved.max(saved.next_stream());
-        Some((state, changes))
+        Some((state, replaces, changes))
     }
 
     /// The connection's change count and the reserved stream numbers, when either moved past
@@ -265,30 +301,30 @@ impl HttpSession {
     }
 
     /// Saves the session's state in `store` if it changed since the last save. The save
-    /// replaces only the revision this process knows: when another instance (or another request
-    /// of this one) saved meanwhile, that state is taken over, this request's changes on top,
-    /// and saved again; when the session was removed, its live parts here end and nothing is
-    /// saved.
+    /// replaces only the revision this process knows: when another instance saved meanwhile,
+    /// that state is taken over, this process's changes on top, and saved again. Returns
+    /// `false` when the session was removed meanwhile (nothing is saved, and its live parts
+    /// here end).
     pub(crate) async fn persist(
         &self,
         store: &dyn SessionStore,
         ttl: Option<Duration>,
-    ) -> Result<(), SessionStoreError> {
+    ) -> Result<bool, SessionStoreError> {
+        if self.has_unsaved().is_none() {
+            return Ok(true);
+        }
+        // one save of a session at a time in this process: the others wait and find it saved
+        let _one_at_a_time = self.saving.lock().await;
         for _ in 0..SAVE_ATTEMPTS {
-            if !self.is_open() {
-                // ended (deleted) while this request ran: nothing to bring back
-                return Ok(());
-            }
-            let Some((state, changes)) = self.unsaved() else {
-                return Ok(());
+            let Some((state, replaces, changes)) = self.unsaved() else {
+                return Ok(true);
             };
-            let replaces = lock(&self.saved).revision();
             let state = Arc::new(state);
             if store.save(Arc::clone(&state), replaces, ttl).await? {
                 let mut saved = lock(&self.saved);
                 saved.base = Some(state);
                 saved.changes = changes;
-                return Ok(());
+                return Ok(true);
             }
             if replaces.is_none() {
                 return Err(SessionStoreError::new(format!(
@@ -297,10 +333,10 @@ impl HttpSession {
                 )));
             }
             match store.load(&self.id, ttl).await? {
-                Some(stored) => self.adopt(&stored),
+                Some(stored) => self.take_over(&stored),
                 None => {
                     self.close();
-                    return Ok(());
+                    return Ok(false);
                 }
             }
         }

@@ -131,7 +131,7 @@ impl Shared {
         if !state.belongs_to(caller) {
             return Ok(None);
         }
-        if let Some(live) = self.live.get(id) {
+        if let Some(live) = self.live.get(id).filter(|live| live.is_open()) {
             live.adopt(&state);
             return Ok(Some(live));
         }

@@ -45,7 +45,7 @@ pub struct SessionState {
     pub owner: Option<String>,
     /// Bumped by every save (the first save is revision 1): an instance holding the session's
     /// live parts compares it with the revision it last saw, and takes a newer stored state
-    /// over its own.
+    /// over, its own unsaved changes on top.
     pub revision: u64,
     /// The first event-stream number no instance has reserved (event ids are
     /// `<stream>-<seq>`). An instance reserves numbers in blocks, so a save is not needed for
