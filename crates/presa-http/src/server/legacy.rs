@@ -124,6 +124,9 @@ pub(crate) async fn post(
         return accepted();
     }
     let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
+    if let Err(error) = session.reserve_streams(&*shared.store, shared.ttl()).await {
+        return store_unavailable(&error);
+    }
     let (stream, priming, deliveries) = session.open_stream(&requests, primed);
     if !session.deliver(messages, arrival) {
         session.forget_stream(stream);

@@ -412,6 +412,40 @@ impl HttpSession {
         self.connection.announce(change);
     }
 
+    /// Reserves the next block of stream numbers in the store before any of it is used, when
+    /// the current block is used up, so that two instances never hand out the same numbers. A
+    /// session not saved yet reserves its first block with its first save.
+    pub(crate) async fn reserve_streams(
+        &self,
+        store: &dyn SessionStore,
+        ttl: Option<Duration>,
+    ) -> Result<(), SessionStoreError> {
+        for _ in 0..SAVE_ATTEMPTS {
+            let known = lock(&self.saved).base.as_ref().map(|base| base.next_stream);
+            let Some(known) = known else {
+                return Ok(());
+            };
+            {
+                let mut streams = lock(&self.streams);
+                if streams.next_stream < streams.reserved_until {
+                    return Ok(());
+                }
+                let from = streams.next_stream.max(known);
+                streams.next_stream = from;
+                streams.reserved_until = from.saturating_add(STREAM_BLOCK);
+            }
+            // saved: the block is this instance's; or another instance's newer reservation was
+            // taken over, which drops the block, and the next round reserves past it
+            if !self.persist(store, ttl).await? {
+                return Ok(());
+            }
+        }
+        Err(SessionStoreError::new(format!(
+            "session {}: no block of stream numbers could be reserved",
+            self.id
+        )))
+    }
+
     /// Opens a stream for a POST carrying `requests`; their responses and related messages are
     /// delivered on the returned channel. With `primed`, the stream's first event id is reserved
     /// for a priming event and returned. The stream's number is for [`Self::forget_stream`].

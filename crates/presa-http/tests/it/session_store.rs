@@ -461,3 +461,29 @@ async fn a_failed_save_keeps_the_answer_and_saves_with_the_next_request() {
     let saved = store.state(&session).unwrap();
     assert_eq!(saved["connection"]["session"]["logLevel"], "error");
 }
+
+/// Stream numbers are reserved in the store before they are used: two instances serving one
+/// session never give two streams the same number, even when both need a new block.
+#[tokio::test]
+async fn two_instances_never_number_two_streams_alike() {
+    let store = Arc::new(JsonStore::default());
+    let a = instance(Arc::clone(&store)).await;
+    let b = instance(Arc::clone(&store)).await;
+    let session = initialize(&a).await;
+    let set = request(1, "logging/setLevel", json!({"level": "debug"}));
+    assert_eq!(post(&a, Some(&session), set).await.status, 200);
+    let stream = |ids: &[String]| -> u64 { ids[0].split_once('-').unwrap().0.parse().unwrap() };
+    let mut seen = std::collections::HashSet::new();
+    // B's first stream takes a block of its own; A then uses up the one initialize reserved
+    // and needs another, past B's
+    let (_, on_b) = chatty_logs(&b, &session, 2).await;
+    assert!(seen.insert(stream(&on_b)));
+    for id in 3..80 {
+        let (_, on_a) = chatty_logs(&a, &session, id).await;
+        assert!(seen.insert(stream(&on_a)), "stream {} twice", stream(&on_a));
+    }
+    for id in 80..90 {
+        let (_, on_b) = chatty_logs(&b, &session, id).await;
+        assert!(seen.insert(stream(&on_b)), "stream {} twice", stream(&on_b));
+    }
+}
