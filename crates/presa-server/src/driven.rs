@@ -320,6 +320,27 @@ struct State {
     listens: HashSet<RequestId>,
 }
 
+impl State {
+    /// The initialize-era state as data, once `initialize` was answered.
+    fn connection_state(&self) -> Option<ConnectionState> {
+        let session = Arc::clone(self.session.initialize_era_state()?);
+        Some(ConnectionState {
+            session,
+            subscriptions: self.subscribed.to_sorted(),
+        })
+    }
+
+    fn set_connection_state(&mut self, saved: ConnectionState) {
+        self.session.set_initialize_era_state(saved.session);
+        self.subscribed.replace(saved.subscriptions);
+    }
+
+    /// The session's and the subscriptions' change counts together.
+    fn state_changes(&self) -> u64 {
+        self.session.state_changes() + self.subscribed.changes()
+    }
+}
+
 impl DrivenConnection {
     /// A connection serving `server`, sending through `outbox`.
     pub fn new(server: Server, outbox: impl Outbox) -> Self {
@@ -433,20 +454,13 @@ impl DrivenConnection {
     /// The initialize-era state as data, once `initialize` was answered (see
     /// [`ConnectionState`]).
     pub fn state(&self) -> Option<ConnectionState> {
-        let state = self.inner.state();
-        let session = Arc::clone(state.session.initialize_era_state()?);
-        Some(ConnectionState {
-            session,
-            subscriptions: state.subscribed.to_sorted(),
-        })
+        self.inner.state().connection_state()
     }
 
     /// Continues an initialize-era session from its saved state, replacing what this connection
     /// knew of it; requests in flight go on.
     pub fn set_state(&self, saved: ConnectionState) {
-        let mut state = self.inner.state();
-        state.session.set_initialize_era_state(saved.session);
-        state.subscribed.replace(saved.subscriptions);
+        self.inner.state().set_connection_state(saved);
     }
 
     /// Takes over `onto`, a newer saved state, in one step: when this connection's state
@@ -460,31 +474,20 @@ impl DrivenConnection {
         onto: &ConnectionState,
     ) -> (u64, bool) {
         let mut state = self.inner.state();
-        let changes = state.session.state_changes() + state.subscribed.changes();
-        let unsaved = changes != saved_changes;
-        let current = state
-            .session
-            .initialize_era_state()
-            .map(|session| ConnectionState {
-                session: Arc::clone(session),
-                subscriptions: state.subscribed.to_sorted(),
-            });
-        let next = match current {
+        let unsaved = state.state_changes() != saved_changes;
+        let next = match state.connection_state() {
             Some(current) if unsaved => current.rebased(base, onto),
             _ => onto.clone(),
         };
-        state.session.set_initialize_era_state(next.session);
-        state.subscribed.replace(next.subscriptions);
-        let after = state.session.state_changes() + state.subscribed.changes();
-        (after, unsaved)
+        state.set_connection_state(next);
+        (state.state_changes(), unsaved)
     }
 
     /// How many times the initialize-era state changed: `initialize`, `initialized`,
     /// `logging/setLevel`, a subscription, [`set_state`](Self::set_state). A transport that
     /// keeps the state elsewhere saves [`state`](Self::state) when this number moves.
     pub fn state_changes(&self) -> u64 {
-        let state = self.inner.state();
-        state.session.state_changes() + state.subscribed.changes()
+        self.inner.state().state_changes()
     }
 
     /// Whether [`close`](Self::close) was called (or the connection dropped).

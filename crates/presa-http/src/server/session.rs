@@ -141,6 +141,8 @@ pub(crate) struct HttpSession {
     connection: DrivenConnection,
     streams: Mutex<Streams>,
     last_active: Mutex<Instant>,
+    /// The negotiated revision, kept apart from the connection's: the connection's outbox
+    /// (`close_stream_of`) needs it while the connection's state is locked.
     version: Mutex<Option<ProtocolVersion>>,
     buffer_capacity: usize,
     /// Who created the session (an authenticated caller), the only one who may use it.
