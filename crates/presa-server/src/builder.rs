@@ -33,6 +33,7 @@ use crate::scopes::Scoped;
 use crate::tool::{AsyncTool, FromArguments, IntoToolResult, SyncTool, ToolHandler};
 
 use crate::server::{Inner, Options, Server};
+use crate::state::StateMap;
 
 /// Builds a [`Server`]: options, then definitions, then [`build`](Self::build).
 ///
@@ -45,6 +46,7 @@ pub struct ServerBuilder {
     definitions: Definitions,
     error: Option<BuildError>,
     bus: Option<Arc<dyn EventBus>>,
+    state: StateMap,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -65,6 +67,7 @@ impl ServerBuilder {
             definitions: Definitions::default(),
             error: None,
             bus: None,
+            state: StateMap::default(),
         }
     }
 
@@ -194,6 +197,32 @@ impl ServerBuilder {
         self
     }
 
+    /// Shared state for the handlers, which reach it with
+    /// [`Context::state`](crate::Context::state) (one value per type; a second value of a type
+    /// replaces the first). Wrap what changes in a `Mutex` or an atomic: handlers get `&T`.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use presa_server::{Context, Server, ToolError};
+    ///
+    /// #[derive(Default)]
+    /// struct Visits(AtomicU64);
+    ///
+    /// let server = Server::builder("counter", "1.0.0")
+    ///     .state(Visits::default())
+    ///     .tool_sync("visit", |_: (), cx: Context| {
+    ///         let visits = cx.state::<Visits>()?;
+    ///         Ok::<_, ToolError>(format!("visit {}", visits.0.fetch_add(1, Ordering::Relaxed) + 1))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.state.insert(state);
+        self
+    }
+
     /// Adds a layer to the middleware stack every request of every transport goes through (see
     /// [`Middleware`]): the first added sees each request first and its answer last.
     pub fn middleware(mut self, middleware: impl Middleware) -> Self {
@@ -230,6 +259,63 @@ impl ServerBuilder {
         R: IntoToolResult,
     {
         self.tool_handler(tool, Arc::new(SyncTool::new(handler)))
+    }
+
+    /// Adds a tool whose schemas are derived from its handler's types (feature `schemars`,
+    /// on by default): the input schema from the first argument ([`Args<T>`](crate::Args) with
+    /// `T: JsonSchema`, or `()` for no parameters), the output schema from what it returns
+    /// ([`Json<T>`](crate::Json) or `Result<Json<T>, E>` with `T: JsonSchema`; none for other
+    /// results). The input type's doc comment is the tool's description unless `tool` has one.
+    /// `tool` is a name, or a [`Tool`] with a title, annotations or scopes; its input schema is
+    /// replaced, its output schema kept if it has one. See [`ToolInput`](crate::ToolInput) and
+    /// [`ToolOutput`](crate::ToolOutput).
+    ///
+    /// ```
+    /// use presa_server::{Args, Context, Json, Server};
+    /// use schemars::JsonSchema;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// /// Add two numbers.
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Add { a: f64, b: f64 }
+    ///
+    /// #[derive(Serialize, JsonSchema)]
+    /// struct Sum { sum: f64 }
+    ///
+    /// let server = Server::builder("calculator", "1.0.0")
+    ///     .typed_tool("add", |Args(add): Args<Add>, _cx: Context| async move {
+    ///         Json(Sum { sum: add.a + add.b })
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "schemars")]
+    pub fn typed_tool<F, A, Fut, R>(self, tool: impl Into<Scoped<Tool>>, handler: F) -> Self
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: crate::ToolInput,
+        Fut: Future<Output = R> + Send + 'static,
+        R: crate::ToolOutput,
+    {
+        let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
+        self.tool_handler(tool, Arc::new(crate::typed::TypedTool::new(handler, wrapped)))
+    }
+
+    /// [`typed_tool`](Self::typed_tool) with a plain closure, run where the request is read (see
+    /// [`tool_sync`](Self::tool_sync)).
+    #[cfg(feature = "schemars")]
+    pub fn typed_tool_sync<F, A, R>(self, tool: impl Into<Scoped<Tool>>, handler: F) -> Self
+    where
+        F: Fn(A, Context) -> R + Send + Sync + 'static,
+        A: crate::ToolInput,
+        R: crate::ToolOutput,
+    {
+        let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
+        self.tool_handler(
+            tool,
+            Arc::new(crate::typed::TypedSyncTool::new(handler, wrapped)),
+        )
     }
 
     /// Adds a tool with an object-safe handler.
@@ -389,6 +475,7 @@ impl ServerBuilder {
                 changing: Mutex::new(()),
                 stack,
                 bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
+                state: self.state,
             }),
         })
     }

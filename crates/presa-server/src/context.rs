@@ -13,6 +13,8 @@ use presa_core::{
 
 use crate::BoxFuture;
 use crate::auth::{AuthInfo, InsufficientScope};
+use crate::server::Server;
+use crate::state::MissingState;
 use crate::input::{
     Asks, InputError, Round, check_elicit_answer, elicit_answer, missing_capability_error,
     request_params, roots_answer, sample_answer,
@@ -182,6 +184,8 @@ struct ContextInner {
     headers: Option<Arc<ReceivedHeaders>>,
     /// What middleware attached to the request.
     extensions: http::Extensions,
+    /// The server serving the request; `None` for a detached context not handed to one yet.
+    server: Option<Server>,
 }
 
 impl fmt::Debug for Context {
@@ -205,6 +209,7 @@ impl Context {
         cancellation: Cancellation,
         arrival: Arrival,
         headers: Option<Arc<ReceivedHeaders>>,
+        server: Option<Server>,
     ) -> Self {
         Self {
             inner: Arc::new(ContextInner {
@@ -218,6 +223,7 @@ impl Context {
                 arrival,
                 headers,
                 extensions: http::Extensions::new(),
+                server,
             }),
         }
     }
@@ -262,6 +268,7 @@ impl Context {
             Cancellation::new(),
             Arrival::default(),
             None,
+            None,
         )
     }
 
@@ -282,6 +289,72 @@ impl Context {
         Self {
             inner: Arc::new(inner),
         }
+    }
+
+    /// This context, serving a request of `server` (a detached context handed to
+    /// [`Server::handle`]).
+    pub(crate) fn with_server(self, server: &Server) -> Self {
+        if self.inner.server.is_some() {
+            return self;
+        }
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.server = Some(server.clone());
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The server serving this request: a handler can change its definitions
+    /// ([`Server::add_resource`], [`Server::remove_tool`], ...) or tell subscribers of a change
+    /// ([`Server::resource_updated`]). `None` only for a context made outside a server
+    /// ([`detached`](Self::detached), [`for_client`](Self::for_client)) and not handed to one.
+    ///
+    /// ```
+    /// use presa_server::{Context, Server};
+    ///
+    /// let server = Server::builder("notes", "1.0.0")
+    ///     .subscribe(true)
+    ///     .tool_sync("touch", |_: (), cx: Context| {
+    ///         if let Some(server) = cx.server() {
+    ///             server.resource_updated("notes://index");
+    ///         }
+    ///         "touched"
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn server(&self) -> Option<&Server> {
+        self.inner.server.as_ref()
+    }
+
+    /// The state of type `T` the server was given ([`ServerBuilder::state`]).
+    ///
+    /// [`ServerBuilder::state`]: crate::ServerBuilder::state
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use presa_server::{Context, Server, ToolError};
+    ///
+    /// struct Notes(Mutex<Vec<String>>);
+    ///
+    /// let server = Server::builder("notes", "1.0.0")
+    ///     .state(Notes(Mutex::new(Vec::new())))
+    ///     .tool_sync("count", |_: (), cx: Context| {
+    ///         let notes = cx.state::<Notes>()?;
+    ///         let count = notes.0.lock().map(|n| n.len()).unwrap_or(0);
+    ///         Ok::<_, ToolError>(count.to_string())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, MissingState> {
+        self.inner
+            .server
+            .as_ref()
+            .and_then(|server| server.inner.state.get::<T>())
+            .ok_or_else(MissingState::of::<T>)
     }
 
     /// This context with what middleware attached to the request.

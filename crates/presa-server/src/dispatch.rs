@@ -62,6 +62,7 @@ impl Server {
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
         let definitions = self.snapshot();
+        let cx = cx.with_server(self);
         self.dispatch(&definitions, method, params, cx)
             .await
             .into_result()

@@ -34,13 +34,26 @@ mod rounds;
 mod scopes;
 mod server;
 mod start;
+mod state;
 mod tool;
 mod transport;
+#[cfg(feature = "schemars")]
+mod typed;
 
 pub mod content;
 
 /// A boxed, sendable future: what the object-safe handler traits and middleware return.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// The definition types of presa-core a server author names, so that depending on
+/// presa-server (or the facade's `presa::server`) is enough.
+pub use presa_core::{
+    Annotations, BooleanSchema, CacheScope, CallToolResult, ContentBlock, ElicitAction,
+    ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ElicitationSchema, ErrorCode,
+    Icon, Implementation, JsonObject, LoggingLevel, NumberSchema, Prompt, PromptArgument,
+    ProtocolVersion, Resource, ResourceContents, ResourceTemplate, Role, StringSchema, Tool,
+    ToolAnnotations,
+};
 
 pub use auth::{AuthInfo, InsufficientScope};
 pub use builder::ServerBuilder;
@@ -59,7 +72,12 @@ pub use prompt::*;
 pub use resource::*;
 pub use scopes::{RequireScopes, Scoped};
 pub use server::*;
+pub use state::MissingState;
 pub use tool::*;
+#[cfg(feature = "schemars")]
+pub use typed::{
+    ToolInput, ToolOutput, input_schema_for, output_schema_for, serialized_schema_for,
+};
 pub use transport::{Arrival, HttpParts, Transport};
 
 /// The examples of docs/tools-resources-prompts.md, compiled and run as doc tests.

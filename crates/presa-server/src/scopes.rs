@@ -72,6 +72,21 @@ impl<T> From<T> for Scoped<T> {
     }
 }
 
+/// A tool named `name` ([`Tool::named`]): what the typed registrations take, e.g.
+/// `.typed_tool("add", handler)`.
+impl From<&str> for Scoped<Tool> {
+    fn from(name: &str) -> Self {
+        Tool::named(name).into()
+    }
+}
+
+/// A tool named `name` ([`Tool::named`]).
+impl From<String> for Scoped<Tool> {
+    fn from(name: String) -> Self {
+        Tool::named(name).into()
+    }
+}
+
 /// `requires_scopes` on the wire descriptions themselves: `Tool::new(..).requires_scopes([..])`.
 pub trait RequireScopes: Sized {
     /// This definition, requiring every one of `scopes` of its callers (see [`Scoped`]).

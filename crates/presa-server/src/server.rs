@@ -29,6 +29,7 @@ use crate::resource::{
     Variables,
 };
 use crate::scopes::Scoped;
+use crate::state::StateMap;
 use crate::tool::{AsyncTool, FromArguments, IntoToolResult, ToolHandler};
 
 /// The server's tunables, with the defaults of the original design.
@@ -86,6 +87,8 @@ pub(crate) struct Inner {
     pub(crate) bus: Arc<dyn EventBus>,
     /// [`Options::middleware`], shared by every request; empty when there is none.
     pub(crate) stack: Stack,
+    /// What [`ServerBuilder::state`] was given.
+    pub(crate) state: StateMap,
 }
 
 /// An MCP server: definitions (tools, resources, resource templates, prompts) as plain data plus
@@ -267,6 +270,24 @@ impl Server {
         R: IntoToolResult,
     {
         self.add_tool_handler(tool, Arc::new(AsyncTool::new(handler)))
+    }
+
+    /// Adds a tool whose schemas are derived from its handler's types while serving (see
+    /// [`ServerBuilder::typed_tool`]).
+    #[cfg(feature = "schemars")]
+    pub fn add_typed_tool<F, A, Fut, R>(
+        &self,
+        tool: impl Into<Scoped<Tool>>,
+        handler: F,
+    ) -> Result<(), BuildError>
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: crate::ToolInput,
+        Fut: Future<Output = R> + Send + 'static,
+        R: crate::ToolOutput,
+    {
+        let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
+        self.add_tool_handler(tool, Arc::new(crate::typed::TypedTool::new(handler, wrapped)))
     }
 
     /// Adds a tool with an object-safe handler while serving.

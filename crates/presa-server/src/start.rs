@@ -112,6 +112,7 @@ pub(crate) fn start(
         cancellation.clone(),
         arrival.clone(),
         request.headers,
+        Some(server.clone()),
     );
     let listen = request.method == "subscriptions/listen";
     let definitions = server.snapshot();

@@ -47,7 +47,8 @@ pub trait ToolHandler: Send + Sync + 'static {
 /// |---|---|
 /// | `String`, `&str` | one text block |
 /// | a JSON object (`Value`, [`Json`]) | `structuredContent`, plus a text block holding its JSON |
-/// | another JSON value | a text block holding its JSON |
+/// | [`Json`] of another value | `structuredContent` `{"result": <value>}`, plus a text block holding the value's JSON |
+/// | another JSON `Value` | a text block holding its JSON |
 /// | [`Content`], `Vec<ContentBlock>`, `ContentBlock` | those blocks |
 /// | `CallToolResult` | that result, as is |
 /// | [`ToolError`] | `isError: true` with its message |
@@ -134,6 +135,11 @@ impl<T: IntoToolResult, E: IntoHandlerFailure> IntoToolResult for Result<T, E> {
 
 /// A serializable value returned as structured content (plus a text block holding its JSON).
 ///
+/// Structured content is a JSON object; a value that serializes to anything else (a list, a
+/// number, a string) goes out wrapped as `{"result": <value>}`. A typed tool
+/// ([`ServerBuilder::typed_tool`](crate::ServerBuilder::typed_tool)) declares the output schema
+/// to match.
+///
 /// ```
 /// use presa_server::{IntoToolResult, Json};
 ///
@@ -150,12 +156,38 @@ impl<T: Serialize> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> ToolOutcome {
         match serde_json::to_value(self.0) {
             Ok(value @ Value::Object(_)) => Ok(structured(value)),
-            Ok(value) => value.into_tool_result(),
-            Err(e) => Ok(CallToolResult::error(format!(
-                "result could not be serialized: {e}"
-            ))),
+            Ok(value) => Ok(wrapped(value)),
+            Err(e) => Ok(unserializable(&e)),
         }
     }
+}
+
+impl<T: Serialize> Json<T> {
+    /// The result with the value wrapped as `{"result": …}`, whatever it serializes to (what a
+    /// typed tool whose output type is not always an object returns).
+    pub(crate) fn into_wrapped_result(self) -> ToolOutcome {
+        match serde_json::to_value(self.0) {
+            Ok(value) => Ok(wrapped(value)),
+            Err(e) => Ok(unserializable(&e)),
+        }
+    }
+}
+
+/// The member a structured result that is not an object is wrapped in: `{"result": …}`.
+pub const WRAPPED_RESULT: &str = "result";
+
+/// Structured content must be an object: another value goes out as `{"result": <value>}`, with
+/// a text block holding the value's JSON.
+fn wrapped(value: Value) -> CallToolResult {
+    let mut result = CallToolResult::text(value.to_string());
+    let mut object = JsonObject::new();
+    object.insert(WRAPPED_RESULT.to_owned(), value);
+    result.structured_content = Some(Value::Object(object));
+    result
+}
+
+fn unserializable(error: &serde_json::Error) -> CallToolResult {
+    CallToolResult::error(format!("result could not be serialized: {error}"))
 }
 
 /// Explicit content blocks as a tool's result (see [`content`](crate::content) for helpers).
@@ -234,6 +266,13 @@ impl std::error::Error for ArgumentsError {
 impl FromArguments for Value {
     fn from_arguments(arguments: JsonObject) -> Result<Self, ArgumentsError> {
         Ok(Value::Object(arguments))
+    }
+}
+
+/// A tool without parameters: its arguments (if any) are not read.
+impl FromArguments for () {
+    fn from_arguments(_arguments: JsonObject) -> Result<Self, ArgumentsError> {
+        Ok(())
     }
 }
 

@@ -14,6 +14,14 @@ pub use presa_server as server;
 #[cfg(feature = "stdio")]
 pub use presa_stdio as stdio;
 
+/// schemars, the crate presa derives schemas with, at the version presa uses. A user's own
+/// crate still lists `schemars` among its dependencies: `#[derive(JsonSchema)]` names it.
+#[cfg(feature = "schemars")]
+pub use schemars;
+
+#[cfg(feature = "server")]
+pub mod prelude;
+
 #[cfg(feature = "in-process")]
 mod in_process;
 #[cfg(feature = "in-process")]

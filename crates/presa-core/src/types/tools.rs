@@ -60,6 +60,20 @@ impl Tool {
         }
     }
 
+    /// A tool with a name and an input schema admitting any object (`{"type": "object"}`). The
+    /// typed registrations of presa-server (`typed_tool`) replace the schema with the one
+    /// derived from the handler's input type.
+    ///
+    /// ```
+    /// let tool = presa_core::Tool::named("ping");
+    /// assert_eq!(tool.input_schema.get("type"), Some(&serde_json::json!("object")));
+    /// ```
+    pub fn named(name: impl Into<String>) -> Self {
+        let mut input_schema = JsonObject::new();
+        input_schema.insert("type".into(), "object".into());
+        Self::new(name, input_schema)
+    }
+
     /// A tool without parameters: input schema `{"type": "object", "additionalProperties": false}`.
     pub fn without_params(name: impl Into<String>) -> Self {
         let mut schema = JsonObject::new();

@@ -1,11 +1,9 @@
 //! The `library` server of presa's documentation: two tools, a resource, a resource template,
 //! a prompt and completions.
 
-use presa::core::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
-use presa::server::{
-    BuildError, CompletionInput, Content, Context, PromptArgs, Server, Variables, content,
-};
-use serde_json::{Value, json};
+use presa::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Number;
 
 /// The logo: a one-pixel PNG, already base64-encoded.
 pub(crate) const LOGO_PNG: &str =
@@ -28,54 +26,44 @@ async fn complete_person(input: CompletionInput, _cx: Context) -> Vec<&'static s
         .collect()
 }
 
-fn object(value: Value) -> serde_json::Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => serde_json::Map::new(),
-    }
+/// Add numbers.
+#[derive(Deserialize, JsonSchema)]
+struct Add {
+    /// The numbers to add.
+    numbers: Vec<f64>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    /// The sum of the numbers.
+    sum: Number,
+}
+
+/// The sum, written as an integer when it is whole (`{"sum": 6}`, not `{"sum": 6.0}`).
+fn add(Args(add): Args<Add>, _cx: Context) -> Result<Json<Sum>, ToolError> {
+    let sum: f64 = add.numbers.iter().sum();
+    let whole = sum.fract() == 0.0 && sum.abs() < 9_007_199_254_740_992.0;
+    let sum = if whole {
+        Some(Number::from(sum as i64))
+    } else {
+        Number::from_f64(sum)
+    };
+    let sum = sum.ok_or_else(|| ToolError::new("the sum is not a finite number"))?;
+    Ok(Json(Sum { sum }))
 }
 
 /// Builds the library server.
 pub(crate) fn library() -> Result<Server, BuildError> {
-    let add = Tool::new(
-        "add",
-        object(json!({
-            "type": "object",
-            "properties": {"numbers": {"type": "array", "items": {"type": "number"}}},
-            "required": ["numbers"]
-        })),
-    )
-    .description("Add numbers.")
-    .output_schema(object(json!({
-        "type": "object",
-        "properties": {"sum": {"type": "number"}},
-        "required": ["sum"]
-    })));
-
     let introduce = Prompt::new("introduce")
         .description("Introduce a person.")
         .argument(PromptArgument::new("id").description("Who").required(true));
 
     Server::builder("library", "0.1.0")
         .page_size(10)
-        .tool(add, |args: Value, _cx: Context| async move {
-            let sum: f64 = args["numbers"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_f64)
-                .sum();
-            // whole sums read best as integers: {"sum": 6}, not {"sum": 6.0}
-            let whole = sum.fract() == 0.0 && sum.abs() < 9_007_199_254_740_992.0;
-            if whole {
-                json!({ "sum": sum as i64 })
-            } else {
-                json!({ "sum": sum })
-            }
-        })
-        .tool_sync(
-            Tool::without_params("logo").description("A one-pixel PNG."),
-            |_: Value, _cx: Context| {
+        .typed_tool_sync("add", add)
+        .typed_tool_sync(
+            Tool::named("logo").description("A one-pixel PNG."),
+            |(), _cx: Context| {
                 Content(vec![
                     content::text("Here is the logo:"),
                     content::image_base64(LOGO_PNG, "image/png"),

@@ -237,3 +237,62 @@ async fn a_client_without_a_pinned_revision_discovers_2026_07_28() {
         .unwrap();
     assert_eq!(client.protocol_version(), MODERN);
 }
+
+/// Every `description` member, wherever it is, left out.
+fn without_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            object.remove("description");
+            object.values_mut().for_each(without_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_descriptions),
+        _ => {}
+    }
+}
+
+/// The library's tools are derived from Rust types now; their `tools/list` entries are those of
+/// the hand-written schemas they replaced (below, as the example had them), descriptions aside.
+#[tokio::test]
+async fn derived_tools_list_as_the_hand_written_one_did() {
+    let hand_written = json!([
+        {
+            "name": "add",
+            "description": "Add numbers.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"numbers": {"type": "array", "items": {"type": "number"}}},
+                "required": ["numbers"]
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {"sum": {"type": "number"}},
+                "required": ["sum"]
+            }
+        },
+        {
+            "name": "logo",
+            "description": "A one-pixel PNG.",
+            "inputSchema": {"type": "object", "additionalProperties": false}
+        }
+    ]);
+    let server = definitions::library().unwrap();
+    for version in [MODERN, LEGACY] {
+        let cx = Context::for_client(presa::core::ClientContext {
+            protocol_version: version,
+            capabilities: Default::default(),
+            client_info: None,
+        });
+        let result = server.handle("tools/list", None, cx).await.unwrap();
+        let result: Value = serde_json::from_str(result.get()).unwrap();
+        let mut tools = result["tools"].clone();
+        assert_eq!(tools[0]["description"], "Add numbers.");
+        assert_eq!(
+            tools[0]["inputSchema"]["properties"]["numbers"]["description"],
+            "The numbers to add."
+        );
+        without_descriptions(&mut tools);
+        let mut expected = hand_written.clone();
+        without_descriptions(&mut expected);
+        assert_eq!(tools, expected, "{version}");
+    }
+}
