@@ -1,5 +1,6 @@
 //! A stdio server with one slow tool, `countdown`: it counts down from `seconds`, reporting
-//! progress and logging each step, and stops at once when the client cancels.
+//! progress and logging each step, and stops at once when the client cancels (its handler is
+//! dropped at its next await).
 //!
 //! ```sh
 //! cargo run -p presa --example countdown
@@ -8,13 +9,26 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use presa::core::{LoggingLevel, Tool};
-use presa::server::{Context, Server};
+use presa::prelude::*;
 use presa::stdio::ServeOptions;
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::json;
 
-/// Says on stderr that the countdown stopped early, whenever its future is dropped unfinished
-/// (a cancelled request's handler is dropped at its next await point).
+/// Count down, reporting progress and logging each step.
+#[derive(Deserialize, JsonSchema)]
+struct Countdown {
+    /// How many seconds to count down from (default 3).
+    #[serde(default = "three")]
+    seconds: u64,
+}
+
+fn three() -> u64 {
+    3
+}
+
+/// Says on stderr that the countdown stopped early. A cancelled request's handler is dropped at
+/// its next await, so code after that await never runs: a `Drop` guard is the place for what
+/// must happen when a handler stops unfinished.
 struct StopNotice {
     finished: bool,
 }
@@ -27,18 +41,16 @@ impl Drop for StopNotice {
     }
 }
 
-async fn countdown(args: Value, cx: Context) -> String {
-    let seconds = args["seconds"].as_u64().unwrap_or(3);
+async fn countdown(Args(countdown): Args<Countdown>, cx: Context) -> String {
+    let seconds = countdown.seconds;
     let mut notice = StopNotice { finished: false };
     for left in (1..=seconds).rev() {
         let done = (seconds - left) as f64;
         cx.progress(done, Some(seconds as f64), Some(&format!("{left} to go")))
             .await;
         cx.log(LoggingLevel::Info, json!({ "left": left })).await;
-        tokio::select! {
-            () = tokio::time::sleep(Duration::from_millis(100)) => {}
-            () = cx.cancelled() => return "cancelled".into(),
-        }
+        // when the client cancels, the handler is dropped here, mid-sleep
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     notice.finished = true;
     "liftoff".into()
@@ -46,12 +58,10 @@ async fn countdown(args: Value, cx: Context) -> String {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let schema =
-        json!({"type": "object", "properties": {"seconds": {"type": "integer", "minimum": 0}}});
     let server = Server::builder("countdown", "1.0.0")
         .logging(true)
-        .tool(
-            Tool::new("countdown", schema.as_object().cloned().unwrap_or_default())
+        .typed_tool(
+            Tool::named("countdown")
                 .description("Counts down, reporting progress; stops when cancelled."),
             countdown,
         )

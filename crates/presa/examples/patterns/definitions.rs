@@ -2,28 +2,52 @@
 //! several rounds), a tool reporting progress and logging, and tools that change the server
 //! while it serves (a resource updated, a tool added), for subscriptions to report.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
 
-use presa::core::{
-    BooleanSchema, CreateMessageRequestParams, ElicitAction, ElicitRequestFormParams,
-    ElicitationSchema, LoggingLevel, Resource, SamplingMessage, StringSchema, Tool,
-};
-use presa::server::{BuildError, Context, InputError, Server};
+use presa::core::{CreateMessageRequestParams, SamplingMessage};
+use presa::prelude::*;
+use presa::server::{BooleanSchema, StringSchema};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// The resource `set_status` changes.
 pub(crate) const STATUS: &str = "file:///status.txt";
 
-fn schema(properties: Value) -> serde_json::Map<String, Value> {
-    let keys: Vec<&String> = properties
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, _)| k)
-        .collect();
-    let schema = json!({"type": "object", "properties": properties, "required": keys});
-    schema.as_object().cloned().unwrap_or_default()
+/// What the tools share: the status `set_status` changes, and how often `onboard` ran.
+#[derive(Default)]
+struct Shared {
+    status: Mutex<String>,
+    runs: AtomicUsize,
+}
+
+/// A path to delete.
+#[derive(Deserialize, JsonSchema)]
+struct Delete {
+    path: String,
+}
+
+/// A text.
+#[derive(Deserialize, JsonSchema)]
+struct Text {
+    text: String,
+}
+
+/// How far to count.
+#[derive(Deserialize, JsonSchema)]
+struct Count {
+    #[serde(default = "three")]
+    to: u64,
+}
+
+fn three() -> u64 {
+    3
+}
+
+/// The name of a tool to add.
+#[derive(Deserialize, JsonSchema)]
+struct NewTool {
+    name: String,
 }
 
 fn text_of(sampled: &presa::core::CreateMessageResult) -> String {
@@ -36,8 +60,7 @@ fn text_of(sampled: &presa::core::CreateMessageResult) -> String {
 }
 
 /// Asks the user to confirm (a form with one boolean), then deletes — or not.
-async fn confirm_delete(args: Value, cx: Context) -> Result<String, InputError> {
-    let path = args["path"].as_str().unwrap_or_default();
+async fn confirm_delete(Args(Delete { path }): Args<Delete>, cx: Context) -> Result<String, InputError> {
     let form = ElicitationSchema::new().property(
         "sure",
         BooleanSchema {
@@ -64,8 +87,7 @@ async fn confirm_delete(args: Value, cx: Context) -> Result<String, InputError> 
 }
 
 /// Asks the client's model for a summary.
-async fn summarize(args: Value, cx: Context) -> Result<String, InputError> {
-    let text = args["text"].as_str().unwrap_or_default();
+async fn summarize(Args(Text { text }): Args<Text>, cx: Context) -> Result<String, InputError> {
     let ask = CreateMessageRequestParams::new(
         vec![SamplingMessage::user_text(format!("Summarize: {text}"))],
         100,
@@ -75,7 +97,7 @@ async fn summarize(args: Value, cx: Context) -> Result<String, InputError> {
 }
 
 /// Lists the client's roots.
-async fn workspace(_: Value, cx: Context) -> Result<String, InputError> {
+async fn workspace((): (), cx: Context) -> Result<String, InputError> {
     let roots = cx.roots_as("roots").await?;
     let names: Vec<String> = roots
         .roots
@@ -87,9 +109,9 @@ async fn workspace(_: Value, cx: Context) -> Result<String, InputError> {
 
 /// Three questions in a row. On 2026-07-28 each is a round: the handler runs again from the
 /// start on every retry, so `runs` counts four runs for one call (one in the initialize era).
-async fn onboard(runs: Arc<AtomicUsize>, cx: Context) -> Result<Value, InputError> {
+async fn onboard((): (), cx: Context) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
     // code before the first question runs once per round: keep it idempotent
-    let run = runs.fetch_add(1, Ordering::SeqCst) + 1;
+    let run = cx.state::<Shared>()?.runs.fetch_add(1, Ordering::SeqCst) + 1;
     let form = ElicitationSchema::new().property("name", StringSchema::titled("Name"), true);
     let answer = cx
         .elicit_as(
@@ -114,8 +136,7 @@ async fn onboard(runs: Arc<AtomicUsize>, cx: Context) -> Result<Value, InputErro
 }
 
 /// Counts to `to`, reporting progress and logging each step.
-async fn count(args: Value, cx: Context) -> String {
-    let to = args["to"].as_u64().unwrap_or(3);
+async fn count(Args(Count { to }): Args<Count>, cx: Context) -> String {
     for step in 1..=to {
         cx.progress(step as f64, Some(to as f64), Some(&format!("step {step}")))
             .await;
@@ -124,77 +145,50 @@ async fn count(args: Value, cx: Context) -> String {
     format!("counted to {to}")
 }
 
+/// Sets the status, and tells the resource's subscribers.
+fn set_status(Args(Text { text }): Args<Text>, cx: Context) -> Result<&'static str, ToolError> {
+    if let Ok(mut status) = cx.state::<Shared>()?.status.lock() {
+        *status = text;
+    }
+    if let Some(server) = cx.server() {
+        server.resource_updated(STATUS);
+    }
+    Ok("status set")
+}
+
+/// Adds a tool named `name` to the running server.
+fn add_tool(Args(NewTool { name }): Args<NewTool>, cx: Context) -> Result<String, ToolError> {
+    let server = cx.server().ok_or_else(|| ToolError::new("the server is not running"))?;
+    server
+        .add_typed_tool(name.as_str(), |(), _cx: Context| async { "hello" })
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(format!("added {name}"))
+}
+
 /// Builds the patterns server.
 pub(crate) fn patterns() -> Result<Server, BuildError> {
-    let status = Arc::new(Mutex::new(String::from("idle")));
-    // The tools that change the server hold it; it lives as long as the process anyway.
-    let this: Arc<OnceLock<Server>> = Arc::default();
-    let runs = Arc::new(AtomicUsize::new(0));
-    let text = schema(json!({"text": {"type": "string"}}));
-    let server = Server::builder("patterns", "1.0.0")
+    Server::builder("patterns", "1.0.0")
         .logging(true)
         .list_changed(true)
         .subscribe(true)
-        .tool(
-            Tool::new(
-                "confirm_delete",
-                schema(json!({"path": {"type": "string"}})),
-            ),
-            confirm_delete,
-        )
-        .tool(Tool::new("summarize", text.clone()), summarize)
-        .tool(Tool::without_params("workspace"), workspace)
-        .tool(
-            Tool::without_params("onboard"),
-            move |_: Value, cx: Context| onboard(runs.clone(), cx),
-        )
-        .tool(
-            Tool::new(
-                "count",
-                schema(json!({"to": {"type": "integer", "minimum": 0}})),
-            ),
-            count,
-        )
-        .resource(Resource::new(STATUS, "status").mime_type("text/plain"), {
-            let status = status.clone();
-            move |_cx: Context| {
-                let now = status.lock().map(|s| s.clone()).unwrap_or_default();
-                async move { now }
-            }
+        .state(Shared {
+            status: Mutex::new("idle".into()),
+            ..Shared::default()
         })
-        .tool(Tool::new("set_status", text), {
-            let this = this.clone();
-            move |args: Value, _cx: Context| {
-                if let Ok(mut now) = status.lock() {
-                    *now = args["text"].as_str().unwrap_or_default().to_owned();
-                }
-                if let Some(server) = this.get() {
-                    server.resource_updated(STATUS);
-                }
-                async { "status set" }
-            }
-        })
-        .tool(
-            Tool::new("add_tool", schema(json!({"name": {"type": "string"}}))),
-            {
-                let this = this.clone();
-                move |args: Value, _cx: Context| {
-                    let name = args["name"].as_str().unwrap_or_default().to_owned();
-                    let added = match this.get() {
-                        Some(server) => server
-                            .add_tool(
-                                Tool::without_params(name.clone()),
-                                |_: Value, _cx: Context| async { "hello" },
-                            )
-                            .map(|()| format!("added {name}"))
-                            .map_err(|e| e.to_string()),
-                        None => Err("the server is not running".to_owned()),
-                    };
-                    async move { added }
-                }
+        .typed_tool("confirm_delete", confirm_delete)
+        .typed_tool("summarize", summarize)
+        .typed_tool("workspace", workspace)
+        .typed_tool("onboard", onboard)
+        .typed_tool("count", count)
+        .resource(
+            Resource::new(STATUS, "status").mime_type("text/plain"),
+            |cx: Context| async move {
+                let shared = cx.state::<Shared>()?;
+                let status = shared.status.lock().map(|s| s.clone()).unwrap_or_default();
+                Ok::<_, MissingState>(status)
             },
         )
-        .build()?;
-    let _ = this.set(server.clone());
-    Ok(server)
+        .typed_tool_sync("set_status", set_status)
+        .typed_tool_sync("add_tool", add_tool)
+        .build()
 }

@@ -25,6 +25,7 @@ mod interop_http;
     feature = "http"
 ))]
 mod interop_stdio;
+mod cancellation;
 mod library;
 mod middleware;
 mod patterns;

@@ -201,6 +201,7 @@ pub(crate) fn library() -> &'static Path {
             ("stdio", cfg!(feature = "stdio")),
             ("http", cfg!(feature = "http")),
             ("full-schema", cfg!(feature = "full-schema")),
+            ("schemars", cfg!(feature = "schemars")),
         ]
         .into_iter()
         .filter_map(|(name, on)| on.then_some(name))
