@@ -50,8 +50,3 @@ pub use options::ClientOptions;
 pub use subscription::{ChangeEvent, Subscription, SubscriptionOptions};
 pub use text::{ResultText, StructuredContent};
 pub use transport::*;
-
-/// The guide in `docs/client.md`, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../docs/client.md")]
-struct ClientDocTests;

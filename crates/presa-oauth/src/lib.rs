@@ -49,8 +49,3 @@ pub use options::{
 pub use storage::{MemoryTokenStore, StoredClient, StoredTokens, TokenStore};
 #[cfg(feature = "jwt")]
 pub use verifier::{JwtKey, JwtKeyError, JwtVerifier};
-
-/// The examples of docs/authorization.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "jwt"))]
-#[doc = include_str!("../../../docs/authorization.md")]
-struct AuthorizationGuide;

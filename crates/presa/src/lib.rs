@@ -27,8 +27,24 @@ mod in_process;
 #[cfg(feature = "in-process")]
 pub use in_process::*;
 
+/// The examples of docs/client.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "client"))]
+#[doc = include_str!("../../../docs/client.md")]
+struct ClientGuide;
+
+/// The examples of docs/authorization.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "oauth", feature = "jwt"))]
+#[doc = include_str!("../../../docs/authorization.md")]
+struct AuthorizationGuide;
+
 /// The examples of docs/transports.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "stdio", feature = "http"))]
+#[cfg(all(
+    doctest,
+    feature = "server",
+    feature = "client",
+    feature = "stdio",
+    feature = "http"
+))]
 #[doc = include_str!("../../../docs/transports.md")]
 struct TransportsGuide;
 
