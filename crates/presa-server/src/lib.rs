@@ -80,7 +80,3 @@ pub use typed::{
 };
 pub use transport::{Arrival, HttpParts, Transport};
 
-/// The examples of docs/tools-resources-prompts.md, compiled and run as doc tests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../docs/tools-resources-prompts.md")]
-struct ToolsResourcesPromptsGuide;

@@ -162,6 +162,7 @@ impl<T: Serialize> IntoToolResult for Json<T> {
     }
 }
 
+#[cfg(feature = "schemars")]
 impl<T: Serialize> Json<T> {
     /// The result with the value wrapped as `{"result": …}`, whatever it serializes to (what a
     /// typed tool whose output type is not always an object returns).

@@ -67,3 +67,8 @@ struct SubscriptionsGuide;
 #[cfg(all(doctest, feature = "server"))]
 #[doc = include_str!("../../../docs/middleware.md")]
 struct MiddlewareGuide;
+
+/// The examples of docs/tools-resources-prompts.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "server", feature = "schemars"))]
+#[doc = include_str!("../../../docs/tools-resources-prompts.md")]
+struct ToolsResourcesPromptsGuide;
