@@ -73,8 +73,25 @@ impl CallOptions {
     /// Calls `callback` with each progress notification the server sends for this call (the
     /// request then carries a `progressToken`).
     ///
-    /// The callback runs on the client's connection task: keep it short, and hand anything
-    /// slow to a channel.
+    /// The callback is an `Fn`, not an `FnMut`: it is shared by every round or page of the call
+    /// and may run from the client's connection task, so it cannot borrow the caller's
+    /// variables mutably. Collect into something shared (an `Arc<Mutex<..>>`, an atomic) or
+    /// send to a channel. It runs on the client's connection task: keep it short, and hand
+    /// anything slow to a channel.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use presa_client::CallOptions;
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = Arc::clone(&seen);
+    /// let options = CallOptions::new().on_progress(move |p| {
+    ///     if let Ok(mut seen) = sink.lock() {
+    ///         seen.push(p.progress);
+    ///     }
+    /// });
+    /// # let _ = options;
+    /// ```
     pub fn on_progress(
         mut self,
         callback: impl Fn(ProgressNotificationParams) + Send + Sync + 'static,
@@ -202,7 +219,8 @@ impl<T> CallBuilder<T> {
         self
     }
 
-    /// See [`CallOptions::on_progress`].
+    /// Calls `callback` with each progress notification of this call; an `Fn` shared by every
+    /// round or page (see [`CallOptions::on_progress`]).
     pub fn on_progress(
         mut self,
         callback: impl Fn(ProgressNotificationParams) + Send + Sync + 'static,

@@ -27,6 +27,10 @@ trait Page: DeserializeOwned + HasResultType + Cacheable + Send + 'static {
     const METHOD: &'static str;
     type Item: Send + 'static;
     fn into_parts(self) -> (Vec<Self::Item>, Option<String>);
+    /// Learns what the page tells the client (a tools page: the output schemas).
+    fn seen(&self, client: &Client) {
+        let _ = client;
+    }
 }
 
 macro_rules! pages {
@@ -42,10 +46,20 @@ macro_rules! pages {
 }
 
 pages! {
-    ListToolsResult => Tool, cache::TOOLS, tools;
     ListPromptsResult => Prompt, cache::PROMPTS, prompts;
     ListResourcesResult => Resource, cache::RESOURCES, resources;
     ListResourceTemplatesResult => ResourceTemplate, cache::TEMPLATES, resource_templates;
+}
+
+impl Page for ListToolsResult {
+    const METHOD: &'static str = cache::TOOLS;
+    type Item = Tool;
+    fn into_parts(self) -> (Vec<Tool>, Option<String>) {
+        (self.tools, self.next_cursor)
+    }
+    fn seen(&self, client: &Client) {
+        client.output_schemas().learn(&self.tools);
+    }
 }
 
 impl Client {
@@ -124,8 +138,48 @@ impl Client {
         });
         CallBuilder::new(self, |client, options| {
             Box::pin(async move {
+                offered(&client, CallTool::METHOD)?;
                 let done = call_with_input(&client, CallTool::METHOD, params?, &options).await?;
                 Ok(done.result)
+            })
+        })
+    }
+
+    /// `tools/call` with a typed result: `arguments` serialized as the call's arguments, and
+    /// the tool's `structuredContent` checked against its `outputSchema` and read as `Out`.
+    ///
+    /// The output schema is the one the server listed for the tool (a client that has not
+    /// listed the tools yet lists them first, once). A structured result that is
+    /// `{"result": <value>}` (how a server sends a result that is not an object) is read as
+    /// `Out` from the value when it does not read as `Out` itself. Errors keep the causes
+    /// apart: the server's JSON-RPC error is [`ClientError::Server`], the tool's error result
+    /// [`ClientError::ToolFailed`], a result that does not match
+    /// [`ClientError::OutputMismatch`].
+    ///
+    /// ```no_run
+    /// # async fn demo(client: presa_client::Client) -> Result<(), presa_client::ClientError> {
+    /// #[derive(serde::Deserialize)]
+    /// struct Sum { sum: f64 }
+    ///
+    /// let sum: Sum = client.call_tool_as("add", serde_json::json!({"numbers": [1, 2]})).await?;
+    /// assert_eq!(sum.sum, 3.0);
+    /// # Ok(()) }
+    /// ```
+    pub fn call_tool_as<Out: DeserializeOwned + Send + 'static>(
+        &self,
+        name: impl Into<String>,
+        arguments: impl Serialize,
+    ) -> CallBuilder<Out> {
+        let name = name.into();
+        let call = self.call_tool(name.clone(), arguments);
+        CallBuilder::new(self, move |client, options| {
+            Box::pin(async move {
+                if !client.output_schemas().knows(&name) {
+                    // the output schema comes from the server's list
+                    client.list_tools().options(options.clone()).await?;
+                }
+                let result = call.options(options).await?;
+                crate::output::read_output(&client, &name, result)
             })
         })
     }
@@ -138,6 +192,7 @@ impl Client {
         let uri = uri.into();
         CallBuilder::new(self, |client, options| {
             Box::pin(async move {
+                offered(&client, ReadResource::METHOD)?;
                 let key = CacheKey::new(cache::READ, Some(uri.clone()));
                 let (generation, hit) = lookup(&client, &key, &options);
                 if let Some(raw) = hit {
@@ -182,6 +237,7 @@ impl Client {
         });
         CallBuilder::new(self, |client, options| {
             Box::pin(async move {
+                offered(&client, GetPrompt::METHOD)?;
                 let done = call_with_input(&client, GetPrompt::METHOD, params?, &options).await?;
                 Ok(done.result)
             })
@@ -230,6 +286,7 @@ impl Client {
         let params = object_or_null(params);
         CallBuilder::new(self, |client, options| {
             Box::pin(async move {
+                offered(&client, M::METHOD)?;
                 let raw = client.handle().send(M::METHOD, params?, &options).await?;
                 serde_json::from_str(raw.get())
                     .map_err(|e| ClientError::InvalidResult(e.to_string()))
@@ -238,7 +295,8 @@ impl Client {
     }
 
     /// Any request, untyped: `params` must be a JSON object or `null`; the result comes back as
-    /// JSON.
+    /// JSON. Sent whatever the server's capabilities say (the typed calls refuse a request the
+    /// server did not declare with [`ClientError::NotOffered`]).
     pub fn request_raw(&self, method: impl Into<String>, params: Value) -> CallBuilder<Value> {
         let method = method.into();
         let params = object_or_null(&params);
@@ -258,6 +316,7 @@ impl Client {
         let params = object_or_null(params);
         CallBuilder::new(self, |client, options| {
             Box::pin(async move {
+                offered(&client, M::METHOD)?;
                 let raw = client.handle().send(M::METHOD, params?, &options).await?;
                 parse(&raw)
             })
@@ -305,17 +364,31 @@ async fn page<P: Page>(
     cursor: Option<String>,
     options: &CallOptions,
 ) -> Result<P, ClientError> {
+    offered(client, P::METHOD)?;
     let mut params = Map::new();
     if let Some(cursor) = &cursor {
         params.insert("cursor".into(), Value::String(cursor.clone()));
     }
-    cached(
+    let page: P = cached(
         client,
         CacheKey::new(P::METHOD, cursor),
         Some(params),
         options,
     )
-    .await
+    .await?;
+    page.seen(client);
+    Ok(page)
+}
+
+/// Fails a request the server's capabilities rule out, before it is sent.
+fn offered(client: &Client, method: &str) -> Result<(), ClientError> {
+    match client.info().capabilities.missing_for(method) {
+        Some(capability) => Err(ClientError::NotOffered {
+            method: method.to_owned(),
+            capability,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// A cacheable request: answered from the cache when fresh, stored when the server allows.

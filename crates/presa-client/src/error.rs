@@ -62,6 +62,25 @@ pub enum ClientError {
         /// Why, if the server said.
         reason: Option<String>,
     },
+    /// The request was not sent: the server did not declare the capability it needs (e.g.
+    /// `prompts/list` to a server without `prompts`).
+    NotOffered {
+        /// The request's method.
+        method: String,
+        /// The capability the server lacks, e.g. `prompts` or `resources.subscribe`.
+        capability: &'static str,
+    },
+    /// A typed tool call ([`Client::call_tool_as`](crate::Client::call_tool_as)): the tool
+    /// answered with an error result (`isError: true`); its text.
+    ToolFailed(String),
+    /// A typed tool call: the tool's structured result is missing, breaks the tool's
+    /// `outputSchema`, or does not read as the type asked for.
+    OutputMismatch {
+        /// The tool.
+        tool: String,
+        /// What does not match.
+        reason: String,
+    },
 }
 
 impl ClientError {
@@ -132,6 +151,14 @@ impl fmt::Display for ClientError {
             Self::CancelledByServer {
                 reason: Some(reason),
             } => write!(f, "server cancelled the request: {reason}"),
+            Self::NotOffered { method, capability } => write!(
+                f,
+                "{method} not sent: the server did not declare the {capability} capability"
+            ),
+            Self::ToolFailed(message) => write!(f, "the tool failed: {message}"),
+            Self::OutputMismatch { tool, reason } => {
+                write!(f, "tool {tool:?} answered an unexpected result: {reason}")
+            }
         }
     }
 }

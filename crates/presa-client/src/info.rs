@@ -55,6 +55,11 @@ impl ServerInfo {
         self.server_info.as_ref().map(|i| i.name.as_str())
     }
 
+    /// The server's version, when it gave its identity.
+    pub fn version(&self) -> Option<&str> {
+        self.server_info.as_ref().map(|i| i.version.as_str())
+    }
+
     /// From a discover result; `raw` is the result's text, read again for the top-level
     /// `serverInfo` that pre-final 2026 servers (and the conformance runner's mocks) send.
     pub(crate) fn from_discover(

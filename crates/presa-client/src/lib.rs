@@ -36,6 +36,7 @@ mod info;
 mod mrtr;
 mod notifications;
 mod options;
+mod output;
 mod subscription;
 mod text;
 mod transport;

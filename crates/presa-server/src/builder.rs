@@ -47,6 +47,8 @@ pub struct ServerBuilder {
     error: Option<BuildError>,
     bus: Option<Arc<dyn EventBus>>,
     state: StateMap,
+    #[cfg(feature = "schemars")]
+    forms: crate::typed::Forms,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -68,6 +70,8 @@ impl ServerBuilder {
             error: None,
             bus: None,
             state: StateMap::default(),
+            #[cfg(feature = "schemars")]
+            forms: crate::typed::Forms::default(),
         }
     }
 
@@ -223,6 +227,47 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers `T` as an elicitation form (feature `schemars`), which handlers ask for with
+    /// [`Context::elicit_as`](crate::Context::elicit_as). Its schema is derived and checked
+    /// here: forms are flat objects of strings, numbers, booleans and enums (a list of enum
+    /// values is a multi-select), and a `T` with a field outside that set fails `build`, naming
+    /// the field.
+    ///
+    /// ```
+    /// use presa_server::{Args, BuildError, Context, Elicitation, InputError, Server};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Confirm {
+    ///     /// Yes, delete it.
+    ///     sure: bool,
+    /// }
+    ///
+    /// let server = Server::builder("files", "1.0.0")
+    ///     .elicitation_form::<Confirm>()
+    ///     .typed_tool("delete", |(), cx: Context| async move {
+    ///         Ok::<_, InputError>(match cx.elicit_as::<Confirm>("Delete it?").await? {
+    ///             Elicitation::Accepted(Confirm { sure: true }) => "deleted",
+    ///             _ => "kept",
+    ///         })
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Nested { address: Address }
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Address { city: String }
+    ///
+    /// let refused = Server::builder("forms", "1.0.0").elicitation_form::<Nested>().build();
+    /// assert!(matches!(refused, Err(BuildError::ElicitationForm { field: Some(f), .. }) if f == "address"));
+    /// ```
+    #[cfg(feature = "schemars")]
+    pub fn elicitation_form<T: schemars::JsonSchema + 'static>(mut self) -> Self {
+        let result = self.forms.insert::<T>();
+        self.record(result)
+    }
+
     /// Adds a layer to the middleware stack every request of every transport goes through (see
     /// [`Middleware`]): the first added sees each request first and its answer last.
     pub fn middleware(mut self, middleware: impl Middleware) -> Self {
@@ -339,6 +384,48 @@ impl ServerBuilder {
         self.resource_handler(resource, Arc::new(ResourceFn(handler)))
     }
 
+    /// Adds a resource template whose variables are read into a `T` (feature `schemars`): each
+    /// variable as its field says (a number, a boolean, an enum value, a string). Every required
+    /// field of `T` must be a variable of the template, or `build` fails naming it; variables
+    /// that do not read as a `T` (`{id}` is `abc` where `id` is a number) name no resource.
+    ///
+    /// ```
+    /// use presa_server::{Args, Context, ResourceTemplate, Server};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Page { book: String, number: u32 }
+    ///
+    /// let server = Server::builder("books", "1.0.0")
+    ///     .typed_resource_template(
+    ///         ResourceTemplate::new("books://{book}/pages/{number}", "page"),
+    ///         |Args(page): Args<Page>, _cx: Context| async move {
+    ///             format!("page {} of {}", page.number, page.book)
+    ///         },
+    ///     )
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "schemars")]
+    pub fn typed_resource_template<F, T, Fut, R>(
+        self,
+        template: impl Into<Scoped<ResourceTemplate>>,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(crate::Args<T>, Context) -> Fut + Send + Sync + 'static,
+        T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        let template = template.into();
+        match crate::typed::typed_template::<T, F>(&template, handler, self.options.compiler.as_ref())
+        {
+            Ok(handler) => self.resource_template_handler(template, Arc::new(handler)),
+            Err(error) => self.record(Err(error)),
+        }
+    }
+
     /// Adds a resource with an object-safe handler.
     pub fn resource_handler(
         mut self,
@@ -386,6 +473,52 @@ impl ServerBuilder {
         R: IntoPromptResult,
     {
         self.prompt_handler(prompt, Arc::new(PromptFn(handler)))
+    }
+
+    /// Adds a prompt whose arguments are the fields of a `T` (feature `schemars`): each field
+    /// is a [`PromptArgument`](presa_core::PromptArgument), required unless it is an `Option`
+    /// (or has a default), described by its doc comment; the handler gets the arguments read
+    /// into a `T` (a number, boolean or enum field from its string). `T`'s doc comment is the
+    /// prompt's description unless `prompt` has one. A field that is not a single value (a
+    /// list, a struct) fails `build`, naming it.
+    ///
+    /// ```
+    /// use presa_server::{Args, Context, Prompt, Server};
+    ///
+    /// /// Review a note.
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Review {
+    ///     /// The note's id.
+    ///     id: u64,
+    ///     /// Be strict about it.
+    ///     strict: Option<bool>,
+    /// }
+    ///
+    /// let server = Server::builder("notes", "1.0.0")
+    ///     .typed_prompt("review", |Args(review): Args<Review>, _cx: Context| async move {
+    ///         let tone = if review.strict == Some(true) { "strictly" } else { "kindly" };
+    ///         format!("Review note {} {tone}.", review.id)
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "schemars")]
+    pub fn typed_prompt<F, T, Fut, R>(self, prompt: impl Into<Scoped<Prompt>>, handler: F) -> Self
+    where
+        F: Fn(crate::Args<T>, Context) -> Fut + Send + Sync + 'static,
+        T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        match crate::typed::typed_prompt::<T, F>(
+            prompt.into(),
+            handler,
+            self.options.compiler.as_ref(),
+        ) {
+            Ok((prompt, handler)) => self.prompt_handler(prompt, Arc::new(handler)),
+            Err(error) => self.record(Err(error)),
+        }
     }
 
     /// Adds a prompt with an object-safe handler.
@@ -476,6 +609,8 @@ impl ServerBuilder {
                 stack,
                 bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
                 state: self.state,
+                #[cfg(feature = "schemars")]
+                forms: self.forms,
             }),
         })
     }

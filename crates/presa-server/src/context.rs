@@ -556,7 +556,7 @@ impl Context {
 
     /// Asks the user for input through the client (`elicitation/create`): a form, or a URL to
     /// visit. Named by its position among this handler's requests; see
-    /// [`elicit_as`](Self::elicit_as) to name it.
+    /// [`elicit_keyed`](Self::elicit_keyed) to name it.
     ///
     /// Initialize era: a request to the client, answered while the handler waits. 2026-07-28:
     /// the request ends with an `input_required` result, and when the client retries with the
@@ -565,12 +565,46 @@ impl Context {
     /// request (`-32021` on 2026-07-28).
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, InputError> {
         let key = self.inner.asks.default_key("elicit");
-        self.elicit_as(key, params).await
+        self.elicit_keyed(key, params).await
+    }
+
+    /// Asks the user to fill in a form of type `T` (registered with
+    /// [`ServerBuilder::elicitation_form`](crate::ServerBuilder::elicitation_form), where its
+    /// schema is derived and checked), and reads the submitted values as a `T`; see
+    /// [`elicit`](Self::elicit) for how the two eras ask. Values that do not read as a `T` are
+    /// [`InputError::InvalidAnswer`].
+    #[cfg(feature = "schemars")]
+    pub async fn elicit_as<T>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<crate::Elicitation<T>, InputError>
+    where
+        T: serde::de::DeserializeOwned + 'static,
+    {
+        let form = self
+            .inner
+            .server
+            .as_ref()
+            .and_then(|server| server.inner.forms.get::<T>())
+            .cloned()
+            .ok_or(InputError::UnregisteredForm(std::any::type_name::<T>()))?;
+        let params = presa_core::ElicitRequestFormParams::new(message, form);
+        let answer = self.elicit(params.into()).await?;
+        Ok(match answer.action {
+            presa_core::ElicitAction::Accept => {
+                let content = answer.content.unwrap_or_default();
+                let value = T::deserialize(Value::Object(content))
+                    .map_err(|error| InputError::InvalidAnswer(error.to_string()))?;
+                crate::Elicitation::Accepted(value)
+            }
+            presa_core::ElicitAction::Decline => crate::Elicitation::Declined,
+            presa_core::ElicitAction::Cancel => crate::Elicitation::Cancelled,
+        })
     }
 
     /// [`elicit`](Self::elicit) under a key of your choosing (the key of `inputRequests` on
     /// 2026-07-28; unique within the request).
-    pub async fn elicit_as(
+    pub async fn elicit_keyed(
         &self,
         key: impl Into<String>,
         params: ElicitRequestParams,
@@ -592,11 +626,11 @@ impl Context {
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, InputError> {
         let key = self.inner.asks.default_key("sample");
-        self.sample_as(key, params).await
+        self.sample_keyed(key, params).await
     }
 
     /// [`sample`](Self::sample) under a key of your choosing.
-    pub async fn sample_as(
+    pub async fn sample_keyed(
         &self,
         key: impl Into<String>,
         params: CreateMessageRequestParams,
@@ -613,11 +647,11 @@ impl Context {
     /// Asks the client for its roots (`roots/list`), the same way as [`elicit`](Self::elicit).
     pub async fn roots(&self) -> Result<ListRootsResult, InputError> {
         let key = self.inner.asks.default_key("roots");
-        self.roots_as(key).await
+        self.roots_keyed(key).await
     }
 
     /// [`roots`](Self::roots) under a key of your choosing.
-    pub async fn roots_as(&self, key: impl Into<String>) -> Result<ListRootsResult, InputError> {
+    pub async fn roots_keyed(&self, key: impl Into<String>) -> Result<ListRootsResult, InputError> {
         self.ask(
             key.into(),
             InputRequest::ListRoots(None),

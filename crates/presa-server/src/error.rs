@@ -56,6 +56,31 @@ pub enum BuildError {
     RequestStateKey(presa_core::RequestStateKeyError),
     /// The operating system gave no randomness for a `requestState` key.
     Randomness(getrandom::Error),
+    /// A typed definition's Rust type has a field the definition cannot carry: prompt arguments
+    /// and template variables are strings (read as numbers, booleans or enum values where the
+    /// field says so), and a template must have a variable for every required field.
+    Field {
+        /// What kind of definition.
+        kind: DefinitionKind,
+        /// Its name or URI template.
+        name: String,
+        /// The field.
+        field: String,
+        /// Why it cannot be carried.
+        reason: String,
+    },
+    /// A type registered as an elicitation form ([`ServerBuilder::elicitation_form`]) is not
+    /// one: forms are flat objects of strings, numbers, booleans and enums.
+    ///
+    /// [`ServerBuilder::elicitation_form`]: crate::ServerBuilder::elicitation_form
+    ElicitationForm {
+        /// The Rust type.
+        type_name: &'static str,
+        /// The field that does not fit, or `None` when the type is not an object at all.
+        field: Option<String>,
+        /// Why.
+        reason: String,
+    },
     /// A completion was registered for something that does not exist.
     UnknownCompletionTarget {
         /// The prompt name or template URI.
@@ -129,6 +154,22 @@ impl fmt::Display for BuildError {
             Self::UriTemplate { template, error } => {
                 write!(f, "resource template {template:?}: {error}")
             }
+            Self::Field {
+                kind,
+                name,
+                field,
+                reason,
+            } => write!(f, "{kind} {name:?}: field {field:?} {reason}"),
+            Self::ElicitationForm {
+                type_name,
+                field: Some(field),
+                reason,
+            } => write!(f, "elicitation form {type_name}: field {field:?} {reason}"),
+            Self::ElicitationForm {
+                type_name,
+                field: None,
+                reason,
+            } => write!(f, "elicitation form {type_name}: {reason}"),
             Self::RequestStateKey(error) => write!(f, "request state key: {error}"),
             Self::Randomness(error) => write!(f, "no randomness for a request state key: {error}"),
             Self::UnknownCompletionTarget { target, argument } => {

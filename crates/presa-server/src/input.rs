@@ -39,6 +39,11 @@ pub enum InputError {
     NotAllowed,
     /// The client's answer does not have the shape of the result asked for.
     InvalidAnswer(String),
+    /// [`Context::elicit_as`](crate::Context::elicit_as) asked for a form of a type the server
+    /// was not given with
+    /// [`ServerBuilder::elicitation_form`](crate::ServerBuilder::elicitation_form) (where it is
+    /// checked when the server is built).
+    UnregisteredForm(&'static str),
 }
 
 impl fmt::Display for InputError {
@@ -48,6 +53,10 @@ impl fmt::Display for InputError {
             Self::Unavailable(why) => write!(f, "no answer from the client: {why}"),
             Self::NotAllowed => f.write_str("this request cannot ask the client for input"),
             Self::InvalidAnswer(why) => write!(f, "the client's answer is not usable: {why}"),
+            Self::UnregisteredForm(type_name) => write!(
+                f,
+                "no elicitation form {type_name}: register it with ServerBuilder::elicitation_form"
+            ),
         }
     }
 }

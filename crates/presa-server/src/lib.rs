@@ -76,7 +76,8 @@ pub use state::MissingState;
 pub use tool::*;
 #[cfg(feature = "schemars")]
 pub use typed::{
-    ToolInput, ToolOutput, input_schema_for, output_schema_for, serialized_schema_for,
+    Elicitation, ToolInput, ToolOutput, input_schema_for, output_schema_for,
+    serialized_schema_for,
 };
 pub use transport::{Arrival, HttpParts, Transport};
 

@@ -87,6 +87,14 @@ impl From<String> for Scoped<Tool> {
     }
 }
 
+/// A prompt named `name`: what the typed registrations take, e.g.
+/// `.typed_prompt("review", handler)`.
+impl From<&str> for Scoped<Prompt> {
+    fn from(name: &str) -> Self {
+        Prompt::new(name).into()
+    }
+}
+
 /// `requires_scopes` on the wire descriptions themselves: `Tool::new(..).requires_scopes([..])`.
 pub trait RequireScopes: Sized {
     /// This definition, requiring every one of `scopes` of its callers (see [`Scoped`]).

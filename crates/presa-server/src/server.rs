@@ -89,6 +89,9 @@ pub(crate) struct Inner {
     pub(crate) stack: Stack,
     /// What [`ServerBuilder::state`] was given.
     pub(crate) state: StateMap,
+    /// What [`ServerBuilder::elicitation_form`] was given.
+    #[cfg(feature = "schemars")]
+    pub(crate) forms: crate::typed::Forms,
 }
 
 /// An MCP server: definitions (tools, resources, resource templates, prompts) as plain data plus

@@ -4,7 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 
-use presa_core::{CallToolResult, ContentBlock, ErrorObject, JsonObject};
+use presa_core::{CallToolResult, ContentBlock, ErrorObject, JsonObject, WRAPPED_RESULT};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -173,9 +173,6 @@ impl<T: Serialize> Json<T> {
         }
     }
 }
-
-/// The member a structured result that is not an object is wrapped in: `{"result": …}`.
-pub const WRAPPED_RESULT: &str = "result";
 
 /// Structured content must be an object: another value goes out as `{"result": <value>}`, with
 /// a text block holding the value's JSON.

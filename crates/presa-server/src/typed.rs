@@ -8,10 +8,13 @@
 //! rather than JSON Schema formats, are left out; the ranges of integer types stay as `minimum`
 //! and `maximum`.
 
+mod fields;
+mod form;
+
 use std::future::Future;
 use std::marker::PhantomData;
 
-use presa_core::{CallToolResult, JsonObject, Tool};
+use presa_core::{CallToolResult, JsonObject, Tool, WRAPPED_RESULT};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::Serialize;
@@ -23,7 +26,7 @@ use crate::context::Context;
 use crate::error::IntoHandlerFailure;
 use crate::scopes::Scoped;
 use crate::tool::{
-    Args, FromArguments, IntoToolResult, Json, ToolHandler, ToolOutcome, WRAPPED_RESULT,
+    Args, FromArguments, IntoToolResult, Json, ToolHandler, ToolOutcome,
 };
 
 /// The input schema derived from `T`: what deserializes into `T`, as the JSON Schema of a
@@ -267,6 +270,20 @@ impl ToolOutput for presa_core::CallToolResult {}
 impl ToolOutput for crate::tool::Content {}
 impl ToolOutput for crate::tool::ToolError {}
 impl<T: IntoToolResult> ToolOutput for Option<T> {}
+
+pub(crate) use fields::{typed_prompt, typed_template};
+pub(crate) use form::Forms;
+
+/// What the user did with a form asked for with [`Context::elicit_as`](crate::Context::elicit_as).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elicitation<T> {
+    /// The user submitted the form; its values read as a `T`.
+    Accepted(T),
+    /// The user declined to answer.
+    Declined,
+    /// The user dismissed the form without choosing.
+    Cancelled,
+}
 
 /// A typed tool's definition: `tool` with the input schema of `A`, the output schema of `R`
 /// (unless `tool` has one), and the input type's doc comment as its description (unless it has

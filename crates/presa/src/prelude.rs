@@ -39,4 +39,6 @@ pub use presa_server::{
 };
 
 #[cfg(feature = "schemars")]
+pub use presa_server::Elicitation;
+#[cfg(feature = "schemars")]
 pub use schemars::JsonSchema;

@@ -133,14 +133,14 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
         .tool(
             Tool::without_params("test_input_required_result_elicitation").description("Asks for the user's name."),
             |_: Value, cx: Context| async move {
-                let answer = cx.elicit_as("user_name", ask_for("What is your name?", "name")?).await?;
+                let answer = cx.elicit_keyed("user_name", ask_for("What is your name?", "name")?).await?;
                 Ok::<_, InputError>(format!("Hello, {}!", field(&answer, "name")))
             },
         )
         .tool(
             Tool::without_params("test_input_required_result_sampling").description("Asks the model a question."),
             |_: Value, cx: Context| async move {
-                let answer = cx.sample_as("capital_question", question("What is the capital of France?", 100)?).await?;
+                let answer = cx.sample_keyed("capital_question", question("What is the capital of France?", 100)?).await?;
                 let text = answer.content.as_slice().first().and_then(|c| c.as_text()).unwrap_or_default().to_owned();
                 Ok::<_, InputError>(format!("The model says: {text}"))
             },
@@ -148,7 +148,7 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
         .tool(
             Tool::without_params("test_input_required_result_list_roots").description("Asks for the client's roots."),
             |_: Value, cx: Context| async move {
-                let roots = cx.roots_as("client_roots").await?;
+                let roots = cx.roots_keyed("client_roots").await?;
                 let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
                 Ok::<_, InputError>(format!("Roots: {}", uris.join(", ")))
             },
@@ -160,7 +160,7 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
                     "message": "Please confirm",
                     "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
                 }))?;
-                let answer = cx.elicit_as("confirm", confirm).await?;
+                let answer = cx.elicit_keyed("confirm", confirm).await?;
                 Ok::<_, InputError>(format!("state-ok: confirmed={}", field(&answer, "ok")))
             },
         )
@@ -170,7 +170,7 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
                 let name = ask_for("What is your name?", "name")?;
                 let greeting = question("Generate a greeting", 50)?;
                 let (name, greeting, roots) =
-                    tokio::join!(cx.elicit_as("user_name", name), cx.sample_as("greeting", greeting), cx.roots_as("client_roots"));
+                    tokio::join!(cx.elicit_keyed("user_name", name), cx.sample_keyed("greeting", greeting), cx.roots_keyed("client_roots"));
                 let (name, greeting, roots) = (name?, greeting?, roots?);
                 let text = greeting.content.as_slice().first().and_then(|c| c.as_text()).unwrap_or_default().to_owned();
                 Ok::<_, InputError>(format!("{} / {text} / {} roots", field(&name, "name"), roots.roots.len()))
@@ -179,8 +179,8 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
         .tool(
             Tool::without_params("test_input_required_result_multi_round").description("Asks two questions, one per round."),
             |_: Value, cx: Context| async move {
-                let name = cx.elicit_as("step1", ask_for("Step 1: What is your name?", "name")?).await?;
-                let color = cx.elicit_as("step2", ask_for("Step 2: What is your favorite color?", "color")?).await?;
+                let name = cx.elicit_keyed("step1", ask_for("Step 1: What is your name?", "name")?).await?;
+                let color = cx.elicit_keyed("step2", ask_for("Step 2: What is your favorite color?", "color")?).await?;
                 Ok::<_, InputError>(format!("{} likes {}", field(&name, "name"), field(&color, "color")))
             },
         )
@@ -191,7 +191,7 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
                     "message": "Please confirm",
                     "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
                 }))?;
-                let answer = cx.elicit_as("confirm", confirm).await?;
+                let answer = cx.elicit_keyed("confirm", confirm).await?;
                 Ok::<_, InputError>(format!("confirmed={}", field(&answer, "ok")))
             },
         )
@@ -199,10 +199,10 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
             Tool::without_params("test_input_required_result_capabilities").description("Asks only for what the client declared."),
             |_: Value, cx: Context| async move {
                 if cx.client_capabilities().elicitation.is_some() {
-                    let answer = cx.elicit_as("user_name", ask_for("What is your name?", "name")?).await?;
+                    let answer = cx.elicit_keyed("user_name", ask_for("What is your name?", "name")?).await?;
                     return Ok::<_, InputError>(format!("Hello, {}!", field(&answer, "name")));
                 }
-                let answer = cx.sample_as("capital_question", question("What is the capital of France?", 100)?).await?;
+                let answer = cx.sample_keyed("capital_question", question("What is the capital of France?", 100)?).await?;
                 let text = answer.content.as_slice().first().and_then(|c| c.as_text()).unwrap_or_default().to_owned();
                 Ok(format!("The model says: {text}"))
             },
@@ -211,7 +211,7 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
             Prompt::new("test_input_required_result_prompt").description("A prompt that asks for its context first."),
             |_: PromptArgs, cx: Context| async move {
                 let request = ask_for("What context should the prompt use?", "context").map_err(|e| e.to_string())?;
-                let answer = cx.elicit_as("user_context", request).await.map_err(|e| e.to_string())?;
+                let answer = cx.elicit_keyed("user_context", request).await.map_err(|e| e.to_string())?;
                 Ok::<_, String>(format!("Prompt with context: {}", field(&answer, "context")))
             },
         )

@@ -172,6 +172,41 @@ pub struct ServerCapabilities {
 }
 
 impl ServerCapabilities {
+    /// The capability a server must declare before a client sends it request `method`, when it
+    /// lacks it: `tools` for `tools/list` and `tools/call`, `prompts`, `resources` (and
+    /// `resources.subscribe` for `resources/subscribe` and `resources/unsubscribe`),
+    /// `completions` for `completion/complete`, `logging` for `logging/setLevel`. `None` when
+    /// the server declared it, or when `method` needs none.
+    ///
+    /// ```
+    /// use presa_core::{ListChangedCapability, ServerCapabilities};
+    ///
+    /// let mut capabilities = ServerCapabilities::default();
+    /// capabilities.tools = Some(ListChangedCapability::default());
+    /// assert_eq!(capabilities.missing_for("tools/call"), None);
+    /// assert_eq!(capabilities.missing_for("prompts/list"), Some("prompts"));
+    /// assert_eq!(capabilities.missing_for("ping"), None);
+    /// ```
+    pub fn missing_for(&self, method: &str) -> Option<&'static str> {
+        let (needed, declared) = match method {
+            "tools/list" | "tools/call" => ("tools", self.tools.is_some()),
+            "prompts/list" | "prompts/get" => ("prompts", self.prompts.is_some()),
+            "resources/list" | "resources/templates/list" | "resources/read" => {
+                ("resources", self.resources.is_some())
+            }
+            "resources/subscribe" | "resources/unsubscribe" => (
+                "resources.subscribe",
+                self.resources
+                    .as_ref()
+                    .is_some_and(|r| r.subscribe == Some(true)),
+            ),
+            "completion/complete" => ("completions", self.completions.is_some()),
+            "logging/setLevel" => ("logging", self.logging.is_some()),
+            _ => return None,
+        };
+        (!declared).then_some(needed)
+    }
+
     /// Whether `extensions` lists `id`.
     pub fn has_extension(&self, id: &str) -> bool {
         self.extensions.as_ref().is_some_and(|e| e.contains_key(id))

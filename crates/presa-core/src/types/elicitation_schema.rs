@@ -271,6 +271,43 @@ pub struct BooleanSchema {
     pub default: Option<bool>,
 }
 
+impl BooleanSchema {
+    /// A boolean field with a label.
+    ///
+    /// ```
+    /// let field = presa_core::BooleanSchema::titled("Yes, delete it");
+    /// assert_eq!(field.title.as_deref(), Some("Yes, delete it"));
+    /// ```
+    pub fn titled(title: impl Into<String>) -> Self {
+        Self {
+            title: Some(title.into()),
+            ..Self::default()
+        }
+    }
+}
+
+impl NumberSchema {
+    /// A number field (`integer` when `integer`) with a label.
+    ///
+    /// ```
+    /// use presa_core::{NumberSchema, NumberType};
+    ///
+    /// let field = NumberSchema::titled("Copies", true);
+    /// assert_eq!(field.kind, NumberType::Integer);
+    /// ```
+    pub fn titled(title: impl Into<String>, integer: bool) -> Self {
+        Self {
+            kind: if integer {
+                NumberType::Integer
+            } else {
+                NumberType::Number
+            },
+            title: Some(title.into()),
+            ..Self::default()
+        }
+    }
+}
+
 /// A choice of a titled enum: a value and its label.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnumOption {

@@ -50,6 +50,12 @@ pub struct Tool {
     pub meta: Option<Meta>,
 }
 
+/// The member a structured tool result that is not a JSON object is wrapped in:
+/// `{"result": <value>}`. `structuredContent` must be an object; presa's servers send a typed
+/// tool's list, number or string this way (with an output schema to match), and presa's typed
+/// client calls read it back.
+pub const WRAPPED_RESULT: &str = "result";
+
 impl Tool {
     /// A tool with a name and an input schema.
     pub fn new(name: impl Into<String>, input_schema: JsonObject) -> Self {

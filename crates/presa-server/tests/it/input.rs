@@ -22,13 +22,13 @@ fn server() -> Server {
     Server::builder("input", "1")
         .request_state_key([7u8; 32])
         .tool(Tool::without_params("greet"), |_: Value, cx: Context| async move {
-            let answer = cx.elicit_as("user_name", ask_name("What is your name?", "name")).await?;
+            let answer = cx.elicit_keyed("user_name", ask_name("What is your name?", "name")).await?;
             let name = answer.content.and_then(|c| c.get("name").and_then(Value::as_str).map(str::to_owned)).unwrap_or_default();
             Ok::<_, InputError>(format!("Hello, {name}!"))
         })
         .tool(Tool::without_params("two_steps"), |_: Value, cx: Context| async move {
-            let first = cx.elicit_as("step1", ask_name("Step 1: What is your name?", "name")).await?;
-            let second = cx.elicit_as("step2", ask_name("Step 2: What is your favorite color?", "color")).await?;
+            let first = cx.elicit_keyed("step1", ask_name("Step 1: What is your name?", "name")).await?;
+            let second = cx.elicit_keyed("step2", ask_name("Step 2: What is your favorite color?", "color")).await?;
             Ok::<_, InputError>(format!("{} likes {}", first.content.unwrap()["name"], second.content.unwrap()["color"]))
         })
         .tool(Tool::without_params("ask_model"), |_: Value, cx: Context| async move {
@@ -37,16 +37,16 @@ fn server() -> Server {
                 "maxTokens": 100
             }))
             .unwrap();
-            let (sampled, roots) = tokio::join!(cx.sample_as("capital", params), cx.roots_as("client_roots"));
+            let (sampled, roots) = tokio::join!(cx.sample_keyed("capital", params), cx.roots_keyed("client_roots"));
             let text = sampled?.content.as_slice()[0].as_text().unwrap_or_default().to_owned();
             Ok::<_, InputError>(format!("{text} / {} roots", roots?.roots.len()))
         })
         .prompt(Prompt::new("contextual"), |_: PromptArgs, cx: Context| async move {
-            let answer = cx.elicit_as("user_context", ask_name("What context?", "context")).await.map_err(|e| e.to_string())?;
+            let answer = cx.elicit_keyed("user_context", ask_name("What context?", "context")).await.map_err(|e| e.to_string())?;
             Ok::<_, String>(format!("Prompt with context: {}", answer.content.unwrap()["context"].as_str().unwrap()))
         })
         .resource(Resource::new("secret://answer", "secret"), |cx: Context| async move {
-            let ok = cx.elicit_as("confirm", ask_name("Reveal?", "ok")).await.map_err(|e| e.to_string())?;
+            let ok = cx.elicit_keyed("confirm", ask_name("Reveal?", "ok")).await.map_err(|e| e.to_string())?;
             Ok::<_, String>(format!("revealed after {}", ok.content.unwrap()["ok"]))
         })
         .build()

@@ -70,7 +70,7 @@ async fn confirm_delete(Args(Delete { path }): Args<Delete>, cx: Context) -> Res
         true,
     );
     let answer = cx
-        .elicit_as(
+        .elicit_keyed(
             "confirm",
             ElicitRequestFormParams::new(format!("Delete {path}?"), form).into(),
         )
@@ -92,13 +92,13 @@ async fn summarize(Args(Text { text }): Args<Text>, cx: Context) -> Result<Strin
         vec![SamplingMessage::user_text(format!("Summarize: {text}"))],
         100,
     );
-    let sampled = cx.sample_as("summary", ask).await?;
+    let sampled = cx.sample_keyed("summary", ask).await?;
     Ok(format!("{} says: {}", sampled.model, text_of(&sampled)))
 }
 
 /// Lists the client's roots.
 async fn workspace((): (), cx: Context) -> Result<String, InputError> {
-    let roots = cx.roots_as("roots").await?;
+    let roots = cx.roots_keyed("roots").await?;
     let names: Vec<String> = roots
         .roots
         .iter()
@@ -114,7 +114,7 @@ async fn onboard((): (), cx: Context) -> Result<Value, Box<dyn std::error::Error
     let run = cx.state::<Shared>()?.runs.fetch_add(1, Ordering::SeqCst) + 1;
     let form = ElicitationSchema::new().property("name", StringSchema::titled("Name"), true);
     let answer = cx
-        .elicit_as(
+        .elicit_keyed(
             "name",
             ElicitRequestFormParams::new("What is your name?", form).into(),
         )
@@ -130,8 +130,8 @@ async fn onboard((): (), cx: Context) -> Result<Value, Box<dyn std::error::Error
         vec![SamplingMessage::user_text(format!("Welcome {name}"))],
         50,
     );
-    let welcome = text_of(&cx.sample_as("welcome", welcome).await?);
-    let roots = cx.roots_as("roots").await?.roots.len();
+    let welcome = text_of(&cx.sample_keyed("welcome", welcome).await?);
+    let roots = cx.roots_keyed("roots").await?.roots.len();
     Ok(json!({"name": name, "welcome": welcome, "roots": roots, "runs": run}))
 }
 

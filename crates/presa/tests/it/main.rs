@@ -29,4 +29,5 @@ mod cancellation;
 mod library;
 mod middleware;
 mod patterns;
+mod typed;
 mod stdio_processes;
