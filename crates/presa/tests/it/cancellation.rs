@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use presa::client::{Client, ClientOptions};
-use presa::prelude::*;
 use presa::core::ProtocolVersion;
+use presa::prelude::*;
 use tokio::sync::Notify;
 
 #[derive(Default)]
@@ -81,9 +81,12 @@ fn options(version: ProtocolVersion) -> ClientOptions {
 async fn a_cancelled_handler_is_dropped_in_process_in_both_eras() {
     for version in [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25] {
         let seen = Arc::new(Seen::default());
-        let client = Client::connect(presa::in_process(server(Arc::clone(&seen))), options(version))
-            .await
-            .unwrap();
+        let client = Client::connect(
+            presa::in_process(server(Arc::clone(&seen))),
+            options(version),
+        )
+        .await
+        .unwrap();
         cancel_a_call(client, &seen).await;
     }
 }
@@ -92,9 +95,12 @@ async fn a_cancelled_handler_is_dropped_in_process_in_both_eras() {
 async fn a_cancelled_handler_is_dropped_over_http_in_both_eras() {
     for version in [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25] {
         let seen = Arc::new(Seen::default());
-        let running = presa::http::serve(server(Arc::clone(&seen)), presa::http::HttpOptions::default())
-            .await
-            .unwrap();
+        let running = presa::http::serve(
+            server(Arc::clone(&seen)),
+            presa::http::HttpOptions::default(),
+        )
+        .await
+        .unwrap();
         let channel =
             presa::http::client(running.url(), presa::http::HttpClientOptions::default()).unwrap();
         let client = Client::connect(channel, options(version)).await.unwrap();

@@ -28,6 +28,7 @@ mod interop_stdio;
 mod cancellation;
 mod library;
 mod middleware;
+mod notes;
 mod patterns;
 mod typed;
 mod stdio_processes;

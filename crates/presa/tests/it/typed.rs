@@ -46,10 +46,17 @@ struct Sum {
 fn server() -> Server {
     Server::builder("typed", "1.0.0")
         .elicitation_form::<Confirm>()
-        .typed_prompt("review", |Args(review): Args<Review>, _cx: Context| async move {
-            let how = if review.strict == Some(true) { "strictly" } else { "kindly" };
-            format!("Review page {} {how}.", review.page)
-        })
+        .typed_prompt(
+            "review",
+            |Args(review): Args<Review>, _cx: Context| async move {
+                let how = if review.strict == Some(true) {
+                    "strictly"
+                } else {
+                    "kindly"
+                };
+                format!("Review page {} {how}.", review.page)
+            },
+        )
         .typed_resource_template(
             ResourceTemplate::new("books://{book}/pages/{number}", "page"),
             |Args(page): Args<Page>, _cx: Context| async move {
@@ -64,10 +71,14 @@ fn server() -> Server {
             })
         })
         .typed_tool_sync("add", |Args(add): Args<Add>, _cx: Context| {
-            Json(Sum { sum: add.numbers.iter().sum() })
+            Json(Sum {
+                sum: add.numbers.iter().sum(),
+            })
         })
         .typed_tool_sync("words", |(), _cx: Context| Json(vec!["alpha", "beta"]))
-        .typed_tool_sync("fail", |(), _cx: Context| Err::<Json<Sum>, _>(ToolError::new("no such sum")))
+        .typed_tool_sync("fail", |(), _cx: Context| {
+            Err::<Json<Sum>, _>(ToolError::new("no such sum"))
+        })
         .build()
         .unwrap()
 }
@@ -85,7 +96,9 @@ async fn client(server: Server, version: ProtocolVersion) -> Client {
             content.insert("sure".into(), json!(true));
             Ok(ElicitResult::accept(content))
         });
-    Client::connect(presa::in_process(server), options).await.unwrap()
+    Client::connect(presa::in_process(server), options)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -172,7 +185,12 @@ async fn typed_calls_read_checked_structured_results() {
     for version in VERSIONS {
         let client = client(server(), version).await;
         let sum: Sum = client
-            .call_tool_as("add", Add { numbers: vec![1.0, 2.5] })
+            .call_tool_as(
+                "add",
+                Add {
+                    numbers: vec![1.0, 2.5],
+                },
+            )
             .await
             .unwrap();
         assert_eq!(sum, Sum { sum: 3.5 });
@@ -184,7 +202,10 @@ async fn typed_calls_read_checked_structured_results() {
         assert_eq!(failed, ClientError::ToolFailed("no such sum".into()));
         let unknown = client.call_tool_as::<Sum>("nope", ()).await.unwrap_err();
         assert!(matches!(unknown, ClientError::Server(_)), "{unknown:?}");
-        let mismatch = client.call_tool_as::<String>("add", Add { numbers: vec![] }).await.unwrap_err();
+        let mismatch = client
+            .call_tool_as::<String>("add", Add { numbers: vec![] })
+            .await
+            .unwrap_err();
         assert!(
             matches!(&mismatch, ClientError::OutputMismatch { tool, .. } if tool == "add"),
             "{mismatch:?}"
@@ -213,7 +234,10 @@ async fn a_structured_result_breaking_the_output_schema_is_refused() {
         let ClientError::OutputMismatch { reason, .. } = &error else {
             panic!("{error:?}")
         };
-        assert!(reason.contains("at /sum: expected number, got string"), "{reason}");
+        assert!(
+            reason.contains("at /sum: expected number, got string"),
+            "{reason}"
+        );
         client.close().await;
     }
 }
@@ -222,7 +246,9 @@ async fn a_structured_result_breaking_the_output_schema_is_refused() {
 async fn calls_the_server_did_not_declare_are_not_sent() {
     let tools_only = Server::builder("tools-only", "1.0.0")
         .typed_tool_sync("add", |Args(add): Args<Add>, _cx: Context| {
-            Json(Sum { sum: add.numbers.iter().sum() })
+            Json(Sum {
+                sum: add.numbers.iter().sum(),
+            })
         })
         .build()
         .unwrap();
@@ -242,7 +268,10 @@ async fn calls_the_server_did_not_declare_are_not_sent() {
         );
         assert!(matches!(
             client.read_resource("file:///x").await,
-            Err(ClientError::NotOffered { capability: "resources", .. })
+            Err(ClientError::NotOffered {
+                capability: "resources",
+                ..
+            })
         ));
         assert!(client.list_tools().await.is_ok());
         assert_eq!(client.info().version(), Some("1.0.0"));
