@@ -208,16 +208,17 @@ impl Definitions {
             list_changed: list_changed.then_some(true),
             ..Default::default()
         };
+        // a server whose lists change may go from none to some: it declares every list, so
+        // that clients list what it adds later
         ServerCapabilities {
-            tools: (!self.tools.is_empty()).then(list),
-            prompts: (!self.prompts.is_empty()).then(list),
-            resources: (!self.resources.is_empty() || !self.templates.is_empty()).then(|| {
-                ResourcesCapability {
+            tools: (list_changed || !self.tools.is_empty()).then(list),
+            prompts: (list_changed || !self.prompts.is_empty()).then(list),
+            resources: (list_changed || !self.resources.is_empty() || !self.templates.is_empty())
+                .then(|| ResourcesCapability {
                     subscribe: subscribe.then_some(true),
                     list_changed: list_changed.then_some(true),
                     ..Default::default()
-                }
-            }),
+                }),
             completions: (!self.completions.is_empty()).then(JsonObject::new),
             logging: logging.then(JsonObject::new),
             ..Default::default()

@@ -8,3 +8,5 @@ mod connection;
 mod dispatch;
 mod driven;
 mod input;
+#[cfg(feature = "schemars")]
+mod typed_schemas;

@@ -30,5 +30,6 @@ mod library;
 mod middleware;
 mod notes;
 mod patterns;
+mod quickstart;
 mod typed;
 mod stdio_processes;
