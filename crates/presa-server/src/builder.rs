@@ -344,7 +344,10 @@ impl ServerBuilder {
         R: crate::ToolOutput,
     {
         let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
-        self.tool_handler(tool, Arc::new(crate::typed::TypedTool::new(handler, wrapped)))
+        self.tool_handler(
+            tool,
+            Arc::new(crate::typed::TypedTool::new(handler, wrapped)),
+        )
     }
 
     /// [`typed_tool`](Self::typed_tool) with a plain closure, run where the request is read (see
@@ -419,8 +422,11 @@ impl ServerBuilder {
         R: IntoResourceContents,
     {
         let template = template.into();
-        match crate::typed::typed_template::<T, F>(&template, handler, self.options.compiler.as_ref())
-        {
+        match crate::typed::typed_template::<T, F>(
+            &template,
+            handler,
+            self.options.compiler.as_ref(),
+        ) {
             Ok(handler) => self.resource_template_handler(template, Arc::new(handler)),
             Err(error) => self.record(Err(error)),
         }

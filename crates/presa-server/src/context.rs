@@ -13,12 +13,12 @@ use presa_core::{
 
 use crate::BoxFuture;
 use crate::auth::{AuthInfo, InsufficientScope};
-use crate::server::Server;
-use crate::state::MissingState;
 use crate::input::{
     Asks, InputError, Round, check_elicit_answer, elicit_answer, missing_capability_error,
     request_params, roots_answer, sample_answer,
 };
+use crate::server::Server;
+use crate::state::MissingState;
 use crate::transport::{Arrival, HttpParts, Transport};
 use serde_json::Value;
 use tokio::sync::Notify;

@@ -49,8 +49,8 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 /// presa-server (or the facade's `presa::server`) is enough.
 pub use presa_core::{
     Annotations, BooleanSchema, CacheScope, CallToolResult, ContentBlock, ElicitAction,
-    ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ElicitationSchema, ErrorCode,
-    Icon, Implementation, JsonObject, LoggingLevel, NumberSchema, Prompt, PromptArgument,
+    ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ElicitationSchema, ErrorCode, Icon,
+    Implementation, JsonObject, LoggingLevel, NumberSchema, Prompt, PromptArgument,
     ProtocolVersion, Resource, ResourceContents, ResourceTemplate, Role, StringSchema, Tool,
     ToolAnnotations,
 };
@@ -74,10 +74,8 @@ pub use scopes::{RequireScopes, Scoped};
 pub use server::*;
 pub use state::MissingState;
 pub use tool::*;
+pub use transport::{Arrival, HttpParts, Transport};
 #[cfg(feature = "schemars")]
 pub use typed::{
-    Elicitation, ToolInput, ToolOutput, input_schema_for, output_schema_for,
-    serialized_schema_for,
+    Elicitation, ToolInput, ToolOutput, input_schema_for, output_schema_for, serialized_schema_for,
 };
-pub use transport::{Arrival, HttpParts, Transport};
-

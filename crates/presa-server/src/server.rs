@@ -290,7 +290,10 @@ impl Server {
         R: crate::ToolOutput,
     {
         let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
-        self.add_tool_handler(tool, Arc::new(crate::typed::TypedTool::new(handler, wrapped)))
+        self.add_tool_handler(
+            tool,
+            Arc::new(crate::typed::TypedTool::new(handler, wrapped)),
+        )
     }
 
     /// Adds a tool with an object-safe handler while serving.

@@ -25,9 +25,7 @@ use crate::BoxFuture;
 use crate::context::Context;
 use crate::error::IntoHandlerFailure;
 use crate::scopes::Scoped;
-use crate::tool::{
-    Args, FromArguments, IntoToolResult, Json, ToolHandler, ToolOutcome,
-};
+use crate::tool::{Args, FromArguments, IntoToolResult, Json, ToolHandler, ToolOutcome};
 
 /// The input schema derived from `T`: what deserializes into `T`, as the JSON Schema of a
 /// tool's arguments, with the type's doc comment as its `description`.
@@ -107,12 +105,15 @@ fn is_object_schema(schema: &JsonObject) -> bool {
         return ty == "object";
     }
     ["oneOf", "anyOf"].iter().any(|choice| {
-        schema.get(*choice).and_then(Value::as_array).is_some_and(|options| {
-            !options.is_empty()
-                && options
-                    .iter()
-                    .all(|option| option.as_object().is_some_and(is_object_schema))
-        })
+        schema
+            .get(*choice)
+            .and_then(Value::as_array)
+            .is_some_and(|options| {
+                !options.is_empty()
+                    && options
+                        .iter()
+                        .all(|option| option.as_object().is_some_and(is_object_schema))
+            })
     })
 }
 
@@ -121,7 +122,11 @@ fn derive<T: JsonSchema + ?Sized>(settings: SchemaSettings) -> JsonObject {
         settings.inline_subschemas = true;
         settings.meta_schema = None;
     });
-    let mut schema = match settings.into_generator().into_root_schema_for::<T>().to_value() {
+    let mut schema = match settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+    {
         Value::Object(schema) => schema,
         // `true`: anything; `false` cannot come from a type
         _ => JsonObject::new(),

@@ -57,8 +57,8 @@ impl StringFields {
         let mut fields = Vec::new();
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
             for (name, property) in properties {
-                let types = scalar_types(property)
-                    .map_err(|reason| (name.clone(), reason.to_owned()))?;
+                let types =
+                    scalar_types(property).map_err(|reason| (name.clone(), reason.to_owned()))?;
                 let text = |key: &str| property.get(key).and_then(Value::as_str).map(str::to_owned);
                 fields.push(StringField {
                     name: name.clone(),
@@ -370,7 +370,12 @@ mod tests {
     fn strings_are_read_as_their_fields_say() {
         let fields = StringFields::of::<Review>(Some(&compiler())).unwrap();
         let review: Review = fields
-            .read(values(&[("id", "7"), ("tone", "casual"), ("strict", "true"), ("title", "42")]))
+            .read(values(&[
+                ("id", "7"),
+                ("tone", "casual"),
+                ("strict", "true"),
+                ("title", "42"),
+            ]))
             .unwrap();
         assert_eq!(
             review,
@@ -381,8 +386,13 @@ mod tests {
                 title: Some("42".into())
             }
         );
-        let error = fields.read::<Review>(values(&[("id", "seven")])).unwrap_err();
-        assert_eq!(error, "Invalid arguments at /id: expected integer, got string");
+        let error = fields
+            .read::<Review>(values(&[("id", "seven")]))
+            .unwrap_err();
+        assert_eq!(
+            error,
+            "Invalid arguments at /id: expected integer, got string"
+        );
         let arguments = fields.arguments();
         assert_eq!(arguments[0].name, "id");
         assert_eq!(arguments[0].required, Some(true));

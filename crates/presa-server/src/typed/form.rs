@@ -138,7 +138,9 @@ fn primitive(property: Value) -> Result<PrimitiveSchemaDefinition, String> {
         .keys()
         .find(|key| carried.get(key.as_str()).is_none() && key.as_str() != "uniqueItems")
     {
-        return Err(format!("uses `{lost}`, which an elicitation form cannot carry"));
+        return Err(format!(
+            "uses `{lost}`, which an elicitation form cannot carry"
+        ));
     }
     Ok(field)
 }
