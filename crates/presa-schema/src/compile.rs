@@ -1,81 +1,122 @@
-//! Schema JSON to the [`Schema`] tree: checks every subset keyword's value, compiles patterns
-//! once, and orders keywords for evaluation. Unknown keywords are skipped.
+//! Schema JSON to compiled [`Schema`]s: checks every keyword's value, compiles patterns once,
+//! orders keywords for evaluation, and compiles each `$ref` target once, shared by index.
+//!
+//! A document compiles in three steps: [`scan`] refuses what the subset does not evaluate and
+//! finds every `$ref` target; the root and then each target are compiled, every location
+//! exactly once (a target met inside another schema becomes a reference to its shared copy);
+//! [`crate::graph`] checks how the references connect. Unknown keywords are skipped; the
+//! keywords compiled are the table in [`crate::keywords`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::error::{JsonType, SchemaError};
-use crate::node::{Bound, Keyword, Schema, types};
-use crate::pointer::join;
+use crate::error::SchemaError;
+use crate::keywords::{KEYWORDS, Site, count, invalid};
+use crate::node::{Keyword, Schema};
+use crate::pointer::{display, join};
 use crate::regex::Pattern;
+use crate::resolve::{Resolver, Scan, is_anchor_name, root_id, scan};
 
-/// Keywords the subset evaluates.
-pub(crate) const SUBSET_KEYWORDS: &[&str] = &[
-    "type",
-    "const",
-    "enum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "items",
-    "required",
-    "minProperties",
-    "maxProperties",
-    "properties",
-    "additionalProperties",
-];
-
-/// Keywords with no effect on validation in 2020-12 (annotations), ignored by both backends.
-#[cfg_attr(not(feature = "full"), allow(dead_code))]
-pub(crate) const ANNOTATION_KEYWORDS: &[&str] = &[
-    "$schema",
-    "$comment",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-];
-
-/// Compiles schemas into the subset's tree.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Compiler {
-    pub(crate) backtrack_limit: usize,
+/// A compiled document: the root, and the schemas its `$ref`s lead to.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub(crate) root: Schema,
+    pub(crate) shared: Box<[Schema]>,
 }
 
-impl Compiler {
-    /// Compiles `value`, found at schema location `at`. The caller has bounded its depth.
-    pub(crate) fn schema(&self, value: &Value, at: &str) -> Result<Schema, SchemaError> {
+/// Compiles `doc`, whose depth the caller has bounded. `max_reference_depth` bounds the schema
+/// levels a chain of in-place references may add up to.
+pub(crate) fn compile(
+    doc: &Value,
+    backtrack_limit: usize,
+    max_reference_depth: usize,
+) -> Result<Compiled, SchemaError> {
+    let Scan {
+        resolver,
+        targets: pointers,
+    } = scan(doc)?;
+    let compiler = Compiler {
+        backtrack_limit,
+        doc,
+        targets: pointers
+            .iter()
+            .enumerate()
+            .map(|(index, pointer)| (pointer.clone(), index))
+            .collect(),
+        resolver,
+    };
+    let root = compiler.schema(doc, "", None, 1)?;
+    let mut shared = Vec::with_capacity(pointers.len());
+    for (index, pointer) in pointers.iter().enumerate() {
+        // The scan resolved the pointer, so it exists.
+        let value = doc.pointer(pointer).ok_or_else(|| SchemaError::Reference {
+            message: format!("pointer \"{pointer}\" does not exist"),
+        })?;
+        shared.push(compiler.schema(value, pointer, Some(index), 1)?);
+    }
+    crate::graph::link(root, shared, &pointers, max_reference_depth)
+}
+
+/// Compiles the locations of one document.
+#[derive(Debug)]
+pub(crate) struct Compiler<'d> {
+    backtrack_limit: usize,
+    pub(crate) doc: &'d Value,
+    pub(crate) resolver: Resolver,
+    /// The pointer of every `$ref` target, and its index among the shared schemas.
+    pub(crate) targets: HashMap<String, usize>,
+}
+
+/// What one schema's keywords need from their siblings.
+#[derive(Debug, Default)]
+pub(crate) struct Siblings {
+    /// The `patternProperties` patterns, for `additionalProperties`.
+    pub(crate) patterns: Vec<Arc<Pattern>>,
+}
+
+impl Compiler<'_> {
+    /// Compiles `value`, found at schema location `at` (an RFC 6901 pointer, the root `""`)
+    /// and nesting `level` of the tree being compiled (its root is 1); `shared` is set when
+    /// compiling the shared copy of a `$ref` target.
+    pub(crate) fn schema(
+        &self,
+        value: &Value,
+        at: &str,
+        shared: Option<usize>,
+        level: usize,
+    ) -> Result<Schema, SchemaError> {
+        if !self.targets.is_empty()
+            && let Some(&index) = self.targets.get(at)
+            && shared != Some(index)
+        {
+            return Ok(Schema::Node(Box::new([Keyword::Ref { index, level }])));
+        }
         let object = match value {
             Value::Bool(true) => return Ok(Schema::Any),
             Value::Bool(false) => return Ok(Schema::Never),
             Value::Object(object) => object,
             _ => {
                 return Err(SchemaError::NotASchema {
-                    pointer: at.to_owned(),
+                    pointer: display(at),
                 });
             }
         };
+        self.check_others(object, at, level)?;
         let mut keywords = Vec::new();
-        // Evaluation order, whatever the order in the document: type first, then value checks,
-        // then the per-type keywords.
-        for &name in SUBSET_KEYWORDS {
+        let mut siblings = Siblings::default();
+        for &(name, compile) in KEYWORDS {
             if let Some(value) = object.get(name) {
                 let here = join(at, name);
-                if let Some(keyword) = self.keyword(name, value, object, &here)? {
+                let site = Site {
+                    value,
+                    object,
+                    parent: at,
+                    at: &here,
+                    level,
+                };
+                if let Some(keyword) = compile(self, site, &mut siblings)? {
                     keywords.push(keyword);
                 }
             }
@@ -87,204 +128,105 @@ impl Compiler {
         })
     }
 
-    fn keyword(
+    /// Checks the keywords that compile to nothing here: containers, identifiers, and
+    /// `then`/`else`/`minContains`/`maxContains` without the keyword they modify.
+    fn check_others(
         &self,
-        name: &str,
-        value: &Value,
         object: &Map<String, Value>,
         at: &str,
-    ) -> Result<Option<Keyword>, SchemaError> {
-        Ok(Some(match name {
-            "type" => type_keyword(value, at)?,
-            "const" => Keyword::Const(value.clone()),
-            "enum" => match value {
-                Value::Array(options) => Keyword::Enum(options.clone().into_boxed_slice()),
-                _ => return Err(invalid(at, "an array")),
-            },
-            "minLength" => Keyword::MinLength(count(value, at)?),
-            "maxLength" => Keyword::MaxLength(count(value, at)?),
-            "pattern" => {
-                let Value::String(source) = value else {
-                    return Err(invalid(at, "a string"));
-                };
-                let pattern = Pattern::new(source, self.backtrack_limit).map_err(|reason| {
-                    SchemaError::InvalidPattern {
-                        pointer: at.to_owned(),
-                        pattern: source.clone(),
-                        reason,
-                    }
-                })?;
-                Keyword::Pattern(pattern)
-            }
-            "minimum" => Keyword::Minimum(bound(value, at)?),
-            "exclusiveMinimum" => Keyword::ExclusiveMinimum(bound(value, at)?),
-            "maximum" => Keyword::Maximum(bound(value, at)?),
-            "exclusiveMaximum" => Keyword::ExclusiveMaximum(bound(value, at)?),
-            "multipleOf" => {
-                let bound = bound(value, at).map_err(|_| invalid(at, "a number above 0"))?;
-                if !bound
-                    .num
-                    .compare(crate::number::Num::Int(0))
-                    .is_some_and(|o| o.is_gt())
-                {
-                    return Err(invalid(at, "a number above 0"));
-                }
-                Keyword::MultipleOf(bound)
-            }
-            "minItems" => Keyword::MinItems(count(value, at)?),
-            "maxItems" => Keyword::MaxItems(count(value, at)?),
-            "uniqueItems" => match value {
-                Value::Bool(true) => Keyword::UniqueItems,
-                Value::Bool(false) => return Ok(None),
-                _ => return Err(invalid(at, "a boolean")),
-            },
-            "items" => match self.schema(value, at)? {
-                Schema::Any => return Ok(None),
-                schema => Keyword::Items(schema),
-            },
-            "required" => Keyword::Required(names(value, at)?),
-            "minProperties" => Keyword::MinProperties(count(value, at)?),
-            "maxProperties" => Keyword::MaxProperties(count(value, at)?),
-            "properties" => {
-                let Value::Object(properties) = value else {
-                    return Err(invalid(at, "an object"));
-                };
-                let mut compiled = Vec::with_capacity(properties.len());
-                for (property, schema) in properties {
-                    match self.schema(schema, &join(at, property))? {
-                        Schema::Any => {}
-                        schema => compiled.push((property.clone(), schema)),
+        level: usize,
+    ) -> Result<(), SchemaError> {
+        for (name, value) in object {
+            let here = || join(at, name);
+            match name.as_str() {
+                "$defs" | "definitions" => {
+                    let Value::Object(definitions) = value else {
+                        return Err(invalid(&here(), "an object of schemas"));
+                    };
+                    let here = here();
+                    for (key, schema) in definitions {
+                        // Applied only where referenced: compiled to check it, then dropped.
+                        self.schema(schema, &join(&here, key), None, level + 1)?;
                     }
                 }
-                if compiled.is_empty() {
-                    return Ok(None);
+                "then" | "else" if !object.contains_key("if") => {
+                    self.schema(value, &here(), None, level + 1)?;
                 }
-                Keyword::Properties(compiled.into_boxed_slice())
-            }
-            "additionalProperties" => {
-                let schema = match self.schema(value, at)? {
-                    Schema::Any => return Ok(None),
-                    schema => schema,
-                };
-                let mut known: Vec<String> = match object.get("properties") {
-                    Some(Value::Object(properties)) => properties.keys().cloned().collect(),
-                    _ => Vec::new(),
-                };
-                known.sort_unstable();
-                Keyword::AdditionalProperties {
-                    known: known.into_boxed_slice(),
-                    schema,
+                "minContains" | "maxContains" if !object.contains_key("contains") => {
+                    count(value, &here())?;
                 }
+                "$anchor" => {
+                    const EXPECTED: &str = "an anchor name (a letter or _, then letters, digits, \
+                                            -, _ or .)";
+                    let name = value
+                        .as_str()
+                        .filter(|name| is_anchor_name(name))
+                        .ok_or_else(|| invalid(&here(), EXPECTED))?;
+                    if self.resolver.anchor(name) != Some(at) {
+                        return Err(invalid(
+                            &here(),
+                            "an anchor name no other schema of the document declares",
+                        ));
+                    }
+                }
+                // Below the root, the scan has refused `$id`.
+                "$id" if value.as_str().and_then(root_id).is_none() => {
+                    return Err(invalid(&here(), "a URI reference without a fragment"));
+                }
+                "$schema" if !value.is_string() => return Err(invalid(&here(), "a URI")),
+                _ => {}
             }
-            _ => return Ok(None),
-        }))
+        }
+        Ok(())
     }
-}
 
-fn invalid(at: &str, expected: &'static str) -> SchemaError {
-    SchemaError::InvalidKeyword {
-        pointer: at.to_owned(),
-        expected,
+    /// A list of schemas (`allOf`, `prefixItems`, ...), each compiled at `level`.
+    pub(crate) fn list(
+        &self,
+        value: &Value,
+        at: &str,
+        level: usize,
+    ) -> Result<Vec<Schema>, SchemaError> {
+        match value {
+            Value::Array(schemas) if !schemas.is_empty() => schemas
+                .iter()
+                .enumerate()
+                .map(|(index, schema)| {
+                    self.schema(schema, &join(at, &index.to_string()), None, level)
+                })
+                .collect(),
+            _ => Err(invalid(at, "a non-empty array of schemas")),
+        }
     }
-}
 
-fn type_keyword(value: &Value, at: &str) -> Result<Keyword, SchemaError> {
-    const EXPECTED: &str = "a type name or a non-empty array of distinct type names";
-    let names: Vec<&str> = match value {
-        Value::String(name) => vec![name.as_str()],
-        Value::Array(names) if !names.is_empty() => names
-            .iter()
-            .map(|name| name.as_str().ok_or_else(|| invalid(at, EXPECTED)))
-            .collect::<Result<_, _>>()?,
-        _ => return Err(invalid(at, EXPECTED)),
-    };
-    let mut mask = 0u8;
-    let mut listed = Vec::with_capacity(names.len());
-    for name in names {
-        let ty = JsonType::from_name(name).ok_or_else(|| invalid(at, EXPECTED))?;
-        let bit = match ty {
-            JsonType::Null => types::NULL,
-            JsonType::Boolean => types::BOOLEAN,
-            JsonType::Integer => types::INTEGER,
-            JsonType::Number => types::NUMBER,
-            JsonType::String => types::STRING,
-            JsonType::Array => types::ARRAY,
-            JsonType::Object => types::OBJECT,
+    /// An object of schemas (`properties`, `dependentSchemas`), each compiled at `level`;
+    /// `Any` ones are left out.
+    pub(crate) fn map(
+        &self,
+        value: &Value,
+        at: &str,
+        level: usize,
+    ) -> Result<Vec<(String, Schema)>, SchemaError> {
+        let Value::Object(map) = value else {
+            return Err(invalid(at, "an object of schemas"));
         };
-        if mask & bit != 0 {
-            return Err(invalid(at, EXPECTED));
+        let mut compiled = Vec::with_capacity(map.len());
+        for (key, schema) in map {
+            match self.schema(schema, &join(at, key), None, level)? {
+                Schema::Any => {}
+                schema => compiled.push((key.clone(), schema)),
+            }
         }
-        mask |= bit;
-        listed.push(ty);
+        Ok(compiled)
     }
-    Ok(Keyword::Type {
-        mask,
-        listed: listed.into_boxed_slice(),
-    })
-}
 
-/// A non-negative integer (`2.0` counts); values past `u64::MAX` saturate.
-fn count(value: &Value, at: &str) -> Result<u64, SchemaError> {
-    const EXPECTED: &str = "a non-negative integer";
-    let Value::Number(n) = value else {
-        return Err(invalid(at, EXPECTED));
-    };
-    if let Some(u) = n.as_u64() {
-        return Ok(u);
+    pub(crate) fn pattern(&self, source: &str, at: &str) -> Result<Pattern, SchemaError> {
+        Pattern::new(source, self.backtrack_limit).map_err(|reason| SchemaError::InvalidPattern {
+            pointer: display(at),
+            pattern: source.to_owned(),
+            reason,
+        })
     }
-    match n.as_f64() {
-        // `as` saturates, which is what a limit past u64::MAX means anyway.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        Some(f) if f >= 0.0 && f.fract() == 0.0 => Ok(f as u64),
-        _ => Err(invalid(at, EXPECTED)),
-    }
-}
-
-fn bound(value: &Value, at: &str) -> Result<Bound, SchemaError> {
-    match value {
-        Value::Number(n) => Ok(Bound::new(n)),
-        _ => Err(invalid(at, "a number")),
-    }
-}
-
-fn names(value: &Value, at: &str) -> Result<Box<[String]>, SchemaError> {
-    const EXPECTED: &str = "an array of distinct strings";
-    let Value::Array(items) = value else {
-        return Err(invalid(at, EXPECTED));
-    };
-    let mut names: Vec<String> = Vec::with_capacity(items.len());
-    for item in items {
-        let name = item.as_str().ok_or_else(|| invalid(at, EXPECTED))?;
-        if names.iter().any(|seen| seen == name) {
-            return Err(invalid(at, EXPECTED));
-        }
-        names.push(name.to_owned());
-    }
-    Ok(names.into_boxed_slice())
-}
-
-/// Whether every keyword anywhere in `schema` is a subset or annotation keyword, and `$schema`
-/// (if any) names 2020-12. The caller has bounded the schema's depth.
-#[cfg_attr(not(feature = "full"), allow(dead_code))]
-pub(crate) fn uses_only_subset(schema: &Value, root: bool) -> bool {
-    let object = match schema {
-        Value::Bool(_) => return true,
-        Value::Object(object) => object,
-        _ => return true, // not a schema: let the subset compiler report it
-    };
-    object.iter().all(|(key, value)| match key.as_str() {
-        "$schema" => {
-            root && value.as_str().is_some_and(|uri| {
-                uri.trim_end_matches('#') == "https://json-schema.org/draft/2020-12/schema"
-            })
-        }
-        "properties" => match value {
-            Value::Object(properties) => properties.values().all(|s| uses_only_subset(s, false)),
-            _ => true,
-        },
-        "items" | "additionalProperties" => uses_only_subset(value, false),
-        key => SUBSET_KEYWORDS.contains(&key) || ANNOTATION_KEYWORDS.contains(&key),
-    })
 }
 
 #[cfg(test)]
@@ -292,13 +234,23 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use crate::{SubsetValidator, Validator, ValidatorOptions};
     use serde_json::json;
 
-    fn compile(schema: Value) -> Result<Schema, SchemaError> {
-        Compiler {
-            backtrack_limit: 1000,
-        }
-        .schema(&schema, "/")
+    fn root(schema: Value) -> Result<Schema, SchemaError> {
+        compile(&schema, 1000, 1024).map(|compiled| compiled.root)
+    }
+
+    fn subset(schema: Value) -> SubsetValidator {
+        SubsetValidator::new(&schema).unwrap_or_else(|e| panic!("{schema}: {e}"))
+    }
+
+    fn first(validator: &SubsetValidator, instance: Value) -> String {
+        validator
+            .validate(&instance)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
     }
 
     #[test]
@@ -320,9 +272,38 @@ mod tests {
                 json!({"properties": {"a": {"maxLength": "x"}}}),
                 "/properties/a/maxLength",
             ),
+            (json!({"allOf": []}), "/allOf"),
+            (json!({"anyOf": {}}), "/anyOf"),
+            (json!({"prefixItems": []}), "/prefixItems"),
+            (json!({"contains": {}, "minContains": -1}), "/minContains"),
+            (json!({"maxContains": "1"}), "/maxContains"),
+            (
+                json!({"dependentRequired": {"a": "b"}}),
+                "/dependentRequired/a",
+            ),
+            (json!({"dependentSchemas": []}), "/dependentSchemas"),
+            (json!({"$defs": [true]}), "/$defs"),
+            (
+                json!({"$defs": {"a": {"minimum": "0"}}}),
+                "/$defs/a/minimum",
+            ),
+            (
+                json!({"definitions": {"a": {"maxItems": -1}}}),
+                "/definitions/a/maxItems",
+            ),
+            (json!({"then": {"type": 1}}), "/then/type"),
+            (json!({"$ref": 5}), "/$ref"),
+            (json!({"$anchor": "1x"}), "/$anchor"),
+            (json!({"$id": 5}), "/$id"),
+            (json!({"$id": "http://x/y#frag"}), "/$id"),
+            (json!({"$schema": 2020}), "/$schema"),
+            (
+                json!({"$defs": {"a": {"$anchor": "x"}, "b": {"$anchor": "x"}}}),
+                "/$defs/b/$anchor",
+            ),
         ];
         for (schema, pointer) in bad {
-            match compile(schema.clone()) {
+            match root(schema.clone()) {
                 Err(SchemaError::InvalidKeyword { pointer: p, .. }) => {
                     assert_eq!(p, pointer, "{schema}")
                 }
@@ -334,51 +315,307 @@ mod tests {
     #[test]
     fn non_schemas_and_bad_patterns_fail() {
         assert_eq!(
-            compile(json!({"items": [true]})).unwrap_err(),
+            root(json!({"items": [true]})).unwrap_err(),
             SchemaError::NotASchema {
                 pointer: "/items".into()
             }
         );
+        assert_eq!(
+            root(json!({"$defs": {"a": 1}})).unwrap_err(),
+            SchemaError::NotASchema {
+                pointer: "/$defs/a".into()
+            }
+        );
+        assert_eq!(
+            root(json!(1)).unwrap_err(),
+            SchemaError::NotASchema {
+                pointer: "/".into()
+            }
+        );
         assert!(matches!(
-            compile(json!({"properties": {"a/b": {"pattern": "("}}})),
+            root(json!({"properties": {"a/b": {"pattern": "("}}})),
             Err(SchemaError::InvalidPattern { pointer, .. }) if pointer == "/properties/a~1b/pattern"
+        ));
+        assert!(matches!(
+            root(json!({"patternProperties": {"(": true}})),
+            Err(SchemaError::InvalidPattern { pointer, .. }) if pointer == "/patternProperties/("
         ));
     }
 
     #[test]
     fn trivial_schemas_compile_to_any() {
-        assert!(matches!(compile(json!({})).unwrap(), Schema::Any));
+        assert!(matches!(root(json!({})).unwrap(), Schema::Any));
         assert!(matches!(
-            compile(json!({"title": "x", "items": true, "uniqueItems": false, "x-extra": 1}))
-                .unwrap(),
+            root(json!({
+                "title": "x", "items": true, "uniqueItems": false, "x-extra": 1,
+                "allOf": [true, {}], "anyOf": [{"type": "null"}, true], "not": false,
+                "if": {"type": "null"}, "properties": {"a": {}}, "$defs": {"d": false},
+                "contains": false, "minContains": 0, "propertyNames": true,
+            }))
+            .unwrap(),
             Schema::Any
         ));
-        assert!(matches!(compile(json!(false)).unwrap(), Schema::Never));
+        assert!(matches!(root(json!(false)).unwrap(), Schema::Never));
         assert!(matches!(
-            compile(json!({"maxLength": 2.0})).unwrap(),
+            root(json!({"maxLength": 2.0})).unwrap(),
+            Schema::Node(_)
+        ));
+        assert!(matches!(root(json!({"not": {}})).unwrap(), Schema::Node(_)));
+        assert!(matches!(
+            root(json!({"oneOf": [true]})).unwrap(),
             Schema::Node(_)
         ));
     }
 
     #[test]
-    fn subset_detection() {
-        assert!(uses_only_subset(
-            &json!({"type": "object", "properties": {"anyOf": {"title": "x"}}}),
-            true
-        ));
-        assert!(uses_only_subset(
-            &json!({"$schema": "https://json-schema.org/draft/2020-12/schema"}),
-            true
-        ));
-        assert!(!uses_only_subset(
-            &json!({"$schema": "http://json-schema.org/draft-07/schema#"}),
-            true
-        ));
-        assert!(!uses_only_subset(&json!({"items": {"anyOf": []}}), true));
-        assert!(!uses_only_subset(&json!({"x-unknown": 1}), true));
-        assert!(!uses_only_subset(
-            &json!({"properties": {"a": {"$ref": "#"}}}),
-            true
-        ));
+    fn unsupported_wins_over_other_errors() {
+        let schema = json!({"minLength": -1, "properties": {"a": {"unevaluatedItems": false}}});
+        assert_eq!(
+            root(schema).unwrap_err(),
+            SchemaError::Unsupported {
+                pointer: "/properties/a/unevaluatedItems".into(),
+                keyword: "unevaluatedItems".into(),
+            }
+        );
+        let error = root(json!({"$dynamicRef": "#x"})).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "keyword \"$dynamicRef\" at /$dynamicRef is not supported by the built-in subset; \
+             enable presa-schema's `full` feature (`full-schema` in presa-server and the \
+             `presa` facade)"
+        );
+        for (schema, start) in [
+            (
+                json!({"$ref": "http://example.com/a.json"}),
+                "\"$ref\" at /$ref leads to",
+            ),
+            (
+                json!({"not": {"$id": "b.json"}}),
+                "\"$id\" at /not/$id starts",
+            ),
+            (
+                json!({"$schema": "https://json-schema.org/draft/2019-09/schema"}),
+                "\"$schema\" at /$schema names",
+            ),
+        ] {
+            let message = root(schema.clone()).unwrap_err().to_string();
+            assert!(message.starts_with(start), "{schema}: {message}");
+            assert!(message.ends_with("`presa` facade)"), "{message}");
+        }
+    }
+
+    #[test]
+    fn references_resolve_and_compile_once() {
+        let schema = json!({
+            "$id": "https://example.com/root.json",
+            "$defs": {
+                "positive": {"type": "integer", "exclusiveMinimum": 0},
+                "named": {"$anchor": "name", "type": "string", "minLength": 1},
+                "unused": {"type": "null"},
+            },
+            "properties": {
+                "count": {"$ref": "#/$defs/positive"},
+                "counts": {"items": {"$ref": "https://example.com/root.json#/$defs/positive"}},
+                "name": {"$ref": "#name", "maxLength": 3},
+                "alias": {"$ref": "root.json#/properties/name"},
+            },
+        });
+        let compiled = compile(&schema, 1000, 1024).unwrap();
+        // `positive`, `named` and `properties/name` once each, however often referenced;
+        // `unused` was only checked.
+        assert_eq!(compiled.shared.len(), 3);
+        let validator = subset(schema);
+        assert_eq!(first(&validator, json!({"count": 1, "counts": [2, 3]})), "");
+        assert_eq!(
+            first(&validator, json!({"counts": [2, 0]})),
+            "at /counts/1: expected more than 0, got 0"
+        );
+        assert_eq!(
+            first(&validator, json!({"name": ""})),
+            "at /name: expected at least 1 character, got 0"
+        );
+        assert_eq!(
+            first(&validator, json!({"name": "abcd"})),
+            "at /name: expected at most 3 characters, got 4"
+        );
+        assert_eq!(
+            first(&validator, json!({"alias": "abcd"})),
+            "at /alias: expected at most 3 characters, got 4"
+        );
+    }
+
+    #[test]
+    fn recursive_types_work() {
+        // What schemars derives for `struct Node { value: i32, children: Vec<Node>, next:
+        // Option<Box<Node>> }`.
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Node",
+            "$ref": "#/$defs/Node",
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "properties": {
+                        "value": {"type": "integer", "format": "int32"},
+                        "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                        "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+                    },
+                    "required": ["value", "children"],
+                    "additionalProperties": false,
+                },
+            },
+        });
+        let validator = subset(schema);
+        let leaf = json!({"value": 1, "children": []});
+        assert_eq!(
+            first(
+                &validator,
+                json!({"value": 0, "children": [leaf, {"value": 2, "children": [], "next": leaf}]})
+            ),
+            ""
+        );
+        assert_eq!(
+            first(
+                &validator,
+                json!({"value": 0, "children": [{"value": 1, "children": [{"value": "x", "children": []}]}]})
+            ),
+            "at /children/0/children/0/value: expected integer, got string"
+        );
+        assert_eq!(
+            first(
+                &validator,
+                json!({"value": 0, "children": [], "next": {"value": 1}})
+            ),
+            "at /next: value matches none of the 2 schemas of anyOf"
+        );
+        // The root `$ref: "#"` form.
+        let tree = subset(json!({"type": ["array", "integer"], "items": {"$ref": "#"}}));
+        assert_eq!(first(&tree, json!([1, [2, [3, []]]])), "");
+        assert_eq!(
+            first(&tree, json!([1, [2, ["x"]]])),
+            "at /1/1/0: expected array or integer, got string"
+        );
+    }
+
+    #[test]
+    fn in_place_cycles_are_refused() {
+        let cycles = [
+            (json!({"$ref": "#"}), "/"),
+            (json!({"allOf": [{"$ref": "#"}]}), "/"),
+            (
+                json!({
+                    "$defs": {
+                        "a": {"anyOf": [{"$ref": "#/$defs/b"}, {"type": "null"}]},
+                        "b": {"not": {"if": {"$ref": "#/$defs/a"}, "then": false}},
+                    },
+                    "properties": {"x": {"$ref": "#/$defs/a"}},
+                }),
+                "/$defs/b",
+            ),
+            (
+                json!({"$defs": {"a": {"dependentSchemas": {"k": {"$ref": "#/$defs/a"}}}},
+                       "$ref": "#/$defs/a"}),
+                "/$defs/a",
+            ),
+            (
+                json!({"$defs": {"a": {"$anchor": "self", "oneOf": [{"$ref": "#self"}]}},
+                       "items": {"$ref": "#self"}}),
+                "/$defs/a",
+            ),
+        ];
+        for (schema, pointer) in cycles {
+            assert_eq!(
+                root(schema.clone()).unwrap_err(),
+                SchemaError::ReferenceCycle {
+                    pointer: pointer.into()
+                },
+                "{schema}"
+            );
+        }
+        assert_eq!(
+            root(json!({"$ref": "#"})).unwrap_err().to_string(),
+            "reference cycle at /: its $ref chain leads back to it without descending into \
+             the value"
+        );
+        // Through instance-descending keywords, recursion is fine; so is a cycle nothing uses.
+        for schema in [
+            json!({"properties": {"a": {"$ref": "#"}}}),
+            json!({"additionalProperties": {"$ref": "#"}}),
+            json!({"patternProperties": {"x": {"$ref": "#"}}}),
+            json!({"prefixItems": [{"$ref": "#"}]}),
+            json!({"contains": {"$ref": "#"}}),
+            json!({"propertyNames": {"$ref": "#"}}),
+            json!({"$defs": {"loop": {"$ref": "#/$defs/loop"}}}),
+        ] {
+            assert!(root(schema.clone()).is_ok(), "{schema}");
+        }
+        let names = subset(json!({"propertyNames": {"$ref": "#"}, "maxLength": 2}));
+        assert_eq!(
+            first(&names, json!({"abc": 1})),
+            r#"at /: property name "abc" is not valid: expected at most 2 characters, got 3"#
+        );
+    }
+
+    #[test]
+    fn fan_out_compiles_each_target_once() {
+        // 40 levels, each referring to the next 8 times: 8^40 paths, 40 compiled schemas.
+        let mut defs = Map::new();
+        for level in 0..40 {
+            let next = json!({"$ref": format!("#/$defs/d{}", level + 1)});
+            defs.insert(format!("d{level}"), json!({"allOf": vec![next; 8]}));
+        }
+        defs.insert("d40".into(), json!({"type": "integer"}));
+        let schema = json!({"$defs": defs, "$ref": "#/$defs/d0"});
+        let mut options = ValidatorOptions::default();
+        options.max_reference_steps(10_000);
+        let compiled = compile(&schema, 1000, 1024).unwrap();
+        assert_eq!(compiled.shared.len(), 41);
+        // Validating it would take 8^40 steps: the step limit rejects the value instead.
+        let validator = options.compile_subset(&schema).unwrap();
+        let error = validator.validate(&json!(1)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "at /: value needs more than 10000 schema reference steps"
+        );
+        assert!(!validator.is_valid(&json!(1)));
+        // A failing leaf ends each branch early.
+        assert_eq!(
+            first(&validator, json!("x")),
+            "at /: expected integer, got string"
+        );
+        // Under `not` the limit still rejects: it must not read as "does not match".
+        let negated = json!({"$defs": schema["$defs"].clone(), "not": {"$ref": "#/$defs/d0"}});
+        let validator = options.compile_subset(&negated).unwrap();
+        assert!(!validator.is_valid(&json!(1)));
+        assert!(validator.is_valid(&json!("x")));
+        assert_eq!(
+            validator
+                .validate_all(&json!(1))
+                .unwrap_err()
+                .first()
+                .kind(),
+            &crate::ErrorKind::ReferenceSteps { limit: 10_000 }
+        );
+    }
+
+    #[test]
+    fn long_in_place_chains_are_refused() {
+        let mut defs = Map::new();
+        for level in 0..2000 {
+            defs.insert(
+                format!("d{level}"),
+                json!({"$ref": format!("#/$defs/d{}", level + 1)}),
+            );
+        }
+        defs.insert("d2000".into(), json!({"type": "integer"}));
+        let schema = json!({"$defs": defs, "$ref": "#/$defs/d0"});
+        // Reported where the chain first gets too deep, counting from its end.
+        assert_eq!(
+            root(schema).unwrap_err(),
+            SchemaError::ReferenceDepth {
+                pointer: "/$defs/d976".into(),
+                limit: 1024,
+            }
+        );
     }
 }

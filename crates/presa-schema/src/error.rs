@@ -220,7 +220,59 @@ pub enum ErrorKind {
         /// The maximum nesting depth.
         limit: usize,
     },
-    /// A keyword only the `full` backend knows (`anyOf`, `not`, `$ref`, `format`, ...).
+    /// `anyOf`: `value matches none of the 2 schemas of anyOf`.
+    AnyOf {
+        /// How many schemas `anyOf` lists.
+        schemas: usize,
+    },
+    /// `oneOf`: `value matches none of the 3 schemas of oneOf` when none matches, `value
+    /// matches 2 of the schemas of oneOf, expected exactly one` when several do.
+    OneOf {
+        /// How many of the schemas the value matches (0, or 2 and more).
+        matched: usize,
+        /// How many schemas `oneOf` lists.
+        schemas: usize,
+    },
+    /// `not`: `value must not match the schema of not`.
+    Not,
+    /// `contains` (and `minContains`): `expected at least 1 item matching contains, got 0`.
+    MinContains {
+        /// The minimum number of matching items (`minContains`, 1 by default).
+        limit: u64,
+        /// How many items match.
+        actual: u64,
+    },
+    /// `maxContains`: `expected at most 2 items matching contains, got 3`.
+    MaxContains {
+        /// The maximum number of matching items.
+        limit: u64,
+        /// How many items match.
+        actual: u64,
+    },
+    /// `propertyNames`: `property name "abc" is not valid: expected at most 2 characters, got
+    /// 3`; the pointer is the object's.
+    PropertyName {
+        /// The property name.
+        name: String,
+        /// What the name got wrong (the first error).
+        error: Box<ErrorKind>,
+    },
+    /// Checking the value follows `$ref`s nested deeper than the validator's limit (see
+    /// [`ValidatorOptions::max_reference_depth`](crate::ValidatorOptions::max_reference_depth)):
+    /// `schema references nest deeper than 512 levels`. The value is rejected.
+    ReferenceDepth {
+        /// The limit, in schema levels.
+        limit: usize,
+    },
+    /// Checking the value needs more `$ref` steps than the validator allows (see
+    /// [`ValidatorOptions::max_reference_steps`](crate::ValidatorOptions::max_reference_steps)):
+    /// `value needs more than 1000000 schema reference steps`. The value is rejected.
+    ReferenceSteps {
+        /// The limit.
+        limit: usize,
+    },
+    /// A keyword only the `full` backend knows (`unevaluatedProperties`, `format` in
+    /// draft-07, ...), or a message it has no typed kind for.
     Other {
         /// The keyword that failed.
         keyword: String,
@@ -299,6 +351,50 @@ impl fmt::Display for ErrorKind {
                 write!(f, "additional property \"{property}\" is not allowed")
             }
             Self::TooDeep { limit } => write!(f, "value nests deeper than {limit} levels"),
+            Self::AnyOf { schemas: 1 } => {
+                f.write_str("value does not match the only schema of anyOf")
+            }
+            Self::AnyOf { schemas } => {
+                write!(f, "value matches none of the {schemas} schemas of anyOf")
+            }
+            Self::OneOf {
+                matched: 0,
+                schemas: 1,
+            } => f.write_str("value does not match the only schema of oneOf"),
+            Self::OneOf {
+                matched: 0,
+                schemas,
+            } => write!(f, "value matches none of the {schemas} schemas of oneOf"),
+            Self::OneOf { matched, .. } => write!(
+                f,
+                "value matches {matched} of the schemas of oneOf, expected exactly one"
+            ),
+            Self::Not => f.write_str("value must not match the schema of not"),
+            Self::MinContains { limit, actual } => at_least(
+                f,
+                *limit,
+                *actual,
+                "item matching contains",
+                "items matching contains",
+            ),
+            Self::MaxContains { limit, actual } => at_most(
+                f,
+                *limit,
+                *actual,
+                "item matching contains",
+                "items matching contains",
+            ),
+            Self::PropertyName { name, error } => {
+                f.write_str("property name ")?;
+                write!(f, "{}", Value::String(name.clone()))?;
+                write!(f, " is not valid: {error}")
+            }
+            Self::ReferenceDepth { limit } => {
+                write!(f, "schema references nest deeper than {limit} levels")
+            }
+            Self::ReferenceSteps { limit } => {
+                write!(f, "value needs more than {limit} schema reference steps")
+            }
             Self::Other { message, .. } => f.write_str(message),
         }
     }
@@ -367,6 +463,11 @@ impl ValidationError {
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.kind
+    }
+
+    /// What went wrong, by value.
+    pub(crate) fn into_kind(self) -> ErrorKind {
+        self.kind
     }
 
     /// The message alone, without the location: `expected number, got string`.
@@ -498,13 +599,45 @@ pub enum SchemaError {
         /// The meta-schema's complaint.
         message: String,
     },
-    /// A `$ref` or `$schema` could not be resolved (reported by the `full` backend). Remote
-    /// documents are never fetched, so every reference outside the schema ends here.
+    /// A `$ref` or `$schema` could not be resolved: a pointer or anchor the schema does not
+    /// have, or (from the `full` backend) a document outside the schema. Remote documents are
+    /// never fetched, so with `full` every reference outside the schema ends here.
     Reference {
         /// The resolver's complaint.
         message: String,
     },
+    /// The built-in subset does not evaluate this keyword, and would validate more loosely
+    /// than the schema says if it ignored it: `unevaluatedProperties`, `$dynamicRef`, a `$ref`
+    /// to another document, `$id` below the root, a `$schema` other than 2020-12, ... (the
+    /// crate docs list them). The `full` feature evaluates them; with it,
+    /// [`ValidatorOptions::compile`](crate::ValidatorOptions::compile) picks the full
+    /// validator for such schemas instead of returning this.
+    Unsupported {
+        /// Where the keyword is, in the schema.
+        pointer: String,
+        /// The keyword.
+        keyword: String,
+    },
+    /// `$ref`s lead from a schema back to itself without descending into the instance (as in
+    /// `{"$ref": "#"}`), so validating would never end.
+    ReferenceCycle {
+        /// A schema on the cycle.
+        pointer: String,
+    },
+    /// `$ref`s lead from a schema through more schema levels than
+    /// [`ValidatorOptions::max_reference_depth`](crate::ValidatorOptions::max_reference_depth)
+    /// allows without descending into the instance, so every value would be rejected.
+    ReferenceDepth {
+        /// The schema the chain of references starts from.
+        pointer: String,
+        /// The limit, in schema levels.
+        limit: usize,
+    },
 }
+
+/// How to get what the subset lacks, for [`SchemaError::Unsupported`].
+const ENABLE_FULL: &str =
+    "enable presa-schema's `full` feature (`full-schema` in presa-server and the `presa` facade)";
 
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -525,6 +658,38 @@ impl fmt::Display for SchemaError {
                 write!(f, "invalid schema at {pointer}: {message}")
             }
             Self::Reference { message } => write!(f, "unresolvable reference: {message}"),
+            Self::Unsupported { pointer, keyword } => match keyword.as_str() {
+                "$ref" => write!(
+                    f,
+                    "\"$ref\" at {pointer} leads to another document or to a location that is \
+                     not a schema, which the built-in subset does not resolve; {ENABLE_FULL}"
+                ),
+                "$id" => write!(
+                    f,
+                    "\"$id\" at {pointer} starts a new schema resource, which the built-in subset \
+                     does not support (only the root may have an $id); {ENABLE_FULL}"
+                ),
+                "$schema" => write!(
+                    f,
+                    "\"$schema\" at {pointer} names a draft the built-in subset does not \
+                     implement (it implements 2020-12); {ENABLE_FULL}"
+                ),
+                keyword => write!(
+                    f,
+                    "keyword \"{keyword}\" at {pointer} is not supported by the built-in \
+                     subset; {ENABLE_FULL}"
+                ),
+            },
+            Self::ReferenceCycle { pointer } => write!(
+                f,
+                "reference cycle at {pointer}: its $ref chain leads back to it without \
+                 descending into the value"
+            ),
+            Self::ReferenceDepth { pointer, limit } => write!(
+                f,
+                "references from {pointer} nest deeper than {limit} levels without descending \
+                 into the value"
+            ),
         }
     }
 }

@@ -334,49 +334,74 @@ fn convert_kind(
                 items(instance)
             ),
         ),
-        Kind::AnyOf { .. } => other(
-            "anyOf",
-            "value does not match any of the schemas in anyOf".to_owned(),
-        ),
-        Kind::OneOfNotValid { .. } => other(
-            "oneOf",
-            "value does not match any of the schemas in oneOf".to_owned(),
-        ),
-        Kind::OneOfMultipleValid { .. } => other(
-            "oneOf",
-            "value matches more than one of the schemas in oneOf".to_owned(),
-        ),
-        Kind::Not { .. } => other("not", "value must not match the schema in not".to_owned()),
+        Kind::AnyOf { context } => one(ErrorKind::AnyOf {
+            schemas: context.len(),
+        }),
+        Kind::OneOfNotValid { context } => one(ErrorKind::OneOf {
+            matched: 0,
+            schemas: context.len(),
+        }),
+        Kind::OneOfMultipleValid { context } => one(ErrorKind::OneOf {
+            // A branch that matches has no errors.
+            matched: context.iter().filter(|branch| branch.is_empty()).count(),
+            schemas: context.len(),
+        }),
+        Kind::Not { .. } => one(ErrorKind::Not),
         Kind::Contains => {
             let path = error.schema_path().as_str();
             let limit = keyword_value().and_then(Value::as_u64);
-            match limit {
-                Some(n) if path.ends_with("/minContains") => other(
+            let parent = path
+                .rsplit_once('/')
+                .map_or("", |(parent, _)| parent)
+                .to_owned();
+            let actual = count_contains(schema, &parent, instance);
+            match (limit, actual) {
+                (Some(limit), Some(actual)) if path.ends_with("/maxContains") => {
+                    one(ErrorKind::MaxContains { limit, actual })
+                }
+                (Some(limit), Some(actual)) if path.ends_with("/minContains") => {
+                    one(ErrorKind::MinContains { limit, actual })
+                }
+                (Some(n), None) if path.ends_with("/minContains") => other(
                     "minContains",
                     format!(
                         "expected at least {n} {} matching contains",
                         plural(n, "item", "items")
                     ),
                 ),
-                Some(n) if path.ends_with("/maxContains") => other(
+                (Some(n), None) if path.ends_with("/maxContains") => other(
                     "maxContains",
                     format!(
                         "expected at most {n} {} matching contains",
                         plural(n, "item", "items")
                     ),
                 ),
-                _ => other("contains", "expected an item matching contains".to_owned()),
+                // Plain `contains` fails only when no item matches.
+                _ => one(ErrorKind::MinContains {
+                    limit: 1,
+                    actual: 0,
+                }),
             }
         }
         Kind::PropertyNames { error: inner } => {
-            let message = match convert(schema, root, inner).into_iter().next() {
-                Some(inner) => inner.message(),
-                None => inner.to_string(),
+            let kind = match convert(schema, root, inner).into_iter().next() {
+                Some(inner) => inner.into_kind(),
+                None => ErrorKind::Other {
+                    keyword: inner.kind().keyword().to_owned(),
+                    message: lowercase_first(&inner.to_string()),
+                },
             };
-            other(
-                "propertyNames",
-                format!("property name {} is not valid: {message}", inner.instance()),
-            )
+            let inner_instance: &Value = inner.instance();
+            match inner_instance {
+                Value::String(name) => one(ErrorKind::PropertyName {
+                    name: name.clone(),
+                    error: Box::new(kind),
+                }),
+                name => other(
+                    "propertyNames",
+                    format!("property name {name} is not valid: {kind}"),
+                ),
+            }
         }
         Kind::Format { format } => other("format", format!("value is not a valid \"{format}\"")),
         Kind::ContentEncoding { content_encoding } => other(
@@ -396,6 +421,34 @@ fn convert_kind(
             format!("unresolvable reference: {}", reference_message(reference)),
         ),
         Kind::Custom { keyword, message } => other(keyword, message.clone()),
+    }
+}
+
+/// How many items of `instance` match the `contains` schema of the schema at `parent`, for
+/// messages; `None` when that schema uses references (it cannot be checked on its own).
+fn count_contains(schema: &Value, parent: &str, instance: &Value) -> Option<u64> {
+    let contains = schema.pointer(parent)?.get("contains")?;
+    if uses_references(contains) {
+        return None;
+    }
+    let mut standalone = contains.clone();
+    if let (Value::Object(object), Some(draft)) = (&mut standalone, schema.get("$schema")) {
+        object.insert("$schema".to_owned(), draft.clone());
+    }
+    let validator = jsonschema::options().offline().build(&standalone).ok()?;
+    let items = instance.as_array()?;
+    Some(items.iter().filter(|item| validator.is_valid(item)).count() as u64)
+}
+
+/// Whether `value` holds a reference keyword anywhere (its depth was bounded at compile time).
+fn uses_references(value: &Value) -> bool {
+    match value {
+        Value::Object(object) => object.iter().any(|(key, value)| {
+            matches!(key.as_str(), "$ref" | "$dynamicRef" | "$recursiveRef")
+                || uses_references(value)
+        }),
+        Value::Array(items) => items.iter().any(uses_references),
+        _ => false,
     }
 }
 

@@ -2,11 +2,13 @@
 //!
 //! The walk allocates nothing unless it reports an error: locations are a chain of borrowed
 //! [`Path`] segments on the stack, turned into a pointer string only when an error is recorded.
+//! Applicators (`anyOf`, `$ref`, `contains`, ...) are in [`crate::apply`].
 
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 use crate::error::{ErrorKind, JsonType, ValidationError};
 use crate::number::Num;
@@ -77,16 +79,87 @@ pub(crate) enum Keyword {
     MinItems(u64),
     MaxItems(u64),
     UniqueItems,
-    Items(Schema),
+    PrefixItems(Box<[Schema]>),
+    /// `items`, applying to the items after the first `skip` (those `prefixItems` covers).
+    Items {
+        skip: usize,
+        schema: Schema,
+    },
+    /// `contains` with `minContains` (1 by default) and `maxContains`.
+    Contains {
+        schema: Schema,
+        min: u64,
+        max: Option<u64>,
+    },
     Required(Box<[String]>),
+    DependentRequired(Box<[(String, Box<[String]>)]>),
     MinProperties(u64),
     MaxProperties(u64),
     Properties(Box<[(String, Schema)]>),
-    /// `known` holds the `properties` names, sorted, which `additionalProperties` skips.
+    PatternProperties(Box<[(Arc<Pattern>, Schema)]>),
+    /// `known` holds the `properties` names, sorted, and `patterns` the `patternProperties`
+    /// patterns: `additionalProperties` skips the names either covers.
     AdditionalProperties {
         known: Box<[String]>,
+        patterns: Box<[Arc<Pattern>]>,
         schema: Schema,
     },
+    PropertyNames(Schema),
+    DependentSchemas(Box<[(String, Schema)]>),
+    /// `$ref`: an index into the validator's shared schemas, and the nesting level of the
+    /// schema holding the `$ref` within its own tree (the root of a tree is level 1).
+    Ref {
+        index: usize,
+        level: usize,
+    },
+    AllOf(Box<[Schema]>),
+    AnyOf(Box<[Schema]>),
+    OneOf(Box<[Schema]>),
+    Not(Schema),
+    If(Box<Conditional>),
+}
+
+/// `if` with its `then` and `else` (`Any` when absent).
+#[derive(Debug)]
+pub(crate) struct Conditional {
+    pub(crate) condition: Schema,
+    pub(crate) then: Schema,
+    pub(crate) otherwise: Schema,
+}
+
+impl Keyword {
+    /// Calls `f` with every subschema the keyword holds, and whether it applies to a part of
+    /// the instance (an item, a property value or name) rather than the instance itself.
+    pub(crate) fn for_each_child(&self, f: &mut dyn FnMut(&Schema, bool)) {
+        match self {
+            Self::PrefixItems(schemas) => schemas.iter().for_each(|s| f(s, true)),
+            Self::Items { schema, .. }
+            | Self::Contains { schema, .. }
+            | Self::AdditionalProperties { schema, .. }
+            | Self::PropertyNames(schema) => f(schema, true),
+            Self::Properties(properties) => properties.iter().for_each(|(_, s)| f(s, true)),
+            Self::PatternProperties(patterns) => patterns.iter().for_each(|(_, s)| f(s, true)),
+            Self::DependentSchemas(schemas) => schemas.iter().for_each(|(_, s)| f(s, false)),
+            Self::AllOf(schemas) | Self::AnyOf(schemas) | Self::OneOf(schemas) => {
+                schemas.iter().for_each(|s| f(s, false));
+            }
+            Self::Not(schema) => f(schema, false),
+            Self::If(conditional) => {
+                f(&conditional.condition, false);
+                f(&conditional.then, false);
+                f(&conditional.otherwise, false);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What the walk looks at: a JSON value, or a property name (for `propertyNames`), which is
+/// a string without being a [`Value`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Inst<'v> {
+    Value(&'v Value),
+    Name(&'v str),
 }
 
 /// What the walk records.
@@ -100,22 +173,67 @@ pub(crate) enum Mode {
     All,
 }
 
-/// The walk's state: its mode and the errors recorded so far.
-#[derive(Debug)]
-pub(crate) struct Walk {
-    mode: Mode,
-    pub(crate) errors: Vec<ValidationError>,
+/// Bounds on following `$ref`s while validating.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RefLimits {
+    /// The most schema levels the walk may nest through the references it follows.
+    pub(crate) depth: usize,
+    /// The most references one validation may follow.
+    pub(crate) steps: usize,
 }
 
-impl Walk {
-    pub(crate) fn new(mode: Mode) -> Self {
+/// The walk's state: its mode, the errors recorded so far, and the reference bookkeeping.
+///
+/// Inside `anyOf`, `oneOf`, `not`, `if` and `contains` the walk *probes* subschemas (checks
+/// without recording). A limit hit while probing (a pattern's backtracking budget, the
+/// reference limits) is a *fault*: it must not count as "this branch does not match", which
+/// `not` would turn into acceptance, so it ends the whole walk with its error.
+#[derive(Debug)]
+pub(crate) struct Walk<'s> {
+    pub(crate) mode: Mode,
+    /// The mode the walk was started in.
+    outer: Mode,
+    errors: Vec<ValidationError>,
+    pub(crate) shared: &'s [Schema],
+    pub(crate) limits: RefLimits,
+    /// Schema levels nested by the references being followed: the sum of their levels.
+    pub(crate) depth: usize,
+    /// References followed so far.
+    pub(crate) steps: usize,
+    probing: u32,
+    faulted: bool,
+    fault: Option<ValidationError>,
+}
+
+impl<'s> Walk<'s> {
+    pub(crate) fn new(mode: Mode, shared: &'s [Schema], limits: RefLimits) -> Self {
         Self {
             mode,
+            outer: mode,
             errors: Vec::new(),
+            shared,
+            limits,
+            depth: 0,
+            steps: 0,
+            probing: 0,
+            faulted: false,
+            fault: None,
         }
     }
 
-    fn report(&mut self, path: Path<'_>, kind: impl FnOnce() -> ErrorKind) -> ControlFlow<()> {
+    /// The errors recorded, the fault (if any) last.
+    pub(crate) fn finish(mut self) -> Vec<ValidationError> {
+        if let Some(fault) = self.fault.take() {
+            self.errors.push(fault);
+        }
+        self.errors
+    }
+
+    pub(crate) fn report(
+        &mut self,
+        path: Path<'_>,
+        kind: impl FnOnce() -> ErrorKind,
+    ) -> ControlFlow<()> {
         match self.mode {
             Mode::Check => ControlFlow::Break(()),
             Mode::First => {
@@ -129,6 +247,66 @@ impl Walk {
                 ControlFlow::Continue(())
             }
         }
+    }
+
+    /// Reports a limit that rejects the value: an ordinary error, or a fault while probing.
+    pub(crate) fn limit(
+        &mut self,
+        path: Path<'_>,
+        kind: impl FnOnce() -> ErrorKind,
+    ) -> ControlFlow<()> {
+        if self.probing == 0 {
+            self.report(path, kind)
+        } else {
+            self.fault(path, kind)
+        }
+    }
+
+    /// Ends the walk: the value is rejected with this error, whatever encloses it.
+    pub(crate) fn fault(
+        &mut self,
+        path: Path<'_>,
+        kind: impl FnOnce() -> ErrorKind,
+    ) -> ControlFlow<()> {
+        self.faulted = true;
+        if self.fault.is_none() && self.outer != Mode::Check {
+            self.fault = Some(ValidationError::new(path.to_pointer(), kind()));
+        }
+        ControlFlow::Break(())
+    }
+
+    /// Whether `f` passes, checked without recording; `Break` if it faulted.
+    pub(crate) fn probe(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> ControlFlow<()>,
+    ) -> ControlFlow<(), bool> {
+        let mode = std::mem::replace(&mut self.mode, Mode::Check);
+        self.probing += 1;
+        let valid = f(self).is_continue();
+        self.probing -= 1;
+        self.mode = mode;
+        if self.faulted {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(valid)
+        }
+    }
+
+    /// The first error `f` reports, recorded apart from the walk's own; `Break` if it faulted.
+    /// Allocates only if there is an error; use [`probe`](Self::probe) in [`Mode::Check`].
+    pub(crate) fn capture(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> ControlFlow<()>,
+    ) -> ControlFlow<(), Option<ErrorKind>> {
+        let mode = std::mem::replace(&mut self.mode, Mode::First);
+        let outer = std::mem::take(&mut self.errors);
+        let _: ControlFlow<()> = f(self);
+        let inner = std::mem::replace(&mut self.errors, outer);
+        self.mode = mode;
+        if self.faulted {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(inner.into_iter().next().map(ValidationError::into_kind))
     }
 }
 
@@ -145,14 +323,19 @@ fn type_bits(value: &Value) -> u8 {
 }
 
 impl Schema {
-    /// Checks `value` (found at `path`); `Break` means stop walking.
-    pub(crate) fn check(&self, value: &Value, path: Path<'_>, walk: &mut Walk) -> ControlFlow<()> {
+    /// Checks `inst` (found at `path`); `Break` means stop walking.
+    pub(crate) fn check(
+        &self,
+        inst: Inst<'_>,
+        path: Path<'_>,
+        walk: &mut Walk<'_>,
+    ) -> ControlFlow<()> {
         match self {
             Self::Any => ControlFlow::Continue(()),
             Self::Never => walk.report(path, || ErrorKind::NotAllowed),
             Self::Node(keywords) => {
                 for keyword in keywords {
-                    keyword.check(value, path, walk)?;
+                    keyword.check(inst, path, walk)?;
                 }
                 ControlFlow::Continue(())
             }
@@ -161,7 +344,39 @@ impl Schema {
 }
 
 impl Keyword {
-    fn check(&self, value: &Value, path: Path<'_>, walk: &mut Walk) -> ControlFlow<()> {
+    fn check(&self, inst: Inst<'_>, path: Path<'_>, walk: &mut Walk<'_>) -> ControlFlow<()> {
+        // Applicators first, apart from the assertions: the walk recurses through them only,
+        // so the assertions' larger stack frame is never part of the recursion.
+        if self.is_applicator() {
+            return crate::apply::apply(self, inst, path, walk);
+        }
+        match inst {
+            Inst::Value(value) => self.check_value(value, path, walk),
+            Inst::Name(name) => self.check_name(name, path, walk),
+        }
+    }
+
+    fn is_applicator(&self) -> bool {
+        matches!(
+            self,
+            Self::PrefixItems(_)
+                | Self::Items { .. }
+                | Self::Contains { .. }
+                | Self::Properties(_)
+                | Self::PatternProperties(_)
+                | Self::AdditionalProperties { .. }
+                | Self::PropertyNames(_)
+                | Self::DependentSchemas(_)
+                | Self::Ref { .. }
+                | Self::AllOf(_)
+                | Self::AnyOf(_)
+                | Self::OneOf(_)
+                | Self::Not(_)
+                | Self::If(_)
+        )
+    }
+
+    fn check_value(&self, value: &Value, path: Path<'_>, walk: &mut Walk<'_>) -> ControlFlow<()> {
         match (self, value) {
             (Self::Type { mask, listed }, _) if mask & type_bits(value) == 0 => {
                 walk.report(path, || ErrorKind::Type {
@@ -179,32 +394,9 @@ impl Keyword {
                     options: options.to_vec(),
                 })
             }
-            // Code points never outnumber bytes, so the byte length often settles it.
-            (Self::MinLength(limit), Value::String(s))
-                if (s.len() as u64) < *limit || (s.chars().count() as u64) < *limit =>
-            {
-                walk.report(path, || ErrorKind::MinLength {
-                    limit: *limit,
-                    actual: s.chars().count() as u64,
-                })
+            (Self::MinLength(_) | Self::MaxLength(_) | Self::Pattern(_), Value::String(s)) => {
+                self.check_string(s, path, walk)
             }
-            (Self::MaxLength(limit), Value::String(s))
-                if s.len() as u64 > *limit && s.chars().count() as u64 > *limit =>
-            {
-                walk.report(path, || ErrorKind::MaxLength {
-                    limit: *limit,
-                    actual: s.chars().count() as u64,
-                })
-            }
-            (Self::Pattern(pattern), Value::String(s)) => match pattern.is_match(s) {
-                Some(true) => ControlFlow::Continue(()),
-                Some(false) => walk.report(path, || ErrorKind::Pattern {
-                    pattern: pattern.source().to_owned(),
-                }),
-                None => walk.report(path, || ErrorKind::PatternLimit {
-                    pattern: pattern.source().to_owned(),
-                }),
-            },
             (Self::Minimum(bound), Value::Number(n)) if bound.violated_by(n, Ordering::is_lt) => {
                 walk.report(path, || ErrorKind::Minimum {
                     limit: bound.number.clone(),
@@ -257,18 +449,27 @@ impl Keyword {
                 }
                 None => ControlFlow::Continue(()),
             },
-            (Self::Items(schema), Value::Array(items)) => {
-                for (index, item) in items.iter().enumerate() {
-                    schema.check(item, path.index(index), walk)?;
-                }
-                ControlFlow::Continue(())
-            }
             (Self::Required(names), Value::Object(map)) => {
                 for name in names {
                     if !map.contains_key(name) {
                         walk.report(path, || ErrorKind::Required {
                             property: name.clone(),
                         })?;
+                    }
+                }
+                ControlFlow::Continue(())
+            }
+            (Self::DependentRequired(dependencies), Value::Object(map)) => {
+                for (name, required) in dependencies {
+                    if !map.contains_key(name) {
+                        continue;
+                    }
+                    for property in required {
+                        if !map.contains_key(property) {
+                            walk.report(path, || ErrorKind::Required {
+                                property: property.clone(),
+                            })?;
+                        }
                     }
                 }
                 ControlFlow::Continue(())
@@ -283,44 +484,67 @@ impl Keyword {
                     limit: *limit,
                     actual: map.len() as u64,
                 }),
-            (Self::Properties(properties), Value::Object(map)) => {
-                for (name, schema) in properties {
-                    if let Some(item) = map.get(name) {
-                        schema.check(item, path.key(name), walk)?;
-                    }
-                }
-                ControlFlow::Continue(())
+            _ => ControlFlow::Continue(()),
+        }
+    }
+
+    /// A property name: only the assertions that apply to strings.
+    fn check_name(&self, name: &str, path: Path<'_>, walk: &mut Walk<'_>) -> ControlFlow<()> {
+        match self {
+            Self::Type { mask, listed } if mask & types::STRING == 0 => {
+                walk.report(path, || ErrorKind::Type {
+                    expected: listed.to_vec(),
+                    got: JsonType::String,
+                })
             }
-            (Self::AdditionalProperties { known, schema }, Value::Object(map)) => {
-                check_additional(known, schema, map, path, walk)
+            Self::Const(expected) if expected.as_str() != Some(name) => {
+                walk.report(path, || ErrorKind::Const {
+                    expected: expected.clone(),
+                })
+            }
+            Self::Enum(options) if !options.iter().any(|option| option.as_str() == Some(name)) => {
+                walk.report(path, || ErrorKind::Enum {
+                    options: options.to_vec(),
+                })
+            }
+            Self::MinLength(_) | Self::MaxLength(_) | Self::Pattern(_) => {
+                self.check_string(name, path, walk)
             }
             _ => ControlFlow::Continue(()),
         }
     }
-}
 
-fn check_additional(
-    known: &[String],
-    schema: &Schema,
-    map: &Map<String, Value>,
-    path: Path<'_>,
-    walk: &mut Walk,
-) -> ControlFlow<()> {
-    for (key, item) in map {
-        if known
-            .binary_search_by(|name| name.as_str().cmp(key))
-            .is_ok()
-        {
-            continue;
-        }
-        match schema {
-            Schema::Never => walk.report(path, || ErrorKind::AdditionalProperty {
-                property: key.clone(),
-            })?,
-            schema => schema.check(item, path.key(key), walk)?,
+    fn check_string(&self, s: &str, path: Path<'_>, walk: &mut Walk<'_>) -> ControlFlow<()> {
+        match self {
+            // Code points never outnumber bytes, so the byte length often settles it.
+            Self::MinLength(limit)
+                if (s.len() as u64) < *limit || (s.chars().count() as u64) < *limit =>
+            {
+                walk.report(path, || ErrorKind::MinLength {
+                    limit: *limit,
+                    actual: s.chars().count() as u64,
+                })
+            }
+            Self::MaxLength(limit)
+                if s.len() as u64 > *limit && s.chars().count() as u64 > *limit =>
+            {
+                walk.report(path, || ErrorKind::MaxLength {
+                    limit: *limit,
+                    actual: s.chars().count() as u64,
+                })
+            }
+            Self::Pattern(pattern) => match pattern.is_match(s) {
+                Some(true) => ControlFlow::Continue(()),
+                Some(false) => walk.report(path, || ErrorKind::Pattern {
+                    pattern: pattern.source().to_owned(),
+                }),
+                None => walk.limit(path, || ErrorKind::PatternLimit {
+                    pattern: pattern.source().to_owned(),
+                }),
+            },
+            _ => ControlFlow::Continue(()),
         }
     }
-    ControlFlow::Continue(())
 }
 
 #[cfg(test)]
@@ -328,18 +552,21 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use crate::compile::Compiler;
+    use crate::compile::compile;
     use serde_json::json;
 
+    const LIMITS: RefLimits = RefLimits {
+        depth: 1024,
+        steps: 1_000_000,
+    };
+
     fn first_error(schema: Value, instance: Value) -> Option<ErrorKind> {
-        let schema = Compiler {
-            backtrack_limit: 1000,
-        }
-        .schema(&schema, "/")
-        .unwrap();
-        let mut walk = Walk::new(Mode::First);
-        let _ = schema.check(&instance, Path::Root, &mut walk);
-        walk.errors.pop().map(|e| e.kind().clone())
+        let compiled = compile(&schema, 1000, LIMITS.depth).unwrap();
+        let mut walk = Walk::new(Mode::First, &compiled.shared, LIMITS);
+        let _ = compiled
+            .root
+            .check(Inst::Value(&instance), Path::Root, &mut walk);
+        walk.finish().pop().map(|e| e.kind().clone())
     }
 
     #[test]
@@ -384,24 +611,58 @@ mod tests {
 
     #[test]
     fn check_mode_records_nothing() {
-        let schema = Compiler {
-            backtrack_limit: 1000,
-        }
-        .schema(&json!({"items": {"type": "string"}}), "/")
-        .unwrap();
-        let mut walk = Walk::new(Mode::Check);
+        let compiled = compile(&json!({"items": {"type": "string"}}), 1000, 1024).unwrap();
+        let mut walk = Walk::new(Mode::Check, &compiled.shared, LIMITS);
         assert!(
-            schema
-                .check(&json!([1, 2]), Path::Root, &mut walk)
+            compiled
+                .root
+                .check(Inst::Value(&json!([1, 2])), Path::Root, &mut walk)
                 .is_break()
         );
-        assert!(walk.errors.is_empty());
-        let mut walk = Walk::new(Mode::All);
+        assert!(walk.finish().is_empty());
+        let mut walk = Walk::new(Mode::All, &compiled.shared, LIMITS);
         assert!(
-            schema
-                .check(&json!([1, 2]), Path::Root, &mut walk)
+            compiled
+                .root
+                .check(Inst::Value(&json!([1, 2])), Path::Root, &mut walk)
                 .is_continue()
         );
-        assert_eq!(walk.errors.len(), 2);
+        assert_eq!(walk.finish().len(), 2);
+    }
+
+    #[test]
+    fn names_see_only_string_keywords() {
+        let name = |schema: Value, name: &str| {
+            let compiled = compile(&schema, 1000, 1024).unwrap();
+            let mut walk = Walk::new(Mode::First, &compiled.shared, LIMITS);
+            let _ = compiled.root.check(Inst::Name(name), Path::Root, &mut walk);
+            walk.finish().pop().map(|e| e.to_string())
+        };
+        assert_eq!(name(json!({"type": "string", "maxLength": 3}), "abc"), None);
+        assert_eq!(
+            name(json!({"type": ["integer", "null"]}), "a").as_deref(),
+            Some("at /: expected integer or null, got string")
+        );
+        assert_eq!(
+            name(json!({"enum": ["a", 1]}), "b").as_deref(),
+            Some(r#"at /: value must be one of ["a",1]"#)
+        );
+        assert_eq!(name(json!({"const": "b"}), "b"), None);
+        assert_eq!(
+            name(json!({"const": "b"}), "c").as_deref(),
+            Some(r#"at /: value must be "b""#)
+        );
+        assert_eq!(
+            name(json!({"not": {"pattern": "^x"}}), "xy").as_deref(),
+            Some("at /: value must not match the schema of not")
+        );
+        // Keywords for other types do not apply to names.
+        assert_eq!(
+            name(
+                json!({"minimum": 5, "minItems": 2, "required": ["a"], "properties": {"a": false}}),
+                "a"
+            ),
+            None
+        );
     }
 }

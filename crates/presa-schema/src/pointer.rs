@@ -65,15 +65,23 @@ pub(crate) fn push_escaped(pointer: &mut String, segment: &str) {
     }
 }
 
-/// Joins an owned schema-location pointer with one more segment (compile time only).
+/// Joins a schema-location pointer (RFC 6901, the root is `""`) with one more segment
+/// (compile time only).
 pub(crate) fn join(base: &str, segment: &str) -> String {
     let mut pointer = String::with_capacity(base.len() + segment.len() + 1);
-    if base != "/" {
-        pointer.push_str(base);
-    }
+    pointer.push_str(base);
     pointer.push('/');
     push_escaped(&mut pointer, segment);
     pointer
+}
+
+/// A schema-location pointer as errors show it: the root is `/`.
+pub(crate) fn display(pointer: &str) -> String {
+    if pointer.is_empty() {
+        "/".to_owned()
+    } else {
+        pointer.to_owned()
+    }
 }
 
 #[cfg(test)]
@@ -90,7 +98,10 @@ mod tests {
         assert_eq!(a.to_pointer(), "/a~1b~0c");
         assert_eq!(b.to_pointer(), "/a~1b~0c/3");
         assert_eq!(c.to_pointer(), "/a~1b~0c/3/");
-        assert_eq!(join("/", "properties"), "/properties");
+        assert_eq!(join("", "properties"), "/properties");
         assert_eq!(join("/properties", "a/b"), "/properties/a~1b");
+        assert_eq!(join("", ""), "/");
+        assert_eq!(display(""), "/");
+        assert_eq!(display("/a"), "/a");
     }
 }

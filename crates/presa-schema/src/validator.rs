@@ -4,9 +4,9 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use crate::compile::Compiler;
+use crate::compile::Compiled;
 use crate::error::{ErrorKind, SchemaError, ValidationError, ValidationErrors};
-use crate::node::{Mode, Schema, Walk};
+use crate::node::{Inst, Mode, RefLimits, Walk};
 use crate::pointer::Path;
 use crate::value::too_deep;
 
@@ -99,7 +99,12 @@ pub fn compile(schema: &Value) -> Result<Box<dyn Validator>, SchemaError> {
 /// use serde_json::json;
 ///
 /// let mut options = ValidatorOptions::default();
-/// options.max_schema_depth(32).max_instance_depth(32).backtrack_limit(10_000);
+/// options
+///     .max_schema_depth(32)
+///     .max_instance_depth(32)
+///     .backtrack_limit(10_000)
+///     .max_reference_depth(256)
+///     .max_reference_steps(10_000);
 /// let validator = options.compile(&json!({"type": "string", "pattern": "^a"}))?;
 /// assert!(!validator.is_valid(&json!("b")));
 /// # Ok::<(), presa_schema::SchemaError>(())
@@ -109,6 +114,8 @@ pub struct ValidatorOptions {
     pub(crate) max_schema_depth: usize,
     pub(crate) max_instance_depth: usize,
     pub(crate) backtrack_limit: usize,
+    pub(crate) max_reference_depth: usize,
+    pub(crate) max_reference_steps: usize,
 }
 
 impl Default for ValidatorOptions {
@@ -117,6 +124,8 @@ impl Default for ValidatorOptions {
             max_schema_depth: 128,
             max_instance_depth: 128,
             backtrack_limit: 100_000,
+            max_reference_depth: 512,
+            max_reference_steps: 1_000_000,
         }
     }
 }
@@ -145,32 +154,61 @@ impl ValidatorOptions {
         self
     }
 
-    /// Compiles `schema` with the best backend this build has.
-    ///
-    /// Without the `full` feature this is [`compile_subset`](Self::compile_subset): keywords
-    /// outside the subset are ignored. With `full`, schemas that stay within the subset (and
-    /// whose `$schema`, if any, is 2020-12) still get the subset validator, which is faster and
-    /// reports the same results; every other schema goes to the full validator.
-    pub fn compile(&self, schema: &Value) -> Result<Box<dyn Validator>, SchemaError> {
-        #[cfg(feature = "full")]
-        {
-            self.check_schema_depth(schema)?;
-            if !crate::compile::uses_only_subset(schema, true) {
-                return Ok(Box::new(self.compile_full(schema)?));
-            }
-        }
-        Ok(Box::new(self.compile_subset(schema)?))
+    /// How deeply the built-in subset may nest schemas while validating through `$ref`s
+    /// (default 512), counted in schema levels: each `$ref` followed adds how deep it sits in
+    /// its schema. A value that needs more is rejected with [`ErrorKind::ReferenceDepth`]; a
+    /// schema whose `$ref`s nest deeper without descending into the value fails to compile
+    /// with [`SchemaError::ReferenceDepth`]. Validation recurses once per level, so keep this
+    /// modest; recursive types need a few levels per level of the value.
+    pub fn max_reference_depth(&mut self, value: usize) -> &mut Self {
+        self.max_reference_depth = value;
+        self
     }
 
-    /// Compiles `schema` for the built-in subset, ignoring keywords outside it.
+    /// How many `$ref`s the built-in subset may follow to check one value (default
+    /// 1,000,000); a value that needs more is rejected with [`ErrorKind::ReferenceSteps`].
+    /// This bounds the time schemas whose references fan out (`anyOf` of several `$ref`s to
+    /// schemas that do the same, ...) can take.
+    pub fn max_reference_steps(&mut self, value: usize) -> &mut Self {
+        self.max_reference_steps = value;
+        self
+    }
+
+    /// Compiles `schema` with the best backend this build has.
+    ///
+    /// Without the `full` feature this is [`compile_subset`](Self::compile_subset): a schema
+    /// using a keyword the subset does not evaluate fails with [`SchemaError::Unsupported`].
+    /// With `full`, schemas the subset compiles get the subset validator, which is faster and
+    /// reports the same results; the schemas it refuses as unsupported go to the full
+    /// validator.
+    pub fn compile(&self, schema: &Value) -> Result<Box<dyn Validator>, SchemaError> {
+        match self.compile_subset(schema) {
+            Ok(validator) => Ok(Box::new(validator)),
+            #[cfg(feature = "full")]
+            Err(SchemaError::Unsupported { .. }) => Ok(Box::new(self.compile_full(schema)?)),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Compiles `schema` for the built-in subset (see the crate docs for what it evaluates).
+    ///
+    /// A keyword of JSON Schema 2020-12 that the subset does not evaluate, a `$ref` it cannot
+    /// resolve locally, an `$id` below the root or a `$schema` naming another draft fails with
+    /// [`SchemaError::Unsupported`], whatever else is wrong with the schema; the subset never
+    /// ignores what the schema asks for.
     pub fn compile_subset(&self, schema: &Value) -> Result<SubsetValidator, SchemaError> {
         self.check_schema_depth(schema)?;
-        let compiler = Compiler {
-            backtrack_limit: self.backtrack_limit,
-        };
         Ok(SubsetValidator {
-            root: compiler.schema(schema, "/")?,
+            compiled: crate::compile::compile(
+                schema,
+                self.backtrack_limit,
+                self.max_reference_depth,
+            )?,
             max_instance_depth: self.max_instance_depth,
+            limits: RefLimits {
+                depth: self.max_reference_depth,
+                steps: self.max_reference_steps,
+            },
         })
     }
 
@@ -201,8 +239,9 @@ impl ValidatorOptions {
 /// ```
 #[derive(Debug)]
 pub struct SubsetValidator {
-    root: Schema,
+    compiled: Compiled,
     max_instance_depth: usize,
+    limits: RefLimits,
 }
 
 impl SubsetValidator {
@@ -211,32 +250,34 @@ impl SubsetValidator {
         ValidatorOptions::default().compile_subset(schema)
     }
 
-    fn walk(&self, instance: &Value, mode: Mode) -> Walk {
-        let mut walk = Walk::new(mode);
+    fn walk(&self, instance: &Value, mode: Mode) -> Vec<ValidationError> {
         if let Some(pointer) = too_deep(instance, self.max_instance_depth) {
-            walk.errors.push(ValidationError::new(
+            return vec![ValidationError::new(
                 pointer,
                 ErrorKind::TooDeep {
                     limit: self.max_instance_depth,
                 },
-            ));
-            return walk;
+            )];
         }
-        let _: ControlFlow<()> = self.root.check(instance, Path::Root, &mut walk);
-        walk
+        let mut walk = Walk::new(mode, &self.compiled.shared, self.limits);
+        let _: ControlFlow<()> =
+            self.compiled
+                .root
+                .check(Inst::Value(instance), Path::Root, &mut walk);
+        walk.finish()
     }
 }
 
 impl Validator for SubsetValidator {
     fn validate(&self, instance: &Value) -> Result<(), ValidationError> {
-        match self.walk(instance, Mode::First).errors.into_iter().next() {
+        match self.walk(instance, Mode::First).into_iter().next() {
             Some(error) => Err(error),
             None => Ok(()),
         }
     }
 
     fn validate_all(&self, instance: &Value) -> Result<(), ValidationErrors> {
-        match ValidationErrors::from_vec(self.walk(instance, Mode::All).errors) {
+        match ValidationErrors::from_vec(self.walk(instance, Mode::All)) {
             Some(errors) => Err(errors),
             None => Ok(()),
         }
@@ -246,9 +287,10 @@ impl Validator for SubsetValidator {
         if too_deep(instance, self.max_instance_depth).is_some() {
             return false;
         }
-        let mut walk = Walk::new(Mode::Check);
-        self.root
-            .check(instance, Path::Root, &mut walk)
+        let mut walk = Walk::new(Mode::Check, &self.compiled.shared, self.limits);
+        self.compiled
+            .root
+            .check(Inst::Value(instance), Path::Root, &mut walk)
             .is_continue()
     }
 }

@@ -1,4 +1,5 @@
-//! Feature `full`: keywords beyond the subset, other drafts, backend choice, and references.
+//! Feature `full`: the keywords both backends evaluate, keywords beyond the subset, other
+//! drafts, backend choice, and references.
 
 use presa_schema::{FullValidator, SchemaError, Validator, ValidatorOptions};
 use serde_json::{Value, json};
@@ -6,14 +7,24 @@ use serde_json::{Value, json};
 const DRAFT7: &str = "http://json-schema.org/draft-07/schema#";
 const DRAFT4: &str = "http://json-schema.org/draft-04/schema#";
 
+/// Checks the first error through [`presa_schema::compile`] and the full backend.
 fn check(schema: Value, instance: Value, expected: &str) {
-    let validator = presa_schema::compile(&schema).unwrap_or_else(|e| panic!("{schema}: {e}"));
-    let got = validator
-        .validate(&instance)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
-    assert_eq!(got, expected, "schema {schema}, instance {instance}");
+    let auto = presa_schema::compile(&schema).unwrap_or_else(|e| panic!("{schema}: {e}"));
+    let full = FullValidator::new(&schema).unwrap_or_else(|e| panic!("{schema}: {e}"));
+    for (backend, validator) in [
+        ("compile", auto),
+        ("full", Box::new(full) as Box<dyn Validator>),
+    ] {
+        let got = validator
+            .validate(&instance)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert_eq!(
+            got, expected,
+            "[{backend}] schema {schema}, instance {instance}"
+        );
+    }
 }
 
 fn schema_error(schema: Value) -> SchemaError {
@@ -28,22 +39,22 @@ fn applicators_and_references() {
     check(
         json!({"anyOf": [{"type": "string"}, {"type": "number"}]}),
         json!(null),
-        "at /: value does not match any of the schemas in anyOf",
+        "at /: value matches none of the 2 schemas of anyOf",
     );
     check(
         json!({"oneOf": [{"minimum": 0}, {"maximum": 10}]}),
         json!(5),
-        "at /: value matches more than one of the schemas in oneOf",
+        "at /: value matches 2 of the schemas of oneOf, expected exactly one",
     );
     check(
         json!({"oneOf": [{"minimum": 10}, {"maximum": 0}]}),
         json!(5),
-        "at /: value does not match any of the schemas in oneOf",
+        "at /: value matches none of the 2 schemas of oneOf",
     );
     check(
         json!({"not": {"type": "string"}}),
         json!("x"),
-        "at /: value must not match the schema in not",
+        "at /: value must not match the schema of not",
     );
     check(
         json!({"allOf": [{"type": "string"}, {"minLength": 3}]}),
@@ -64,7 +75,7 @@ fn applicators_and_references() {
     check(
         json!({"$ref": "https://json-schema.org/draft/2020-12/schema"}),
         json!({"type": 5}),
-        "at /type: value does not match any of the schemas in anyOf",
+        "at /type: value matches none of the 2 schemas of anyOf",
     );
 }
 
@@ -98,17 +109,17 @@ fn object_and_array_keywords() {
     check(
         json!({"contains": {"type": "string"}}),
         json!([1]),
-        "at /: expected an item matching contains",
+        "at /: expected at least 1 item matching contains, got 0",
     );
     check(
         json!({"contains": {"type": "string"}, "minContains": 2}),
         json!(["a", 1]),
-        "at /: expected at least 2 items matching contains",
+        "at /: expected at least 2 items matching contains, got 1",
     );
     check(
         json!({"contains": {"type": "string"}, "maxContains": 1}),
         json!(["a", "b"]),
-        "at /: expected at most 1 item matching contains",
+        "at /: expected at most 1 item matching contains, got 2",
     );
     check(
         json!({"prefixItems": [{"type": "string"}]}),
@@ -162,17 +173,41 @@ fn other_drafts_follow_schema() {
 #[test]
 fn compile_picks_the_subset_when_it_suffices() {
     let pick = |schema: Value| format!("{:?}", presa_schema::compile(&schema).unwrap());
-    assert!(
-        pick(json!({"type": "object", "properties": {"a": {"maxLength": 3}}}))
-            .starts_with("SubsetValidator")
-    );
-    assert!(
-        pick(json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "t"}))
-            .starts_with("SubsetValidator")
-    );
-    assert!(pick(json!({"properties": {"a": {"anyOf": [true]}}})).starts_with("FullValidator"));
-    assert!(pick(json!({"$schema": DRAFT7, "type": "string"})).starts_with("FullValidator"));
-    assert!(pick(json!({"x-extension": true})).starts_with("FullValidator"));
+    for schema in [
+        json!({"type": "object", "properties": {"a": {"maxLength": 3}}}),
+        json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "t"}),
+        json!({"properties": {"a": {"anyOf": [true]}}}),
+        json!({"$defs": {"a": {"type": "string"}}, "items": {"$ref": "#/$defs/a"}}),
+        json!({"x-extension": true, "if": true, "then": {"not": {"contains": false}}}),
+    ] {
+        assert!(
+            pick(schema.clone()).starts_with("SubsetValidator"),
+            "{schema}"
+        );
+    }
+    for schema in [
+        json!({"$schema": DRAFT7, "type": "string"}),
+        json!({"properties": {"a": {"unevaluatedProperties": false}}}),
+        json!({"$dynamicAnchor": "meta", "items": {"$dynamicRef": "#meta"}}),
+        json!({"$ref": "https://json-schema.org/draft/2020-12/schema"}),
+        json!({"$defs": {"b": {"$id": "b.json"}}}),
+        json!({"additionalItems": false}),
+    ] {
+        assert!(
+            pick(schema.clone()).starts_with("FullValidator"),
+            "{schema}"
+        );
+    }
+    // Another error from the subset is the answer: full is not tried.
+    assert!(matches!(
+        presa_schema::compile(&json!({"minLength": -1})),
+        Err(SchemaError::InvalidKeyword { .. })
+    ));
+    // Unless the schema also uses something only full has.
+    assert!(matches!(
+        presa_schema::compile(&json!({"minLength": -1, "unevaluatedItems": false})),
+        Err(SchemaError::Invalid { .. })
+    ));
 }
 
 #[test]

@@ -142,17 +142,152 @@ fn deep_objects_are_rejected() {
     dismantle(instance);
 }
 
-#[cfg(feature = "full")]
 #[test]
 fn recursive_schemas_stop_at_the_instance_limit() {
     // `$ref: "#"` recursion follows the instance as deep as it goes.
     let schema = json!({"type": ["array", "integer"], "items": {"$ref": "#"}});
+    for (name, compile) in compilers() {
+        let validator = compile(&ValidatorOptions::default(), &schema).unwrap();
+        assert!(validator.is_valid(&deep_array(127)), "{name}");
+        let instance = deep_array(100_000);
+        let error = validator.validate(&instance).unwrap_err();
+        assert_eq!(error.kind(), &ErrorKind::TooDeep { limit: 128 }, "{name}");
+        dismantle(instance);
+    }
+}
+
+/// `{"allOf": [{"allOf": [... {"items": {"$ref": "#/$defs/a"}}]}]}`, `levels` deep, as `a`.
+fn nested_recursion(levels: usize) -> Value {
+    let mut value = json!({"type": ["array", "integer"], "items": {"$ref": "#/$defs/a"}});
+    for _ in 0..levels {
+        value = json!({"allOf": [value]});
+    }
+    json!({"$defs": {"a": value}, "$ref": "#/$defs/a"})
+}
+
+#[test]
+fn reference_nesting_is_bounded() {
+    // Each level of the value costs 52 schema levels: past the reference depth limit long
+    // before the instance limit, the value is rejected (and the stack is safe).
+    let validator = presa_schema::compile(&nested_recursion(50)).unwrap();
+    assert!(validator.is_valid(&deep_array(3)));
+    let error = validator.validate(&deep_array(100)).unwrap_err();
+    assert_eq!(error.kind(), &ErrorKind::ReferenceDepth { limit: 512 });
+    assert_eq!(
+        error.message(),
+        "schema references nest deeper than 512 levels"
+    );
+    assert!(!validator.is_valid(&deep_array(100)));
+    assert_eq!(
+        validator.validate_all(&deep_array(100)).unwrap_err().len(),
+        1
+    );
+    // The limit is configurable, and a chain that cannot fit fails to compile.
+    let mut options = ValidatorOptions::default();
+    options.max_reference_depth(40);
+    assert_eq!(
+        options.compile_subset(&nested_recursion(50)).unwrap_err(),
+        SchemaError::ReferenceDepth {
+            pointer: "/$defs/a".into(),
+            limit: 40
+        }
+    );
+    options.max_reference_depth(100);
+    let validator = options.compile_subset(&nested_recursion(30)).unwrap();
+    assert!(validator.is_valid(&deep_array(2)));
+    assert_eq!(
+        validator.validate(&deep_array(5)).unwrap_err().kind(),
+        &ErrorKind::ReferenceDepth { limit: 100 }
+    );
+}
+
+#[test]
+fn reference_fan_out_is_bounded() {
+    // Both branches recurse, and the first fails only at the bottom: 2^depth steps.
+    let schema = json!({
+        "anyOf": [
+            {"type": "array", "items": {"$ref": "#"}, "contains": {"type": "null"}},
+            {"type": "array", "items": {"$ref": "#"}},
+            {"type": "string"},
+        ],
+    });
     let validator = presa_schema::compile(&schema).unwrap();
-    assert!(validator.is_valid(&deep_array(100)));
-    let instance = deep_array(100_000);
+    assert!(validator.is_valid(&json!([[["s"]]])));
+    let instance = deep_array(100);
     let error = validator.validate(&instance).unwrap_err();
-    assert_eq!(error.kind(), &ErrorKind::TooDeep { limit: 128 });
-    dismantle(instance);
+    assert_eq!(
+        error.kind(),
+        &ErrorKind::ReferenceSteps { limit: 1_000_000 }
+    );
+    assert!(!validator.is_valid(&instance));
+    let mut options = ValidatorOptions::default();
+    options.max_reference_steps(100);
+    let error = options
+        .compile_subset(&schema)
+        .unwrap()
+        .validate(&instance)
+        .unwrap_err();
+    // Depth first: the 100 steps run out at the bottom of the first path.
+    assert_eq!(error.pointer(), "/0".repeat(100));
+    assert_eq!(
+        error.message(),
+        "value needs more than 100 schema reference steps"
+    );
+}
+
+#[test]
+fn many_references_compile_to_one_schema() {
+    // 100,000 references to one definition, and a definition referring to itself through
+    // 10,000 `allOf` entries: each target compiles once.
+    let refs: Vec<Value> = (0..100_000)
+        .map(|_| json!({"$ref": "#/$defs/leaf"}))
+        .collect();
+    let schema = json!({
+        "$defs": {
+            "leaf": {"type": "integer"},
+            "wide": {"items": {"allOf": vec![json!({"$ref": "#/$defs/wide"}); 10_000]}},
+        },
+        "prefixItems": refs,
+        "properties": {"w": {"$ref": "#/$defs/wide"}},
+    });
+    let validator = presa_schema::compile(&schema).unwrap();
+    assert!(validator.is_valid(&json!([1, 2, 3])));
+    assert_eq!(
+        validator
+            .validate(&json!([1, "x"]))
+            .unwrap_err()
+            .to_string(),
+        "at /1: expected integer, got string"
+    );
+    // Validating fans out 10,000-fold per level of the value: the step limit ends it.
+    assert!(validator.is_valid(&json!({"w": [[]]})));
+    assert_eq!(
+        validator
+            .validate(&json!({"w": [[[]]]}))
+            .unwrap_err()
+            .kind(),
+        &ErrorKind::ReferenceSteps { limit: 1_000_000 }
+    );
+}
+
+#[test]
+fn reference_cycles_fail_to_compile() {
+    for schema in [
+        json!({"$ref": "#"}),
+        json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}},
+               "items": {"$ref": "#/$defs/a"}}),
+        json!({"$defs": {"a": {"$anchor": "a", "not": {"$ref": "#a"}}}, "$ref": "#a"}),
+    ] {
+        for (name, compile) in compilers().into_iter().take(2) {
+            assert!(
+                matches!(
+                    compile(&ValidatorOptions::default(), &schema),
+                    Err(SchemaError::ReferenceCycle { .. })
+                ),
+                "{name} {schema}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -704,19 +704,166 @@ fn errors_collection() {
 }
 
 #[test]
-fn subset_ignores_other_keywords() {
-    let subset = ValidatorOptions::default()
-        .compile_subset(&json!({
-            "anyOf": [{"type": "string"}],
-            "$ref": "#/$defs/x",
-            "patternProperties": {"^a": false},
-            "type": "array",
-            "prefixItems": [{"type": "string"}],
-        }))
-        .unwrap();
-    assert!(subset.validate(&json!([1])).is_ok());
-    assert_eq!(
-        subset.validate(&json!({"a": 1})).unwrap_err().to_string(),
-        "at /: expected array, got object"
+fn combinators() {
+    let any = json!({"anyOf": [{"type": "string"}, {"type": "number"}]});
+    check(
+        any.clone(),
+        json!(null),
+        "at /: value matches none of the 2 schemas of anyOf",
     );
+    check(any, json!(1.5), "");
+    check(
+        json!({"properties": {"a": {"anyOf": [{"type": "null"}, {"minimum": 2}, {"const": "x"}]}}}),
+        json!({"a": 1}),
+        "at /a: value matches none of the 3 schemas of anyOf",
+    );
+    check(
+        json!({"oneOf": [{"minimum": 0}, {"maximum": 10}]}),
+        json!(5),
+        "at /: value matches 2 of the schemas of oneOf, expected exactly one",
+    );
+    check(
+        json!({"oneOf": [{"minimum": 10}, {"maximum": 0}]}),
+        json!(5),
+        "at /: value matches none of the 2 schemas of oneOf",
+    );
+    check(
+        json!({"oneOf": [{"minimum": 10}, {"maximum": 0}]}),
+        json!(11),
+        "",
+    );
+    check(
+        json!({"not": {"type": "string"}}),
+        json!("x"),
+        "at /: value must not match the schema of not",
+    );
+    check(json!({"not": {"type": "string"}}), json!(1), "");
+    check(
+        json!({"allOf": [{"type": "string"}, {"minLength": 3}]}),
+        json!("ab"),
+        "at /: expected at least 3 characters, got 2",
+    );
+    let conditional = json!({
+        "if": {"properties": {"kind": {"const": "card"}}},
+        "then": {"required": ["number"]},
+        "else": {"required": ["iban"]},
+    });
+    check(
+        conditional.clone(),
+        json!({"kind": "card"}),
+        r#"at /: missing required property "number""#,
+    );
+    check(
+        conditional.clone(),
+        json!({"kind": "bank"}),
+        r#"at /: missing required property "iban""#,
+    );
+    check(conditional, json!({"kind": "card", "number": 1}), "");
+}
+
+#[test]
+fn references() {
+    let schema = json!({
+        "$defs": {"positive": {"type": "integer", "exclusiveMinimum": 0}},
+        "type": "array",
+        "items": {"$ref": "#/$defs/positive"},
+    });
+    check(
+        schema.clone(),
+        json!([1, 0]),
+        "at /1: expected more than 0, got 0",
+    );
+    check(schema, json!([1, 2]), "");
+    check(
+        json!({"$defs": {"n": {"$anchor": "name", "maxLength": 2}}, "properties": {"a": {"$ref": "#name"}}}),
+        json!({"a": "abc"}),
+        "at /a: expected at most 2 characters, got 3",
+    );
+    let tree = json!({"type": ["array", "integer"], "items": {"$ref": "#"}});
+    check(tree.clone(), json!([1, [2, [3]]]), "");
+    check(
+        tree,
+        json!([1, [2, ["x"]]]),
+        "at /1/1/0: expected array or integer, got string",
+    );
+}
+
+#[test]
+fn array_applicators() {
+    let tuple = json!({"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false});
+    check(tuple.clone(), json!(["a", 1]), "");
+    check(
+        tuple.clone(),
+        json!([1, 1]),
+        "at /0: expected string, got integer",
+    );
+    check(tuple, json!(["a", 1, 2]), "at /2: value is not allowed");
+    check(
+        json!({"contains": {"type": "string"}}),
+        json!([1, 2]),
+        "at /: expected at least 1 item matching contains, got 0",
+    );
+    check(
+        json!({"contains": {"type": "string"}, "minContains": 2}),
+        json!(["a", 1]),
+        "at /: expected at least 2 items matching contains, got 1",
+    );
+    check(
+        json!({"contains": {"type": "string"}, "maxContains": 1}),
+        json!(["a", "b"]),
+        "at /: expected at most 1 item matching contains, got 2",
+    );
+    check(
+        json!({"contains": {"type": "string"}, "minContains": 1, "maxContains": 2}),
+        json!(["a", "b", "c", 1]),
+        "at /: expected at most 2 items matching contains, got 3",
+    );
+}
+
+#[test]
+fn object_applicators() {
+    check(
+        json!({"patternProperties": {"^x-": false}}),
+        json!({"x-a": 1}),
+        "at /x-a: value is not allowed",
+    );
+    let mixed = json!({
+        "properties": {"id": true},
+        "patternProperties": {"^x-": {"type": "string"}},
+        "additionalProperties": false,
+    });
+    check(mixed.clone(), json!({"id": 1, "x-a": "b"}), "");
+    check(
+        mixed,
+        json!({"id": 1, "y": 2}),
+        r#"at /: additional property "y" is not allowed"#,
+    );
+    check(
+        json!({"dependentRequired": {"a": ["b"]}}),
+        json!({"a": 1}),
+        r#"at /: missing required property "b""#,
+    );
+    check(
+        json!({"dependentSchemas": {"a": {"properties": {"b": {"type": "string"}}}}}),
+        json!({"a": 1, "b": 2}),
+        "at /b: expected string, got integer",
+    );
+    check(
+        json!({"propertyNames": {"maxLength": 2}}),
+        json!({"abc": 1}),
+        r#"at /: property name "abc" is not valid: expected at most 2 characters, got 3"#,
+    );
+    check(
+        json!({"propertyNames": {"pattern": "^[a-z]+$"}}),
+        json!({"a\"b": 1}),
+        r#"at /: property name "a\"b" is not valid: string does not match pattern "^[a-z]+$""#,
+    );
+}
+
+#[test]
+fn unknown_keywords_are_annotations() {
+    // Outside the 2020-12 vocabularies: ignored by both backends, and the subset compiles.
+    let schema = json!({"x-mcp-header": {"type": "string"}, "anything": 1, "type": "integer"});
+    check(schema.clone(), json!(1), "");
+    assert!(ValidatorOptions::default().compile_subset(&schema).is_ok());
 }

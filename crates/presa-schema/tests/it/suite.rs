@@ -1,15 +1,19 @@
 //! The official JSON Schema Test Suite (draft 2020-12), read at test time from the shared
 //! checkout beside the project (`../shared/json-schema-test-suite`).
 //!
-//! - The subset must agree with every test of every group whose schema uses only subset and
-//!   annotation keywords.
+//! - The subset must agree with every test of every group whose schema it compiles, and every
+//!   group it does not compile must fail with [`SchemaError::Unsupported`]: never another
+//!   error, never compile and disagree. [`subset_coverage`] prints the per-file table the
+//!   crate docs carry.
 //! - With `full`, [`compile`] (and [`ValidatorOptions::compile_full`]) must agree with every
 //!   test outside `optional/`, except the groups listed in [`NEEDS_REMOTE`], which need the
-//!   suite's `http://localhost:1234` remotes and must fail to compile instead.
+//!   suite's `http://localhost:1234` remotes and must fail to compile instead; and the subset
+//!   and `full` must agree on every test of every group the subset compiles.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use presa_schema::{Validator, ValidatorOptions};
+use presa_schema::{SchemaError, Validator, ValidatorOptions};
 use serde_json::Value;
 
 fn suite_dir() -> PathBuf {
@@ -61,57 +65,6 @@ fn groups() -> Vec<Group> {
     groups
 }
 
-/// Keywords the subset evaluates, and keywords that are annotations only.
-const SUBSET: &[&str] = &[
-    "type",
-    "enum",
-    "const",
-    "required",
-    "properties",
-    "additionalProperties",
-    "items",
-    "minLength",
-    "maxLength",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "pattern",
-];
-const ANNOTATIONS: &[&str] = &[
-    "$schema",
-    "$comment",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-];
-
-/// Whether every keyword anywhere in `schema` is a subset or annotation keyword.
-fn subset_only(schema: &Value) -> bool {
-    let Value::Object(object) = schema else {
-        return true;
-    };
-    object.iter().all(|(key, value)| match key.as_str() {
-        "properties" => value.as_object().unwrap().values().all(subset_only),
-        "items" | "additionalProperties" => subset_only(value),
-        key => SUBSET.contains(&key) || ANNOTATIONS.contains(&key),
-    })
-}
-
 /// Runs `group` against `validator`; returns one line per disagreement.
 fn disagreements(group: &Group, validator: &dyn Validator, backend: &str) -> Vec<String> {
     let mut failures = Vec::new();
@@ -144,31 +97,115 @@ fn disagreements(group: &Group, validator: &dyn Validator, backend: &str) -> Vec
     failures
 }
 
+/// What the subset makes of one group.
+enum Outcome {
+    /// It compiled; these tests disagree with the suite.
+    Ran(Vec<String>),
+    /// It refused the schema as unsupported, naming this keyword.
+    Refused(String),
+    /// It failed to compile with another error: always a bug.
+    Failed(String),
+}
+
+fn subset_outcome(group: &Group) -> Outcome {
+    match ValidatorOptions::default().compile_subset(&group.schema) {
+        Ok(validator) => Outcome::Ran(disagreements(group, &validator, "subset")),
+        Err(SchemaError::Unsupported { keyword, .. }) => Outcome::Refused(keyword),
+        Err(e) => Outcome::Failed(format!(
+            "[subset] {} / {}: does not compile: {e}",
+            group.file, group.description
+        )),
+    }
+}
+
 #[test]
 fn subset_agrees_with_the_suite() {
-    let options = ValidatorOptions::default();
-    let (mut run, mut skipped, mut cases) = (0, 0, 0);
+    let (mut run, mut refused, mut cases) = (0, 0, 0);
     let mut failures = Vec::new();
     for group in groups() {
-        if !subset_only(&group.schema) {
-            skipped += 1;
-            continue;
-        }
-        run += 1;
-        cases += group.tests.len();
-        match options.compile_subset(&group.schema) {
-            Ok(validator) => failures.extend(disagreements(&group, &validator, "subset")),
-            Err(e) => failures.push(format!(
-                "[subset] {} / {}: does not compile: {e}",
-                group.file, group.description
-            )),
+        match subset_outcome(&group) {
+            Outcome::Ran(disagreements) => {
+                run += 1;
+                cases += group.tests.len();
+                failures.extend(disagreements);
+            }
+            Outcome::Refused(_) => refused += 1,
+            Outcome::Failed(failure) => failures.push(failure),
         }
     }
-    eprintln!("subset: {run} groups run ({cases} tests), {skipped} skipped");
+    eprintln!("subset: {run} groups run ({cases} tests), {refused} refused as unsupported");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // Guard against silently running nothing (e.g. a moved suite or a too-strict filter).
-    assert!(run >= 120, "only {run} groups ran");
-    assert!(cases >= 550, "only {cases} tests ran");
+    assert!(run >= 253, "only {run} groups ran");
+    assert!(cases >= 980, "only {cases} tests ran");
+}
+
+/// Per suite file: groups the subset passes, groups it refuses (and the keywords that made it
+/// refuse). Printed as the Markdown table in the crate docs ("The built-in subset"); run with
+/// `cargo test -p presa-schema subset_coverage -- --nocapture` to regenerate it.
+#[test]
+fn subset_coverage() {
+    #[derive(Default)]
+    struct Row {
+        passed: usize,
+        refused: usize,
+        tests: usize,
+        keywords: BTreeMap<String, usize>,
+    }
+    let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for group in groups() {
+        let row = rows.entry(group.file.clone()).or_default();
+        match subset_outcome(&group) {
+            Outcome::Ran(disagreements) if disagreements.is_empty() => {
+                row.passed += 1;
+                row.tests += group.tests.len();
+            }
+            Outcome::Ran(disagreements) => failures.extend(disagreements),
+            Outcome::Refused(keyword) => {
+                row.refused += 1;
+                *row.keywords.entry(keyword).or_default() += 1;
+            }
+            Outcome::Failed(failure) => failures.push(failure),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let mut table = String::from(
+        "| File | Groups passed (tests) | Groups refused | Refused for |\n|---|---|---|---|\n",
+    );
+    let (mut passed, mut refused, mut tests) = (0, 0, 0);
+    for (file, row) in &rows {
+        let keywords: Vec<String> = row
+            .keywords
+            .iter()
+            .map(|(keyword, n)| format!("`{keyword}` ({n})"))
+            .collect();
+        table.push_str(&format!(
+            "| `{}` | {} ({}) | {} | {} |\n",
+            file.trim_end_matches(".json"),
+            row.passed,
+            row.tests,
+            row.refused,
+            keywords.join(", ")
+        ));
+        passed += row.passed;
+        refused += row.refused;
+        tests += row.tests;
+    }
+    table.push_str(&format!(
+        "| **all {} files** | **{passed} ({tests})** | **{refused}** | |\n",
+        rows.len()
+    ));
+    eprintln!("{table}");
+    // The crate docs carry this table; keep them in step.
+    let docs = include_str!("../../src/lib.rs");
+    let documented = table
+        .lines()
+        .all(|line| docs.contains(&format!("//! {line}")));
+    assert!(
+        documented,
+        "the table in the crate docs (src/lib.rs) is stale; replace it with:\n{table}"
+    );
 }
 
 /// Groups that need the suite's remotes (`http://localhost:1234/...`), which are never fetched:
@@ -219,8 +256,6 @@ const REMOTE_FILES: &[&str] = &["refRemote.json"];
 #[cfg(feature = "full")]
 #[test]
 fn full_agrees_with_the_suite() {
-    use presa_schema::SchemaError;
-
     let options = ValidatorOptions::default();
     let (mut run, mut cases) = (0, 0);
     let mut failures = Vec::new();
@@ -287,4 +322,52 @@ fn full_agrees_with_the_suite() {
     );
     assert!(remote_files_seen > 0, "remote-only files not found");
     assert!(run >= 350, "only {run} groups ran");
+}
+
+/// On every group the subset compiles, the subset and `full` agree on every test: validity
+/// from all three entry points, and whether the first error is the same one.
+#[cfg(feature = "full")]
+#[test]
+fn subset_and_full_agree() {
+    let options = ValidatorOptions::default();
+    let (mut groups_compared, mut cases) = (0, 0);
+    let mut failures = Vec::new();
+    for group in groups() {
+        let Ok(subset) = options.compile_subset(&group.schema) else {
+            continue;
+        };
+        let full = match options.compile_full(&group.schema) {
+            Ok(full) => full,
+            Err(e) => {
+                failures.push(format!(
+                    "{} / {}: the subset compiles it, full does not: {e}",
+                    group.file, group.description
+                ));
+                continue;
+            }
+        };
+        groups_compared += 1;
+        for (description, data, _) in &group.tests {
+            cases += 1;
+            let (a, b) = (subset.validate(data), full.validate(data));
+            let agree = a.is_ok() == b.is_ok()
+                && subset.is_valid(data) == full.is_valid(data)
+                && subset.validate_all(data).is_ok() == full.validate_all(data).is_ok();
+            if !agree {
+                failures.push(format!(
+                    "{} / {} / {description}: subset {:?}, full {:?}",
+                    group.file,
+                    group.description,
+                    a.err().map(|e| e.to_string()),
+                    b.err().map(|e| e.to_string()),
+                ));
+            }
+        }
+    }
+    eprintln!("subset and full compared on {groups_compared} groups ({cases} tests)");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        groups_compared >= 253,
+        "only {groups_compared} groups compared"
+    );
 }

@@ -1,0 +1,55 @@
+//! Which keywords the subset refuses, and where subschemas live (the keywords it evaluates
+//! are the table in keywords.rs).
+//!
+//! The rule: a keyword of the 2020-12 vocabularies (core, applicator, unevaluated, validation,
+//! meta-data, format-annotation, content) is either evaluated, an annotation with no effect on
+//! validation, or in [`UNSUPPORTED`]. So are the assertion keywords earlier drafts defined and
+//! 2020-12 dropped. Any other keyword is unknown, and ignored as an annotation, as 2020-12 says.
+
+/// The 2020-12 meta-schema, as `$schema` names it.
+pub(crate) const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// Keywords the subset refuses with [`SchemaError::Unsupported`](crate::SchemaError): what
+/// 2020-12 defines and the subset does not evaluate, and the assertions of earlier drafts
+/// (`additionalItems`, `dependencies`, `$recursiveRef`, `$recursiveAnchor`), which 2020-12
+/// would ignore although their author meant them to constrain. `$id` below the root, a
+/// `$schema` other than 2020-12 and a `$ref` that is not local are refused too.
+pub(crate) const UNSUPPORTED: &[&str] = &[
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "additionalItems",
+    "dependencies",
+];
+
+/// How a keyword holds subschemas; `bool` says whether they apply to parts of the instance
+/// (items, property values or names) rather than to the instance itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// One schema (`items`, `not`, ...).
+    Single(bool),
+    /// An object of schemas (`properties`, `dependentSchemas`, ...).
+    Map(bool),
+    /// A non-empty array of schemas (`prefixItems`, `allOf`, ...).
+    List(bool),
+    /// `$defs` and `definitions`: schemas applied only where referenced.
+    Container,
+}
+
+/// Where `keyword` holds subschemas, for the keywords the subset knows.
+pub(crate) fn slot(keyword: &str) -> Option<Slot> {
+    Some(match keyword {
+        "items" | "contains" | "additionalProperties" | "propertyNames" => Slot::Single(true),
+        "not" | "if" | "then" | "else" => Slot::Single(false),
+        "properties" | "patternProperties" => Slot::Map(true),
+        "dependentSchemas" => Slot::Map(false),
+        "prefixItems" => Slot::List(true),
+        "allOf" | "anyOf" | "oneOf" => Slot::List(false),
+        "$defs" | "definitions" => Slot::Container,
+        _ => return None,
+    })
+}
