@@ -95,11 +95,43 @@ struct Streams {
     /// The end of the block of stream numbers this process reserved (see
     /// [`SessionState::next_stream`]).
     reserved_until: u64,
+    /// The tables of open and resumable streams; `None` while there are none, which is what
+    /// an idle session keeps (one pointer instead of five empty tables).
+    active: Option<Box<Active>>,
+}
+
+/// What a session's streams hold while any is open or can be resumed.
+#[derive(Default)]
+struct Active {
     by_request: HashMap<RequestId, u64>,
     remaining: HashMap<u64, HashSet<RequestId>>,
     next_seq: HashMap<u64, u64>,
     live: HashMap<u64, mpsc::Sender<Delivery>>,
     buffer: VecDeque<Stored>,
+}
+
+impl Active {
+    fn is_empty(&self) -> bool {
+        self.by_request.is_empty()
+            && self.remaining.is_empty()
+            && self.next_seq.is_empty()
+            && self.live.is_empty()
+            && self.buffer.is_empty()
+    }
+}
+
+impl Streams {
+    /// The tables, made when the first stream opens.
+    fn active(&mut self) -> &mut Active {
+        self.active.get_or_insert_with(Box::default)
+    }
+
+    /// Gives the tables back once nothing is open or resumable.
+    fn settle(&mut self) {
+        if self.active.as_deref().is_some_and(Active::is_empty) {
+            self.active = None;
+        }
+    }
 }
 
 const STREAM_QUEUE: usize = 256;
@@ -366,8 +398,9 @@ impl HttpSession {
     /// Whether the session has an open GET stream.
     pub(crate) fn is_streaming(&self) -> bool {
         lock(&self.streams)
-            .live
-            .get(&0)
+            .active
+            .as_deref()
+            .and_then(|active| active.live.get(&0))
             .is_some_and(|tx| !tx.is_closed())
     }
 
@@ -379,7 +412,11 @@ impl HttpSession {
     /// Ends the session: the connection takes no more messages, and every stream ends.
     pub(crate) fn close(&self) {
         self.connection.close();
-        lock(&self.streams).live.clear();
+        let mut streams = lock(&self.streams);
+        if let Some(active) = streams.active.as_deref_mut() {
+            active.live.clear();
+        }
+        streams.settle();
     }
 
     /// Hands messages to the session's connection, with the identity verified for them;
@@ -403,8 +440,11 @@ impl HttpSession {
             return false;
         }
         let mut streams = lock(&self.streams);
-        match streams.by_request.get(request).copied() {
-            Some(stream) => streams.live.remove(&stream).is_some(),
+        let Some(active) = streams.active.as_deref_mut() else {
+            return false;
+        };
+        match active.by_request.get(request).copied() {
+            Some(stream) => active.live.remove(&stream).is_some(),
             None => false,
         }
     }
@@ -469,14 +509,15 @@ impl HttpSession {
         }
         let stream = streams.next_stream;
         streams.next_stream += 1;
+        let active = streams.active();
         for id in requests {
-            streams.by_request.insert(id.clone(), stream);
+            active.by_request.insert(id.clone(), stream);
         }
-        streams
+        active
             .remaining
             .insert(stream, requests.iter().cloned().collect());
-        streams.next_seq.insert(stream, if primed { 2 } else { 1 });
-        streams.live.insert(stream, tx);
+        active.next_seq.insert(stream, if primed { 2 } else { 1 });
+        active.live.insert(stream, tx);
         (stream, primed.then(|| format!("{stream}-1")), rx)
     }
 
@@ -484,26 +525,17 @@ impl HttpSession {
     /// resume, so nothing of it is kept.
     pub(crate) fn forget_stream(&self, stream: u64) {
         let mut streams = lock(&self.streams);
-        streams.next_seq.remove(&stream);
-        streams.live.remove(&stream);
-        if streams.remaining.remove(&stream).is_some() {
-            streams.by_request.retain(|_, s| *s != stream);
+        let Some(active) = streams.active.as_deref_mut() else {
+            return;
+        };
+        active.next_seq.remove(&stream);
+        active.live.remove(&stream);
+        if active.remaining.remove(&stream).is_some() {
+            active.by_request.retain(|_, s| *s != stream);
         }
-        streams.buffer.retain(|e| e.stream != stream);
-        if streams.remaining.is_empty() {
-            // nothing in flight: an idle session keeps only what can still be resumed
-            streams.by_request = HashMap::new();
-            streams.remaining = HashMap::new();
-            if streams.live.is_empty() {
-                streams.live = HashMap::new();
-            }
-            if streams.next_seq.is_empty() {
-                streams.next_seq = HashMap::new();
-            }
-            if streams.buffer.is_empty() {
-                streams.buffer = VecDeque::new();
-            }
-        }
+        active.buffer.retain(|e| e.stream != stream);
+        // nothing open or resumable: an idle session keeps none of the tables
+        streams.settle();
     }
 
     /// Attaches the standalone GET stream (replacing an earlier one). With `primed`, returns an
@@ -514,12 +546,13 @@ impl HttpSession {
     ) -> (Option<String>, mpsc::Receiver<Delivery>) {
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
         let mut streams = lock(&self.streams);
-        let seq = streams.next_seq.entry(0).or_insert(1);
+        let active = streams.active();
+        let seq = active.next_seq.entry(0).or_insert(1);
         let priming = primed.then(|| format!("0-{seq}"));
         if primed {
             *seq += 1;
         }
-        streams.live.insert(0, tx);
+        active.live.insert(0, tx);
         (priming, rx)
     }
 
@@ -531,10 +564,11 @@ impl HttpSession {
         seq: u64,
     ) -> Option<(Vec<Delivery>, Option<mpsc::Receiver<Delivery>>)> {
         let mut streams = lock(&self.streams);
-        if !streams.next_seq.contains_key(&stream) {
+        let active = streams.active.as_deref_mut()?;
+        if !active.next_seq.contains_key(&stream) {
             return None;
         }
-        let replay: Vec<Delivery> = streams
+        let replay: Vec<Delivery> = active
             .buffer
             .iter()
             .filter(|e| e.stream == stream && e.seq > seq)
@@ -546,12 +580,12 @@ impl HttpSession {
                 last: e.last,
             })
             .collect();
-        let finished = stream != 0 && streams.remaining.get(&stream).is_none_or(HashSet::is_empty);
+        let finished = stream != 0 && active.remaining.get(&stream).is_none_or(HashSet::is_empty);
         if finished {
             return Some((replay, None));
         }
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
-        streams.live.insert(stream, tx);
+        active.live.insert(stream, tx);
         Some((replay, Some(rx)))
     }
 
@@ -566,6 +600,7 @@ impl HttpSession {
         };
         let json: Arc<str> = Arc::from(transmit.message.to_json());
         let mut streams = lock(&self.streams);
+        let streams = streams.active();
         let stream = transmit
             .related_request
             .as_ref()
