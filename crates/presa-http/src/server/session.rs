@@ -18,11 +18,11 @@ use tokio::time::Instant;
 /// The sessions this process holds the live parts of (streams, handlers in flight), by id.
 #[derive(Debug, Default)]
 pub(crate) struct LiveSessions {
-    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    sessions: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
 }
 
 impl LiveSessions {
-    fn map(&self) -> MutexGuard<'_, HashMap<String, Arc<HttpSession>>> {
+    fn map(&self) -> MutexGuard<'_, HashMap<Arc<str>, Arc<HttpSession>>> {
         lock(&self.sessions)
     }
 
@@ -35,7 +35,7 @@ impl LiveSessions {
     pub(crate) fn insert(&self, session: Arc<HttpSession>) -> Arc<HttpSession> {
         let mut map = self.map();
         let kept = map
-            .entry(session.id.clone())
+            .entry(Arc::clone(&session.id))
             .or_insert_with(|| Arc::clone(&session));
         if !kept.is_open() {
             *kept = session;
@@ -169,7 +169,8 @@ const SAVE_ATTEMPTS: usize = 4;
 ///
 /// [`SessionStore`]: super::store::SessionStore
 pub(crate) struct HttpSession {
-    id: String,
+    /// The session id, one allocation shared with the maps and the stored state.
+    id: Arc<str>,
     connection: DrivenConnection,
     streams: Mutex<Streams>,
     last_active: Mutex<Instant>,
@@ -203,7 +204,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl HttpSession {
     /// A session serving `server`. `owner` is the authenticated caller who created it, if any.
     pub(crate) fn start(
-        id: String,
+        id: Arc<str>,
         server: Server,
         buffer_capacity: usize,
         owner: Option<String>,
@@ -223,7 +224,7 @@ impl HttpSession {
             changes: 0,
         };
         let session = Self::with_connection(
-            state.id.clone(),
+            Arc::clone(&state.id),
             server,
             buffer_capacity,
             state.owner.clone(),
@@ -236,7 +237,7 @@ impl HttpSession {
     }
 
     fn with_connection(
-        id: String,
+        id: Arc<str>,
         server: Server,
         buffer_capacity: usize,
         owner: Option<String>,
@@ -318,7 +319,7 @@ impl HttpSession {
         let saved = lock(&self.saved);
         let connection = self.connection.state()?;
         let replaces = saved.revision();
-        let mut state = SessionState::new(self.id.clone(), self.owner.clone(), connection);
+        let mut state = SessionState::new(Arc::clone(&self.id), self.owner.clone(), connection);
         state.revision = replaces.map_or(1, |known| known.saturating_add(1));
         state.next_stream = reserved.max(saved.next_stream());
         Some((state, replaces, changes))
@@ -671,8 +672,9 @@ impl Outbox for SessionOutbox {
 }
 
 /// A fresh session id: 128 random bits, hex-encoded (visible ASCII only).
-pub(crate) fn new_session_id() -> Option<String> {
+pub(crate) fn new_session_id() -> Option<Arc<str>> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Some(Arc::from(hex))
 }

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 #[non_exhaustive]
 pub struct SessionState {
     /// The session id (`Mcp-Session-Id`).
-    pub id: String,
+    pub id: Arc<str>,
     /// The authenticated caller who created the session, the only one who may use it; `None`
     /// for a session created without authentication, which anyone holding its id may use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,7 +59,7 @@ pub struct SessionState {
 impl SessionState {
     /// The state of session `id`, created by `owner` (if authenticated), before its first
     /// save: revision 0, no stream numbers reserved.
-    pub fn new(id: impl Into<String>, owner: Option<String>, connection: ConnectionState) -> Self {
+    pub fn new(id: impl Into<Arc<str>>, owner: Option<String>, connection: ConnectionState) -> Self {
         Self {
             id: id.into(),
             owner,
@@ -189,7 +189,7 @@ pub struct InMemorySessionStore {
 
 #[derive(Debug, Default)]
 struct InMemory {
-    states: HashMap<String, Kept>,
+    states: HashMap<Arc<str>, Kept>,
     swept: Option<Instant>,
 }
 
@@ -273,7 +273,7 @@ impl SessionStore for InMemorySessionStore {
             expires: expiry(now, ttl),
             state: Arc::clone(&state),
         };
-        map.states.insert(state.id.clone(), kept);
+        map.states.insert(Arc::clone(&state.id), kept);
         Box::pin(std::future::ready(Ok(true)))
     }
 

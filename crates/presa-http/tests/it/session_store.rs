@@ -91,14 +91,14 @@ impl SessionStore for JsonStore {
             let text = serde_json::to_string(&*state)
                 .map_err(|e| SessionStoreError::with_source("unwritable state", e))?;
             let mut texts = self.texts.lock().unwrap();
-            let stored = texts.get(&state.id).map(|text| {
+            let stored = texts.get(&*state.id).map(|text| {
                 let stored: SessionState = serde_json::from_str(text).unwrap();
                 stored.revision
             });
             if stored != replaces {
                 return Ok(false);
             }
-            texts.insert(state.id.clone(), text);
+            texts.insert(state.id.to_string(), text);
             Ok(true)
         })
     }

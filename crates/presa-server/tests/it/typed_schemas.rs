@@ -182,3 +182,26 @@ fn the_subset_and_the_full_validator_agree_on_derived_schemas() {
         }
     }
 }
+
+#[test]
+fn a_tool_schema_the_subset_cannot_evaluate_is_refused_at_build_naming_the_keyword() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "unevaluatedProperties": false
+    });
+    let error = presa_server::Server::builder("strict", "1.0.0")
+        .schema_compiler(|schema| {
+            let subset = ValidatorOptions::default().compile_subset(schema)?;
+            Ok(Box::new(subset) as Box<dyn Validator>)
+        })
+        .tool(
+            presa_server::Tool::new("t", schema.as_object().cloned().unwrap()),
+            |_: Value, _cx: presa_server::Context| async { "" },
+        )
+        .build()
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("unevaluatedProperties"), "{message}");
+    assert!(message.contains("full-schema"), "{message}");
+}
