@@ -27,10 +27,6 @@ trait Page: DeserializeOwned + HasResultType + Cacheable + Send + 'static {
     const METHOD: &'static str;
     type Item: Send + 'static;
     fn into_parts(self) -> (Vec<Self::Item>, Option<String>);
-    /// Learns what the page tells the client (a tools page: the output schemas).
-    fn seen(&self, client: &Client) {
-        let _ = client;
-    }
 }
 
 macro_rules! pages {
@@ -46,20 +42,10 @@ macro_rules! pages {
 }
 
 pages! {
+    ListToolsResult => Tool, cache::TOOLS, tools;
     ListPromptsResult => Prompt, cache::PROMPTS, prompts;
     ListResourcesResult => Resource, cache::RESOURCES, resources;
     ListResourceTemplatesResult => ResourceTemplate, cache::TEMPLATES, resource_templates;
-}
-
-impl Page for ListToolsResult {
-    const METHOD: &'static str = cache::TOOLS;
-    type Item = Tool;
-    fn into_parts(self) -> (Vec<Tool>, Option<String>) {
-        (self.tools, self.next_cursor)
-    }
-    fn seen(&self, client: &Client) {
-        client.output_schemas().learn(&self.tools);
-    }
 }
 
 impl Client {
@@ -148,10 +134,10 @@ impl Client {
     /// `tools/call` with a typed result: `arguments` serialized as the call's arguments, and
     /// the tool's `structuredContent` checked against its `outputSchema` and read as `Out`.
     ///
-    /// The output schema is the one the server listed for the tool (a client that has not
-    /// listed the tools yet lists them first, once). A structured result that is
-    /// `{"result": <value>}` (how a server sends a result that is not an object) is read as
-    /// `Out` from the value when it does not read as `Out` itself. Errors keep the causes
+    /// The output schema is the one the server listed for the tool: the first typed call lists
+    /// the tools (again after `notifications/tools/list_changed`); a tool missing from the list
+    /// is called unchecked. When the output schema is a wrapped result's (`{"result": <value>}`,
+    /// how a server sends a result that is not an object), `Out` is read from the value. Errors keep the causes
     /// apart: the server's JSON-RPC error is [`ClientError::Server`], the tool's error result
     /// [`ClientError::ToolFailed`], a result that does not match
     /// [`ClientError::OutputMismatch`].
@@ -174,12 +160,14 @@ impl Client {
         let call = self.call_tool(name.clone(), arguments);
         CallBuilder::new(self, move |client, options| {
             Box::pin(async move {
-                if !client.output_schemas().knows(&name) {
-                    // the output schema comes from the server's list
-                    client.list_tools().options(options.clone()).await?;
+                let schemas = client.output_schemas();
+                if !schemas.is_listed() {
+                    // the output schemas come from the server's list
+                    let tools = client.list_tools().options(options.clone()).await?;
+                    schemas.replace(&tools);
                 }
                 let result = call.options(options).await?;
-                crate::output::read_output(&client, &name, result)
+                schemas.read(&name, result)
             })
         })
     }
@@ -369,20 +357,19 @@ async fn page<P: Page>(
     if let Some(cursor) = &cursor {
         params.insert("cursor".into(), Value::String(cursor.clone()));
     }
-    let page: P = cached(
+    cached(
         client,
         CacheKey::new(P::METHOD, cursor),
         Some(params),
         options,
     )
-    .await?;
-    page.seen(client);
-    Ok(page)
+    .await
 }
 
 /// Fails a request the server's capabilities rule out, before it is sent.
 fn offered(client: &Client, method: &str) -> Result<(), ClientError> {
-    match client.info().capabilities.missing_for(method) {
+    let info = client.info();
+    match info.capabilities.missing_for(method, info.protocol_version) {
         Some(capability) => Err(ClientError::NotOffered {
             method: method.to_owned(),
             capability,

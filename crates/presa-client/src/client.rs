@@ -52,8 +52,6 @@ struct Inner {
     handlers: InputHandlers,
     max_input_rounds: usize,
     request_timeout: Option<Duration>,
-    /// The output schemas of the tools listed to this client, for typed calls.
-    output_schemas: crate::output::OutputSchemas,
 }
 
 impl fmt::Debug for Client {
@@ -106,7 +104,6 @@ impl Client {
                 handlers: options.handlers.clone(),
                 max_input_rounds: options.input_rounds(),
                 request_timeout: options.default_timeout(),
-                output_schemas: crate::output::OutputSchemas::default(),
             }),
         })
     }
@@ -165,7 +162,7 @@ impl Client {
     }
 
     pub(crate) fn output_schemas(&self) -> &crate::output::OutputSchemas {
-        &self.inner.output_schemas
+        &self.inner.handle.shared.output_schemas
     }
 
     pub(crate) fn request_timeout(&self) -> Option<Duration> {

@@ -334,6 +334,9 @@ impl Driver {
                 if let Some(mut cache) = self.shared.cache() {
                     cache.invalidate(&notification);
                 }
+                if notification.method == "notifications/tools/list_changed" {
+                    self.shared.output_schemas.forget();
+                }
                 // No receiver is fine: nobody listens.
                 let _ = self.notifications.send(notification);
             }

@@ -394,7 +394,7 @@ mod tests {
                 "\"$id\" at /not/$id starts",
             ),
             (
-                json!({"$schema": "https://json-schema.org/draft/2019-09/schema"}),
+                json!({"$schema": "http://json-schema.org/draft-04/schema#"}),
                 "\"$schema\" at /$schema names",
             ),
         ] {

@@ -67,8 +67,10 @@
 //! where it is: `unevaluatedProperties`, `unevaluatedItems`, `$dynamicRef`, `$dynamicAnchor`,
 //! `$vocabulary`; the keywords of earlier drafts that 2020-12 dropped (`additionalItems`,
 //! `dependencies`, `$recursiveRef`, `$recursiveAnchor`); an `$id` below the root (a new base
-//! URI); a `$schema` naming anything but 2020-12 (so draft-07's `items: [..]` is never read as
-//! 2020-12); a `$ref` to another document, or to a location that is not a schema (inside
+//! URI); a `$schema` naming a draft other than 2020-12, 2019-09, draft-07 and draft-06 (which
+//! it reads as 2020-12 where they mean the same, as most tool schemas of those drafts do: zod
+//! emits draft-07), and in those three drafts the keywords whose meaning differs (`items` as an
+//! array, a `$ref` beside other constraints, `format`, which they may assert); a `$ref` to another document, or to a location that is not a schema (inside
 //! `enum`, an unknown keyword, ...). The rule for everything else: the annotations of the
 //! 2020-12 vocabularies (`title`, `description`, `default`, `examples`, `deprecated`,
 //! `readOnly`, `writeOnly`, `format`, `contentEncoding`, `contentMediaType`,

@@ -22,6 +22,9 @@ pub(crate) struct Resolver {
     root_id: Option<String>,
     /// `$anchor` names and the canonical pointer of the schema that declares each.
     anchors: HashMap<String, String>,
+    /// The root's `$schema` names draft-06, draft-07 or 2019-09: read with 2020-12 semantics
+    /// where those drafts mean the same, refused where they differ.
+    earlier_draft: bool,
 }
 
 /// What [`scan`] found: the resolver, and every distinct `$ref` target in first-seen order.
@@ -45,6 +48,10 @@ pub(crate) fn scan(doc: &Value) -> Result<Scan, SchemaError> {
             .and_then(root_id)
             .map(str::to_owned),
         anchors: HashMap::new(),
+        earlier_draft: doc
+            .get("$schema")
+            .and_then(Value::as_str)
+            .is_some_and(is_compatible_draft),
     };
     let mut refs = Vec::new();
     visit(doc, "", true, &mut resolver, &mut refs)?;
@@ -101,10 +108,24 @@ fn visit<'d>(
         match keyword.as_str() {
             "$id" if !root => return Err(unsupported()),
             "$schema" => {
-                if value.as_str().is_some_and(|uri| !is_2020_12(uri)) {
+                let known = |uri: &str| is_2020_12(uri) || (root && is_compatible_draft(uri));
+                if value.as_str().is_some_and(|uri| !known(uri)) {
                     return Err(unsupported());
                 }
             }
+            // the drafts before 2019-09 ignore a `$ref`'s siblings, which 2020-12 applies
+            "$ref"
+                if resolver.earlier_draft
+                    && object
+                        .keys()
+                        .any(|key| !REF_SIBLINGS.contains(&key.as_str())) =>
+            {
+                return Err(unsupported());
+            }
+            // an array of `items` is a tuple before 2020-12 (`prefixItems` now), and draft-07
+            // and earlier may assert `format`, which 2020-12 only annotates
+            "items" if resolver.earlier_draft && value.is_array() => return Err(unsupported()),
+            "format" if resolver.earlier_draft => return Err(unsupported()),
             "$ref" => {
                 if let Value::String(reference) = value {
                     refs.push((reference.as_str(), join(at, keyword)));
@@ -148,6 +169,37 @@ fn children<'d>(slot: Slot, value: &'d Value, at: &str) -> Vec<(&'d Value, Strin
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Keywords beside a `$ref` that mean the same under every draft.
+const REF_SIBLINGS: &[&str] = &[
+    "$ref",
+    "$comment",
+    "$schema",
+    "$id",
+    "title",
+    "description",
+    "definitions",
+    "$defs",
+    "default",
+    "examples",
+];
+
+/// Whether `uri` names a meta-schema whose keywords the subset reads as 2020-12 does, except
+/// those [`visit`] refuses (`items` arrays, `$ref` beside other keywords, `format`): draft-06,
+/// draft-07 and 2019-09 (what many tool schemas carry, e.g. zod's draft-07).
+fn is_compatible_draft(uri: &str) -> bool {
+    let uri = uri.strip_suffix('#').unwrap_or(uri);
+    let uri = uri
+        .strip_prefix("https://")
+        .or_else(|| uri.strip_prefix("http://"))
+        .unwrap_or(uri);
+    matches!(
+        uri,
+        "json-schema.org/draft-06/schema"
+            | "json-schema.org/draft-07/schema"
+            | "json-schema.org/draft/2019-09/schema"
+    )
 }
 
 /// Whether `uri` names the 2020-12 meta-schema.
@@ -460,10 +512,25 @@ mod tests {
             (json!({"dependencies": {}}), "/dependencies"),
             (json!({"not": {"$id": "inner.json"}}), "/not/$id"),
             (
-                json!({"$schema": "http://json-schema.org/draft-07/schema#"}),
+                json!({"$schema": "http://json-schema.org/draft-04/schema#"}),
                 "/$schema",
             ),
             (json!({"$ref": "other.json"}), "/$ref"),
+            // draft-07 is read as 2020-12 except where the two differ
+            (
+                json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{}]}),
+                "/items",
+            ),
+            (
+                json!({"$schema": "http://json-schema.org/draft-07/schema#",
+                       "definitions": {"a": {}},
+                       "properties": {"p": {"$ref": "#/definitions/a", "type": "string"}}}),
+                "/properties/p/$ref",
+            ),
+            (
+                json!({"not": {"$schema": "http://json-schema.org/draft-07/schema#"}}),
+                "/not/$schema",
+            ),
         ];
         for (schema, pointer) in cases {
             match scan(&schema) {
@@ -476,6 +543,10 @@ mod tests {
         // Annotations, unknown words and keywords inside non-schemas are not refused.
         for schema in [
             json!({"$schema": "https://json-schema.org/draft/2020-12/schema#", "$id": "x"}),
+            // what zod and the TypeScript SDK send
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                   "properties": {"a": {"type": "string"}}, "required": ["a"],
+                   "additionalProperties": false}),
             json!({"x-unevaluatedProperties": false, "title": "t", "format": "uri"}),
             json!({"const": {"unevaluatedProperties": false}}),
             json!({"x-vendor": {"$dynamicRef": "#"}}),

@@ -344,10 +344,7 @@ impl ServerBuilder {
         R: crate::ToolOutput,
     {
         let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
-        self.tool_handler(
-            tool,
-            Arc::new(crate::typed::TypedTool::new(handler, wrapped)),
-        )
+        self.tool_handler(tool, crate::typed::typed_handler(handler, wrapped))
     }
 
     /// [`typed_tool`](Self::typed_tool) with a plain closure, run where the request is read (see
@@ -360,10 +357,7 @@ impl ServerBuilder {
         R: crate::ToolOutput,
     {
         let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
-        self.tool_handler(
-            tool,
-            Arc::new(crate::typed::TypedSyncTool::new(handler, wrapped)),
-        )
+        self.tool_handler(tool, crate::typed::typed_sync_handler(handler, wrapped))
     }
 
     /// Adds a tool with an object-safe handler.

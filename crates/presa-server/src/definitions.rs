@@ -197,6 +197,18 @@ impl Definitions {
         self.completions.get(&(target.clone(), argument.to_owned()))
     }
 
+    /// Which kinds of definition the server declares, and so serves: the one rule behind both
+    /// its capabilities and its dispatch. A server whose lists change may go from none to some,
+    /// so it declares every list, and clients list what it adds later.
+    pub(crate) fn declared(&self, list_changed: bool) -> Declared {
+        Declared {
+            tools: list_changed || !self.tools.is_empty(),
+            prompts: list_changed || !self.prompts.is_empty(),
+            resources: list_changed || !self.resources.is_empty() || !self.templates.is_empty(),
+            completions: !self.completions.is_empty(),
+        }
+    }
+
     /// The capabilities these definitions call for.
     pub(crate) fn capabilities(
         &self,
@@ -208,18 +220,16 @@ impl Definitions {
             list_changed: list_changed.then_some(true),
             ..Default::default()
         };
-        // a server whose lists change may go from none to some: it declares every list, so
-        // that clients list what it adds later
+        let declared = self.declared(list_changed);
         ServerCapabilities {
-            tools: (list_changed || !self.tools.is_empty()).then(list),
-            prompts: (list_changed || !self.prompts.is_empty()).then(list),
-            resources: (list_changed || !self.resources.is_empty() || !self.templates.is_empty())
-                .then(|| ResourcesCapability {
-                    subscribe: subscribe.then_some(true),
-                    list_changed: list_changed.then_some(true),
-                    ..Default::default()
-                }),
-            completions: (!self.completions.is_empty()).then(JsonObject::new),
+            tools: declared.tools.then(list),
+            prompts: declared.prompts.then(list),
+            resources: declared.resources.then(|| ResourcesCapability {
+                subscribe: subscribe.then_some(true),
+                list_changed: list_changed.then_some(true),
+                ..Default::default()
+            }),
+            completions: declared.completions.then(JsonObject::new),
             logging: logging.then(JsonObject::new),
             ..Default::default()
         }
@@ -376,6 +386,16 @@ pub(crate) fn prompt_entry(prompt: Scoped<Prompt>, handler: Arc<dyn PromptHandle
         scopes: prompt.scopes,
         handler,
     }
+}
+
+/// The kinds of definition a server declares in its capabilities and serves (see
+/// [`Definitions::declared`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Declared {
+    pub(crate) tools: bool,
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
+    pub(crate) completions: bool,
 }
 
 /// Checks a tool and compiles its schemas.

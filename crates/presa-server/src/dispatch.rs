@@ -76,7 +76,7 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> McpResponse {
-        if method == "tools/call" && !defs.tools.is_empty() {
+        if method == "tools/call" && self.declared(defs).tools {
             return self.call_tool(defs, params, cx).await;
         }
         self.dispatch_other(defs, method, params, cx).await.into()
@@ -89,10 +89,10 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
-        let has_resources = !defs.resources.is_empty() || !defs.templates.is_empty();
+        let declared = self.declared(defs);
         let era = cx.protocol_version().era();
         match method {
-            "tools/list" if !defs.tools.is_empty() => self.list(
+            "tools/list" if declared.tools => self.list(
                 defs,
                 ListSlot::Tools,
                 &defs.tools,
@@ -107,7 +107,7 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "resources/list" if has_resources => self.list(
+            "resources/list" if declared.resources => self.list(
                 defs,
                 ListSlot::Resources,
                 &defs.resources,
@@ -122,7 +122,7 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "resources/templates/list" if has_resources => self.list(
+            "resources/templates/list" if declared.resources => self.list(
                 defs,
                 ListSlot::Templates,
                 &defs.templates,
@@ -137,8 +137,8 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "resources/read" if has_resources => self.read_resource(defs, params, cx).await,
-            "prompts/list" if !defs.prompts.is_empty() => self.list(
+            "resources/read" if declared.resources => self.read_resource(defs, params, cx).await,
+            "prompts/list" if declared.prompts => self.list(
                 defs,
                 ListSlot::Prompts,
                 &defs.prompts,
@@ -153,10 +153,8 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "prompts/get" if !defs.prompts.is_empty() => self.get_prompt(defs, params, cx).await,
-            "completion/complete" if !defs.completions.is_empty() => {
-                self.complete(defs, params, cx).await
-            }
+            "prompts/get" if declared.prompts => self.get_prompt(defs, params, cx).await,
+            "completion/complete" if declared.completions => self.complete(defs, params, cx).await,
             "server/discover" if era == Era::Stateless => raw(&self.discover_result()),
             "subscriptions/listen" if era == Era::Stateless => self.listen(params, cx).await,
             _ => Err(ErrorObject::method_not_found(method)),

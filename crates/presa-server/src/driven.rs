@@ -198,10 +198,13 @@ struct Running {
 
 impl Running {
     fn stop(self) {
-        self.cancellation.cancel();
+        // the task is aborted first, so that a handler polled meanwhile is dropped at its next
+        // await rather than woken into a cancellation branch; then the signal tells what the
+        // handler handed elsewhere (spawned tasks holding its context)
         if let Some(task) = self.task {
             task.abort();
         }
+        self.cancellation.cancel();
     }
 }
 

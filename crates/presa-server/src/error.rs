@@ -64,8 +64,8 @@ pub enum BuildError {
         kind: DefinitionKind,
         /// Its name or URI template.
         name: String,
-        /// The field.
-        field: String,
+        /// The field, or `None` when the type as a whole does not fit (it is not a struct).
+        field: Option<String>,
         /// Why it cannot be carried.
         reason: String,
     },
@@ -157,9 +157,15 @@ impl fmt::Display for BuildError {
             Self::Field {
                 kind,
                 name,
-                field,
+                field: Some(field),
                 reason,
             } => write!(f, "{kind} {name:?}: field {field:?} {reason}"),
+            Self::Field {
+                kind,
+                name,
+                field: None,
+                reason,
+            } => write!(f, "{kind} {name:?} {reason}"),
             Self::ElicitationForm {
                 type_name,
                 field: Some(field),

@@ -95,6 +95,13 @@ impl From<&str> for Scoped<Prompt> {
     }
 }
 
+/// A prompt named `name`.
+impl From<String> for Scoped<Prompt> {
+    fn from(name: String) -> Self {
+        Prompt::new(name).into()
+    }
+}
+
 /// `requires_scopes` on the wire descriptions themselves: `Tool::new(..).requires_scopes([..])`.
 pub trait RequireScopes: Sized {
     /// This definition, requiring every one of `scopes` of its callers (see [`Scoped`]).

@@ -158,6 +158,11 @@ impl Server {
         self.capabilities_of(&self.snapshot())
     }
 
+    /// What `definitions` declare and serve under this server's options.
+    pub(crate) fn declared(&self, definitions: &Definitions) -> crate::definitions::Declared {
+        definitions.declared(self.inner.options.list_changed)
+    }
+
     fn capabilities_of(&self, definitions: &Definitions) -> ServerCapabilities {
         let o = &self.inner.options;
         definitions.capabilities(o.list_changed, o.subscribe, o.logging)
@@ -290,10 +295,7 @@ impl Server {
         R: crate::ToolOutput,
     {
         let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
-        self.add_tool_handler(
-            tool,
-            Arc::new(crate::typed::TypedTool::new(handler, wrapped)),
-        )
+        self.add_tool_handler(tool, crate::typed::typed_handler(handler, wrapped))
     }
 
     /// Adds a tool with an object-safe handler while serving.

@@ -12,20 +12,21 @@ mod fields;
 mod form;
 
 use std::future::Future;
-use std::marker::PhantomData;
+use std::sync::Arc;
 
-use presa_core::{CallToolResult, JsonObject, Tool, WRAPPED_RESULT};
+use presa_core::{JsonObject, Tool, WRAPPED_RESULT};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::BoxFuture;
 use crate::context::Context;
 use crate::error::IntoHandlerFailure;
 use crate::scopes::Scoped;
-use crate::tool::{Args, FromArguments, IntoToolResult, Json, ToolHandler, ToolOutcome};
+use crate::tool::{
+    Args, AsyncTool, FromArguments, IntoToolResult, Json, SyncTool, ToolHandler, ToolOutcome,
+};
 
 /// The input schema derived from `T`: what deserializes into `T`, as the JSON Schema of a
 /// tool's arguments, with the type's doc comment as its `description`.
@@ -84,10 +85,13 @@ pub fn output_schema_for<T: JsonSchema + ?Sized>() -> (JsonObject, bool) {
     if let Some(description) = schema.get("description") {
         wrapped.insert("description".into(), description.clone());
     }
-    // the definitions of a recursive type stay at the root, where its `$ref`s point
-    let mut inner = schema;
-    let defs = inner.remove("$defs");
-    let inner = rebase_refs(Value::Object(inner));
+    // the definitions of a recursive type stay at the root, where its `$ref`s point; references
+    // into the schema itself follow it under `properties/result`
+    let mut inner = Value::Object(schema);
+    each_schema(&mut inner, &mut rebase_ref);
+    let defs = inner
+        .as_object_mut()
+        .and_then(|inner| inner.remove("$defs"));
     let mut properties = JsonObject::new();
     properties.insert(WRAPPED_RESULT.into(), inner);
     wrapped.insert("properties".into(), Value::Object(properties));
@@ -136,7 +140,7 @@ fn derive<T: JsonSchema + ?Sized>(settings: SchemaSettings) -> JsonObject {
         schema.insert("type".into(), "object".into());
     }
     let mut schema = Value::Object(schema);
-    drop_rust_formats(&mut schema);
+    each_schema(&mut schema, &mut drop_rust_format);
     match schema {
         Value::Object(schema) => schema,
         _ => JsonObject::new(),
@@ -149,51 +153,86 @@ const RUST_FORMATS: &[&str] = &[
     "uint64", "uint128", "float", "double",
 ];
 
-fn drop_rust_formats(schema: &mut Value) {
-    match schema {
-        Value::Object(object) => {
-            if object
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|format| RUST_FORMATS.contains(&format))
-            {
-                object.remove("format");
-            }
-            // schema positions only: `properties`, `$defs` and the like hold schemas by name,
-            // `const`, `enum`, `default` and `examples` hold instances, which stay as they are
-            for (key, value) in object.iter_mut() {
-                if !matches!(key.as_str(), "const" | "enum" | "default" | "examples") {
-                    drop_rust_formats(value);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(drop_rust_formats),
-        _ => {}
+fn drop_rust_format(schema: &mut JsonObject) {
+    if schema
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| RUST_FORMATS.contains(&format))
+    {
+        schema.remove("format");
     }
 }
 
-/// A `$ref` to the root (`#`) of a schema that moved under `properties/result` points there.
-fn rebase_refs(mut schema: Value) -> Value {
-    fn walk(value: &mut Value) {
-        match value {
-            Value::Object(object) => {
-                if let Some(Value::String(reference)) = object.get_mut("$ref")
-                    && reference == "#"
-                {
-                    *reference = format!("#/properties/{WRAPPED_RESULT}");
-                }
-                for (key, value) in object.iter_mut() {
-                    if !matches!(key.as_str(), "const" | "enum" | "default" | "examples") {
-                        walk(value);
-                    }
+/// A `$ref` into a schema that moved under `properties/result` points there; references to
+/// its definitions (which stay at the root) are left as they are.
+fn rebase_ref(schema: &mut JsonObject) {
+    if let Some(Value::String(reference)) = schema.get_mut("$ref") {
+        let pointer = reference.strip_prefix('#');
+        let into_definitions = reference.starts_with("#/$defs/") || reference == "#/$defs";
+        if let (Some(pointer), false) = (pointer, into_definitions) {
+            *reference = format!("#/properties/{WRAPPED_RESULT}{pointer}");
+        }
+    }
+}
+
+/// Calls `visit` on `schema` and on every schema inside it, by schema position: the members of
+/// `properties`, `$defs` and the like are schemas whatever their names, while `const`, `enum`,
+/// `default` and `examples` hold instances and are not entered.
+fn each_schema(schema: &mut Value, visit: &mut impl FnMut(&mut JsonObject)) {
+    let Value::Object(object) = schema else {
+        return;
+    };
+    visit(object);
+    for (key, value) in object.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Value::Object(members) = value {
+                    members
+                        .values_mut()
+                        .for_each(|member| each_schema(member, visit));
                 }
             }
-            Value::Array(items) => items.iter_mut().for_each(walk),
+            "items"
+            | "additionalProperties"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties" => {
+                each_schema(value, visit);
+            }
+            "prefixItems" | "allOf" | "anyOf" | "oneOf" => {
+                if let Value::Array(members) = value {
+                    members
+                        .iter_mut()
+                        .for_each(|member| each_schema(member, visit));
+                }
+            }
             _ => {}
         }
     }
-    walk(&mut schema);
-    schema
+}
+
+/// The properties of a struct's schema, or why the schema is not a struct's (an enum, a map,
+/// a primitive): what typed prompts, templates and forms are made of.
+pub(crate) fn struct_properties(schema: &JsonObject) -> Result<&JsonObject, &'static str> {
+    let not_a_struct = "is not a struct with named fields";
+    let combined = ["oneOf", "anyOf", "allOf", "patternProperties"]
+        .iter()
+        .any(|key| schema.contains_key(*key));
+    let open = schema
+        .get("additionalProperties")
+        .is_some_and(|additional| additional != &Value::Bool(false));
+    if schema.get("type").and_then(Value::as_str) != Some("object") || combined || open {
+        return Err(not_a_struct);
+    }
+    match schema.get("properties") {
+        Some(Value::Object(properties)) => Ok(properties),
+        _ => Err(not_a_struct),
+    }
 }
 
 /// A typed tool's input: the handler's first argument, whose type gives the tool its input
@@ -306,86 +345,60 @@ pub(crate) fn typed_definition<A: ToolInput, R: ToolOutput>(
             .and_then(Value::as_str)
             .map(str::to_owned);
     }
-    let mut wrapped = false;
-    if let Some((schema, wraps)) = R::output_schema() {
-        wrapped = wraps;
-        if definition.output_schema.is_none() {
-            definition.output_schema = Some(schema);
-        }
+    if definition.output_schema.is_none() {
+        definition.output_schema = R::output_schema().map(|(schema, _)| schema);
     }
+    // results are wrapped when the schema the tool declares is a wrapped result's
+    let wrapped = definition
+        .output_schema
+        .as_ref()
+        .is_some_and(presa_core::is_wrapped_output_schema);
     (tool, wrapped)
 }
 
-/// A typed async closure as a [`ToolHandler`]: [`AsyncTool`](crate::tool) with its results made
-/// by [`ToolOutput::into_typed_result`].
-pub(crate) struct TypedTool<F, A> {
-    f: F,
+/// A typed handler's result, with whether it is wrapped: what the plain tool handlers
+/// ([`AsyncTool`], [`SyncTool`]) run a typed closure into.
+struct Typed<R> {
+    output: R,
     wrapped: bool,
-    _input: PhantomData<fn(A)>,
 }
 
-impl<F, A> TypedTool<F, A> {
-    pub(crate) fn new(f: F, wrapped: bool) -> Self {
-        Self {
-            f,
-            wrapped,
-            _input: PhantomData,
-        }
+impl<R: ToolOutput> IntoToolResult for Typed<R> {
+    fn into_tool_result(self) -> ToolOutcome {
+        self.output.into_typed_result(self.wrapped)
     }
 }
 
-impl<F, A, Fut, R> ToolHandler for TypedTool<F, A>
+/// An async typed closure as a tool handler.
+pub(crate) fn typed_handler<F, A, Fut, R>(f: F, wrapped: bool) -> Arc<dyn ToolHandler>
 where
     F: Fn(A, Context) -> Fut + Send + Sync + 'static,
     A: FromArguments,
     Fut: Future<Output = R> + Send + 'static,
     R: ToolOutput,
 {
-    fn call(&self, arguments: JsonObject, cx: Context) -> BoxFuture<'static, ToolOutcome> {
-        match A::from_arguments(arguments) {
-            Ok(input) => {
-                let fut = (self.f)(input, cx);
-                let wrapped = self.wrapped;
-                Box::pin(async move { fut.await.into_typed_result(wrapped) })
-            }
-            Err(error) => {
-                let message = error.to_string();
-                Box::pin(async move { Ok(CallToolResult::error(message)) })
+    Arc::new(AsyncTool::new(move |input: A, cx: Context| {
+        let fut = f(input, cx);
+        async move {
+            Typed {
+                output: fut.await,
+                wrapped,
             }
         }
-    }
+    }))
 }
 
-/// A typed plain closure as a [`ToolHandler`] (see [`TypedTool`]).
-pub(crate) struct TypedSyncTool<F, A> {
-    f: F,
-    wrapped: bool,
-    _input: PhantomData<fn(A)>,
-}
-
-impl<F, A> TypedSyncTool<F, A> {
-    pub(crate) fn new(f: F, wrapped: bool) -> Self {
-        Self {
-            f,
-            wrapped,
-            _input: PhantomData,
-        }
-    }
-}
-
-impl<F, A, R> ToolHandler for TypedSyncTool<F, A>
+/// A plain typed closure as a tool handler.
+pub(crate) fn typed_sync_handler<F, A, R>(f: F, wrapped: bool) -> Arc<dyn ToolHandler>
 where
     F: Fn(A, Context) -> R + Send + Sync + 'static,
     A: FromArguments,
     R: ToolOutput,
 {
-    fn call(&self, arguments: JsonObject, cx: Context) -> BoxFuture<'static, ToolOutcome> {
-        let outcome = match A::from_arguments(arguments) {
-            Ok(input) => (self.f)(input, cx).into_typed_result(self.wrapped),
-            Err(error) => Ok(CallToolResult::error(error.to_string())),
-        };
-        Box::pin(async move { outcome })
-    }
+    Arc::new(SyncTool::new(move |input: A, cx: Context| Typed {
+        output: f(input, cx),
+        wrapped,
+    }))
 }
 
 #[cfg(test)]

@@ -1,4 +1,13 @@
-#![doc = include_str!("../../../README.md")]
+// the README's examples need the features it uses; without them the crate documents itself
+// in one line
+#![cfg_attr(
+    all(feature = "server", feature = "stdio", feature = "schemars"),
+    doc = include_str!("../../../README.md")
+)]
+#![cfg_attr(
+    not(all(feature = "server", feature = "stdio", feature = "schemars")),
+    doc = "presa: a Rust SDK for the Model Context Protocol (the facade; see README.md)."
+)]
 
 pub use presa_core as core;
 pub use presa_schema as schema;
@@ -54,7 +63,7 @@ struct TransportsGuide;
 struct InitializeEraGuide;
 
 /// The examples of docs/input-requests.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "in-process"))]
+#[cfg(all(doctest, feature = "in-process", feature = "schemars"))]
 #[doc = include_str!("../../../docs/input-requests.md")]
 struct InputRequestsGuide;
 

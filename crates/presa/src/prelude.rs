@@ -6,6 +6,7 @@
 //! default), [`JsonSchema`] for `#[derive(JsonSchema)]`.
 //!
 //! ```
+//! # #[cfg(feature = "schemars")] {
 //! use presa::prelude::*;
 //! use serde::{Deserialize, Serialize};
 //!
@@ -27,6 +28,7 @@
 //!     })
 //!     .build()?;
 //! assert_eq!(server.tool_names(), ["greet"]);
+//! # }
 //! # Ok::<(), presa::server::BuildError>(())
 //! ```
 

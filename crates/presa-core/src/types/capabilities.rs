@@ -172,22 +172,30 @@ pub struct ServerCapabilities {
 }
 
 impl ServerCapabilities {
-    /// The capability a server must declare before a client sends it request `method`, when it
-    /// lacks it: `tools` for `tools/list` and `tools/call`, `prompts`, `resources` (and
-    /// `resources.subscribe` for `resources/subscribe` and `resources/unsubscribe`),
-    /// `completions` for `completion/complete`, `logging` for `logging/setLevel`. `None` when
-    /// the server declared it, or when `method` needs none.
+    /// The capability a server speaking `version` must declare before a client sends it request
+    /// `method`, when it lacks it: `tools` for `tools/list` and `tools/call`, `prompts`,
+    /// `resources` (and `resources.subscribe` for `resources/subscribe` and
+    /// `resources/unsubscribe`), `completions` for `completion/complete` (since 2025-03-26, which
+    /// added that capability), `logging` for `logging/setLevel`. `None` when the server declared
+    /// it, or when `method` needs none.
     ///
     /// ```
-    /// use presa_core::{ListChangedCapability, ServerCapabilities};
+    /// use presa_core::{ListChangedCapability, ProtocolVersion, ServerCapabilities};
     ///
     /// let mut capabilities = ServerCapabilities::default();
     /// capabilities.tools = Some(ListChangedCapability::default());
-    /// assert_eq!(capabilities.missing_for("tools/call"), None);
-    /// assert_eq!(capabilities.missing_for("prompts/list"), Some("prompts"));
-    /// assert_eq!(capabilities.missing_for("ping"), None);
+    /// let version = ProtocolVersion::V2025_11_25;
+    /// assert_eq!(capabilities.missing_for("tools/call", version), None);
+    /// assert_eq!(capabilities.missing_for("prompts/list", version), Some("prompts"));
+    /// assert_eq!(capabilities.missing_for("completion/complete", version), Some("completions"));
+    /// assert_eq!(capabilities.missing_for("completion/complete", ProtocolVersion::V2024_11_05), None);
+    /// assert_eq!(capabilities.missing_for("ping", version), None);
     /// ```
-    pub fn missing_for(&self, method: &str) -> Option<&'static str> {
+    pub fn missing_for(
+        &self,
+        method: &str,
+        version: crate::ProtocolVersion,
+    ) -> Option<&'static str> {
         let (needed, declared) = match method {
             "tools/list" | "tools/call" => ("tools", self.tools.is_some()),
             "prompts/list" | "prompts/get" => ("prompts", self.prompts.is_some()),
@@ -200,7 +208,10 @@ impl ServerCapabilities {
                     .as_ref()
                     .is_some_and(|r| r.subscribe == Some(true)),
             ),
-            "completion/complete" => ("completions", self.completions.is_some()),
+            "completion/complete" => (
+                "completions",
+                self.completions.is_some() || version < crate::ProtocolVersion::V2025_03_26,
+            ),
             "logging/setLevel" => ("logging", self.logging.is_some()),
             _ => return None,
         };

@@ -56,6 +56,29 @@ pub struct Tool {
 /// client calls read it back.
 pub const WRAPPED_RESULT: &str = "result";
 
+/// Whether an output schema is that of a wrapped result: an object whose only property is
+/// [`WRAPPED_RESULT`], and required. What a typed client reads from `{"result": <value>}`.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let wrapped = json!({"type": "object", "properties": {"result": {"type": "array"}}, "required": ["result"]});
+/// assert!(presa_core::is_wrapped_output_schema(wrapped.as_object().unwrap()));
+/// let plain = json!({"type": "object", "properties": {"sum": {"type": "number"}}});
+/// assert!(!presa_core::is_wrapped_output_schema(plain.as_object().unwrap()));
+/// ```
+pub fn is_wrapped_output_schema(schema: &JsonObject) -> bool {
+    let only_result = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| properties.len() == 1 && properties.contains_key(WRAPPED_RESULT));
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|names| names.iter().any(|name| name == WRAPPED_RESULT));
+    schema.get("type").and_then(Value::as_str) == Some("object") && only_result && required
+}
+
 impl Tool {
     /// A tool with a name and an input schema.
     pub fn new(name: impl Into<String>, input_schema: JsonObject) -> Self {

@@ -59,7 +59,11 @@ pub struct SessionState {
 impl SessionState {
     /// The state of session `id`, created by `owner` (if authenticated), before its first
     /// save: revision 0, no stream numbers reserved.
-    pub fn new(id: impl Into<Arc<str>>, owner: Option<String>, connection: ConnectionState) -> Self {
+    pub fn new(
+        id: impl Into<Arc<str>>,
+        owner: Option<String>,
+        connection: ConnectionState,
+    ) -> Self {
         Self {
             id: id.into(),
             owner,

@@ -179,6 +179,8 @@ fn compile_picks_the_subset_when_it_suffices() {
         json!({"properties": {"a": {"anyOf": [true]}}}),
         json!({"$defs": {"a": {"type": "string"}}, "items": {"$ref": "#/$defs/a"}}),
         json!({"x-extension": true, "if": true, "then": {"not": {"contains": false}}}),
+        // draft-07 where it means what 2020-12 means
+        json!({"$schema": DRAFT7, "type": "string"}),
     ] {
         assert!(
             pick(schema.clone()).starts_with("SubsetValidator"),
@@ -186,7 +188,8 @@ fn compile_picks_the_subset_when_it_suffices() {
         );
     }
     for schema in [
-        json!({"$schema": DRAFT7, "type": "string"}),
+        json!({"$schema": DRAFT7, "items": [{"type": "string"}]}),
+        json!({"$schema": DRAFT7, "format": "email"}),
         json!({"properties": {"a": {"unevaluatedProperties": false}}}),
         json!({"$dynamicAnchor": "meta", "items": {"$dynamicRef": "#meta"}}),
         json!({"$ref": "https://json-schema.org/draft/2020-12/schema"}),

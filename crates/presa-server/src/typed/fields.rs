@@ -44,35 +44,38 @@ pub(crate) struct StringFields {
 impl StringFields {
     /// The fields of `T`, or the first field that cannot be read from a string (its name and
     /// why).
-    fn of<T: JsonSchema>(compiler: Option<&SchemaCompiler>) -> Result<Self, (String, String)> {
+    fn of<T: JsonSchema>(
+        compiler: Option<&SchemaCompiler>,
+    ) -> Result<Self, (Option<String>, String)> {
         let schema = super::input_schema_for::<T>();
-        if schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err((String::new(), "must be a struct with named fields".into()));
-        }
+        let properties = super::struct_properties(&schema).map_err(|reason| {
+            (
+                None,
+                format!("takes a {} which {reason}", std::any::type_name::<T>()),
+            )
+        })?;
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
             .map(|names| names.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         let mut fields = Vec::new();
-        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
-            for (name, property) in properties {
-                let types =
-                    scalar_types(property).map_err(|reason| (name.clone(), reason.to_owned()))?;
-                let text = |key: &str| property.get(key).and_then(Value::as_str).map(str::to_owned);
-                fields.push(StringField {
-                    name: name.clone(),
-                    title: text("title"),
-                    description: text("description"),
-                    required: required.contains(&name.as_str()),
-                    parsed: !types.string,
-                });
-            }
+        for (name, property) in properties {
+            let types =
+                scalar_types(property).map_err(|reason| (Some(name.clone()), reason.to_owned()))?;
+            let text = |key: &str| property.get(key).and_then(Value::as_str).map(str::to_owned);
+            fields.push(StringField {
+                name: name.clone(),
+                title: text("title"),
+                description: text("description"),
+                required: required.contains(&name.as_str()),
+                parsed: !types.string,
+            });
         }
         let validator = match compiler {
             Some(compile) => Some(
                 compile(&Value::Object(schema.clone()))
-                    .map_err(|error| (String::new(), format!("has no usable schema: {error}")))?,
+                    .map_err(|error| (None, format!("has no usable schema: {error}")))?,
             ),
             None => None,
         };
@@ -188,7 +191,11 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
-fn field_error(kind: DefinitionKind, name: &str, (field, reason): (String, String)) -> BuildError {
+fn field_error(
+    kind: DefinitionKind,
+    name: &str,
+    (field, reason): (Option<String>, String),
+) -> BuildError {
     BuildError::Field {
         kind,
         name: name.to_owned(),
@@ -275,7 +282,7 @@ where
                 DefinitionKind::ResourceTemplate,
                 uri_template,
                 (
-                    missing.name.clone(),
+                    Some(missing.name.clone()),
                     "is required but the template has no such variable".into(),
                 ),
             ));
@@ -404,7 +411,16 @@ mod tests {
     #[test]
     fn fields_that_are_not_single_values_are_refused_by_name() {
         let error = StringFields::of::<Nested>(None).unwrap_err();
-        assert_eq!(error.0, "tags");
+        assert_eq!(error.0.as_deref(), Some("tags"));
         assert!(error.1.starts_with("is a list"), "{}", error.1);
+        // a map is not a struct: it has no fields to name
+        let error =
+            StringFields::of::<std::collections::HashMap<String, String>>(None).unwrap_err();
+        assert_eq!(error.0, None);
+        assert!(
+            error.1.ends_with("is not a struct with named fields"),
+            "{}",
+            error.1
+        );
     }
 }

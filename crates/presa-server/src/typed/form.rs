@@ -50,14 +50,10 @@ fn refused<T>(field: Option<&str>, reason: impl Into<String>) -> BuildError {
 
 /// `T`'s derived schema as a form, or why it is not one.
 pub(crate) fn form_schema<T: JsonSchema>() -> Result<ElicitationSchema, BuildError> {
-    let mut schema = super::input_schema_for::<T>();
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(refused::<T>(None, "is not a struct with named fields"));
-    }
-    let properties = match schema.remove("properties") {
-        Some(Value::Object(properties)) => properties,
-        _ => serde_json::Map::new(),
-    };
+    let schema = super::input_schema_for::<T>();
+    let properties = super::struct_properties(&schema)
+        .map_err(|reason| refused::<T>(None, reason))?
+        .clone();
     let mut form = ElicitationSchema::new();
     form.required = match schema.get("required") {
         Some(Value::Array(names)) if !names.is_empty() => Some(

@@ -60,7 +60,10 @@ fn text_of(sampled: &presa::core::CreateMessageResult) -> String {
 }
 
 /// Asks the user to confirm (a form with one boolean), then deletes — or not.
-async fn confirm_delete(Args(Delete { path }): Args<Delete>, cx: Context) -> Result<String, InputError> {
+async fn confirm_delete(
+    Args(Delete { path }): Args<Delete>,
+    cx: Context,
+) -> Result<String, InputError> {
     let form = ElicitationSchema::new().property(
         "sure",
         BooleanSchema {
@@ -158,7 +161,9 @@ fn set_status(Args(Text { text }): Args<Text>, cx: Context) -> Result<&'static s
 
 /// Adds a tool named `name` to the running server.
 fn add_tool(Args(NewTool { name }): Args<NewTool>, cx: Context) -> Result<String, ToolError> {
-    let server = cx.server().ok_or_else(|| ToolError::new("the server is not running"))?;
+    let server = cx
+        .server()
+        .ok_or_else(|| ToolError::new("the server is not running"))?;
     server
         .add_typed_tool(name.as_str(), |(), _cx: Context| async { "hello" })
         .map_err(|e| ToolError::new(e.to_string()))?;

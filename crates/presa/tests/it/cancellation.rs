@@ -1,6 +1,7 @@
 //! What a cancelled handler sees, in both eras, in-process and over Streamable HTTP: its future
 //! is dropped at its next await (a `Drop` guard runs; a `select!` branch on `cx.cancelled()`
-//! does not), and work it handed to a task of its own sees `cx.cancelled()` complete.
+//! waiting there does not), and work it handed to a task of its own sees `cx.cancelled()`
+//! complete.
 
 use std::future::IntoFuture;
 use std::sync::Arc;

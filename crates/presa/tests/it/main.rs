@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "schemars")]
+mod cancellation;
 #[cfg(all(
     feature = "server",
     feature = "client",
@@ -25,11 +27,13 @@ mod interop_http;
     feature = "http"
 ))]
 mod interop_stdio;
-mod cancellation;
 mod library;
 mod middleware;
+#[cfg(feature = "schemars")]
 mod notes;
 mod patterns;
+#[cfg(feature = "schemars")]
 mod quickstart;
-mod typed;
 mod stdio_processes;
+#[cfg(feature = "schemars")]
+mod typed;

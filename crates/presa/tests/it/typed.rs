@@ -197,6 +197,10 @@ async fn typed_calls_read_checked_structured_results() {
         // a list goes out as {"result": [...]} and reads back as the list
         let words: Vec<String> = client.call_tool_as("words", ()).await.unwrap();
         assert_eq!(words, ["alpha", "beta"]);
+        // read as the wrapped value because the listed schema is a wrapped result's, even as
+        // a type the wrapper itself would also read as
+        let words: serde_json::Value = client.call_tool_as("words", ()).await.unwrap();
+        assert_eq!(words, json!(["alpha", "beta"]));
         // a tool error, a server error and a mismatch stay apart
         let failed = client.call_tool_as::<Sum>("fail", ()).await.unwrap_err();
         assert_eq!(failed, ClientError::ToolFailed("no such sum".into()));
@@ -275,6 +279,26 @@ async fn calls_the_server_did_not_declare_are_not_sent() {
         ));
         assert!(client.list_tools().await.is_ok());
         assert_eq!(client.info().version(), Some("1.0.0"));
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_server_whose_lists_change_serves_every_list_it_declares() {
+    let changing = Server::builder("changing", "1.0.0")
+        .list_changed(true)
+        .build()
+        .unwrap();
+    for version in VERSIONS {
+        let client = client(changing.clone(), version).await;
+        assert!(client.list_prompts().await.unwrap().is_empty());
+        assert!(client.list_resources().await.unwrap().is_empty());
+        assert!(client.list_tools().await.unwrap().is_empty());
+        changing
+            .add_typed_tool("late", |(), _cx: Context| async { "late" })
+            .unwrap();
+        assert_eq!(client.list_tools().await.unwrap()[0].name, "late");
+        changing.remove_tool("late");
         client.close().await;
     }
 }
