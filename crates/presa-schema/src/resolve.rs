@@ -347,6 +347,10 @@ fn percent_decode(text: &str) -> Option<String> {
     while let Some(&b) = bytes.get(i) {
         if b == b'%' {
             let hex = bytes.get(i + 1..i + 3)?;
+            // two hex digits (`from_str_radix` alone would take a sign, `%+f`)
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
             let hex = std::str::from_utf8(hex).ok()?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
@@ -554,6 +558,13 @@ mod tests {
         ] {
             assert!(scan(&schema).is_ok(), "{schema}");
         }
+    }
+
+    #[test]
+    fn percent_escapes_are_two_hex_digits() {
+        assert_eq!(percent_decode("a%20b").as_deref(), Some("a b"));
+        assert_eq!(percent_decode("%+f"), None);
+        assert_eq!(percent_decode("%2"), None);
     }
 
     #[test]

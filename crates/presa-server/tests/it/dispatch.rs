@@ -426,7 +426,13 @@ async fn capabilities_follow_the_definitions() {
         .unwrap();
     assert_eq!(
         serde_json::to_value(s.capabilities()).unwrap(),
-        json!({"resources": {"subscribe": true, "listChanged": true}, "logging": {}})
+        // lists that change are declared even while empty: clients list what is added later
+        json!({
+            "resources": {"subscribe": true, "listChanged": true},
+            "tools": {"listChanged": true},
+            "prompts": {"listChanged": true},
+            "logging": {}
+        })
     );
 }
 
@@ -700,10 +706,7 @@ async fn a_struct_can_be_a_tool() {
 
 #[tokio::test]
 async fn sessions_share_one_configuration_until_the_definitions_change() {
-    let s = Server::builder("shared", "1")
-        .list_changed(true)
-        .build()
-        .unwrap();
+    let s = Server::builder("shared", "1").build().unwrap();
     let first = s.shared_session_config();
     assert!(
         Arc::ptr_eq(&first, &s.shared_session_config()),
