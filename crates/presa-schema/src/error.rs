@@ -618,6 +618,16 @@ pub enum SchemaError {
         /// The keyword.
         keyword: String,
     },
+    /// A keyword no draft of JSON Schema defines and that is not an extension (`x-…`): most
+    /// likely a typo (`requried`), which would otherwise constrain nothing. Refused by the
+    /// subset and by [`ValidatorOptions::compile`](crate::ValidatorOptions::compile) with
+    /// `full` alike; name extension keywords `x-…`.
+    UnknownKeyword {
+        /// Where the keyword is, in the schema.
+        pointer: String,
+        /// The keyword.
+        keyword: String,
+    },
     /// `$ref`s lead from a schema back to itself without descending into the instance (as in
     /// `{"$ref": "#"}`), so validating would never end.
     ReferenceCycle {
@@ -680,6 +690,11 @@ impl fmt::Display for SchemaError {
                      subset; {ENABLE_FULL}"
                 ),
             },
+            Self::UnknownKeyword { pointer, keyword } => write!(
+                f,
+                "unknown keyword \"{keyword}\" at {pointer}: no JSON Schema draft defines it \
+                 (a typo?); extension keywords start with \"x-\""
+            ),
             Self::ReferenceCycle { pointer } => write!(
                 f,
                 "reference cycle at {pointer}: its $ref chain leads back to it without \

@@ -70,13 +70,14 @@
 //! URI); a `$schema` naming a draft other than 2020-12, 2019-09, draft-07 and draft-06 (which
 //! it reads as 2020-12 where they mean the same, as most tool schemas of those drafts do: zod
 //! emits draft-07), and in those three drafts the keywords whose meaning differs (`items` as an
-//! array, a `$ref` beside other constraints, `format`, which they may assert); a `$ref` to another document, or to a location that is not a schema (inside
-//! `enum`, an unknown keyword, ...). The rule for everything else: the annotations of the
-//! 2020-12 vocabularies (`title`, `description`, `default`, `examples`, `deprecated`,
-//! `readOnly`, `writeOnly`, `format`, `contentEncoding`, `contentMediaType`,
-//! `contentSchema`, `$comment`) and every keyword outside them (`x-mcp-header`, any unknown
-//! word) are ignored, as 2020-12 says of unknown keywords. Keywords are only looked for where
-//! the applicators put schemas: `{"const": {"$dynamicRef": ".."}}` is fine. Known keywords
+//! array, a `$ref` beside other constraints, `format`, which they may assert); a `$ref` to
+//! another document, or to a location that is not a schema (inside `enum`, ...). The annotations of the 2020-12 vocabularies (`title`,
+//! `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `format`,
+//! `contentEncoding`, `contentMediaType`, `contentSchema`, `$comment`) and extension keywords
+//! (`x-mcp-header`, any `x-…`) are ignored. A keyword no draft defines (`requried`) is most
+//! likely a typo and is refused with [`SchemaError::UnknownKeyword`], by the subset and by
+//! [`compile`] with `full` alike, although 2020-12 would ignore it. Keywords are only looked
+//! for where the applicators put schemas: `{"const": {"$dynamicRef": ".."}}` is fine. Known keywords
 //! with ill-typed values (`"minLength": -1`, `"items": [..]`, a bad `pattern`, a `$ref` to a
 //! pointer that does not exist) fail to compile with another [`SchemaError`], but only if no
 //! keyword is unsupported.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::error::SchemaError;
 use crate::pointer::{display, join, push_escaped};
-use crate::vocabulary::{DRAFT_2020_12, Slot, UNSUPPORTED, slot};
+use crate::vocabulary::{DRAFT_2020_12, Slot, UNSUPPORTED, is_known, slot};
 
 /// Anchors and the root's identifier: what a `$ref` resolves against.
 #[derive(Debug, Default)]
@@ -141,6 +141,12 @@ fn visit<'d>(
                 }
             }
             keyword if UNSUPPORTED.contains(&keyword) => return Err(unsupported()),
+            keyword if !is_known(keyword) => {
+                return Err(SchemaError::UnknownKeyword {
+                    pointer: display(&join(at, keyword)),
+                    keyword: keyword.to_owned(),
+                });
+            }
             keyword => {
                 if let Some(slot) = slot(keyword) {
                     let here = join(at, keyword);

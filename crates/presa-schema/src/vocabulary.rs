@@ -4,7 +4,8 @@
 //! The rule: a keyword of the 2020-12 vocabularies (core, applicator, unevaluated, validation,
 //! meta-data, format-annotation, content) is either evaluated, an annotation with no effect on
 //! validation, or in [`UNSUPPORTED`]. So are the assertion keywords earlier drafts defined and
-//! 2020-12 dropped. Any other keyword is unknown, and ignored as an annotation, as 2020-12 says.
+//! 2020-12 dropped. Any other keyword is unknown and refused ([`is_known`]), unless it is an
+//! extension (`x-…`), which is an annotation.
 
 /// The 2020-12 meta-schema, as `$schema` names it.
 pub(crate) const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -25,6 +26,42 @@ pub(crate) const UNSUPPORTED: &[&str] = &[
     "additionalItems",
     "dependencies",
 ];
+
+/// Keywords of JSON Schema known to the subset beyond the keyword table and the subschema
+/// slots: `minContains` and `maxContains` (read with `contains`), the core identifiers and the
+/// annotations.
+pub(crate) const NOT_EVALUATED: &[&str] = &[
+    "minContains",
+    "maxContains",
+    "$schema",
+    "$id",
+    "$ref",
+    "$anchor",
+    "$comment",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+/// Whether `keyword` is one JSON Schema defines (evaluated, annotation, or refused), or an
+/// extension (`x-…`); anything else is refused as unknown.
+pub(crate) fn is_known(keyword: &str) -> bool {
+    keyword.starts_with("x-")
+        || NOT_EVALUATED.contains(&keyword)
+        || UNSUPPORTED.contains(&keyword)
+        || slot(keyword).is_some()
+        || crate::keywords::KEYWORDS
+            .iter()
+            .any(|(name, _)| *name == keyword)
+}
 
 /// How a keyword holds subschemas; `bool` says whether they apply to parts of the instance
 /// (items, property values or names) rather than to the instance itself.

@@ -861,9 +861,27 @@ fn object_applicators() {
 }
 
 #[test]
-fn unknown_keywords_are_annotations() {
-    // Outside the 2020-12 vocabularies: ignored by both backends, and the subset compiles.
-    let schema = json!({"x-mcp-header": {"type": "string"}, "anything": 1, "type": "integer"});
+fn extension_keywords_are_annotations_and_unknown_ones_are_refused() {
+    // `x-…`: ignored by both backends, and the subset compiles
+    let schema = json!({"x-mcp-header": {"type": "string"}, "type": "integer"});
     check(schema.clone(), json!(1), "");
     assert!(ValidatorOptions::default().compile_subset(&schema).is_ok());
+    // anything else no draft defines is most likely a typo: refused, naming it, by `compile`
+    // (with or without `full`) and by the subset
+    let typo =
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "requried": ["a"]});
+    let error = presa_schema::compile(&typo).unwrap_err();
+    assert_eq!(
+        error,
+        presa_schema::SchemaError::UnknownKeyword {
+            pointer: "/requried".into(),
+            keyword: "requried".into()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "unknown keyword \"requried\" at /requried: no JSON Schema draft defines it (a typo?); \
+         extension keywords start with \"x-\""
+    );
+    assert!(ValidatorOptions::default().compile_subset(&typo).is_err());
 }
