@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use presa_server::ConnectionState;
 use presa_server::{Arrival, Change, DrivenConnection, InsufficientScope, Outbox, Server};
 
 use super::store::{SessionState, SessionStore, SessionStoreError};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 
 /// The sessions this process holds the live parts of (streams, handlers in flight), by id.
@@ -181,9 +182,46 @@ pub(crate) struct HttpSession {
     /// Who created the session (an authenticated caller), the only one who may use it.
     owner: Option<String>,
     saved: Mutex<Saved>,
-    /// Held while a save is under way: saves of one session in this process go one at a time,
-    /// and a newer stored state is taken over only between them.
-    saving: tokio::sync::Mutex<()>,
+    /// Set while a save is under way: saves of one session in this process go one at a time,
+    /// and a newer stored state is taken over only between them (see [`Saving`]).
+    saving: AtomicBool,
+}
+
+/// Told whenever a save of any session in this process ends. Saves are rare and a save of one
+/// session rarely waits for another, so one signal for the process is what a session waiting
+/// for its turn listens to, instead of a lock of its own in every idle session.
+static SAVE_ENDED: Notify = Notify::const_new();
+
+/// A session's turn to save: [`HttpSession::saving`] set, cleared (and the waiters told) when
+/// dropped.
+struct Saving<'a>(&'a AtomicBool);
+
+impl<'a> Saving<'a> {
+    /// The turn, if no save of the session is under way.
+    fn try_take(flag: &'a AtomicBool) -> Option<Self> {
+        (!flag.swap(true, Ordering::AcqRel)).then_some(Self(flag))
+    }
+
+    /// The turn, once the save under way (if any) has ended.
+    async fn take(flag: &'a AtomicBool) -> Self {
+        loop {
+            // listen before looking, so that a save ending in between is not missed
+            let ended = SAVE_ENDED.notified();
+            tokio::pin!(ended);
+            ended.as_mut().enable();
+            if let Some(turn) = Self::try_take(flag) {
+                return turn;
+            }
+            ended.await;
+        }
+    }
+}
+
+impl Drop for Saving<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+        SAVE_ENDED.notify_waiters();
+    }
 }
 
 impl fmt::Debug for HttpSession {
@@ -260,7 +298,7 @@ impl HttpSession {
                 buffer_capacity: buffer_capacity.max(1),
                 owner,
                 saved: Mutex::new(saved),
-                saving: tokio::sync::Mutex::new(()),
+                saving: AtomicBool::new(false),
             }
         })
     }
@@ -279,7 +317,7 @@ impl HttpSession {
     /// process not saved yet are kept, on top of it (see [`ConnectionState::rebased`]). While a
     /// save of this process is under way nothing is taken over: that save decides.
     pub(crate) fn adopt(&self, stored: &Arc<SessionState>) {
-        if let Ok(_no_save_under_way) = self.saving.try_lock() {
+        if let Some(_no_save_under_way) = Saving::try_take(&self.saving) {
             self.take_over(stored);
         }
     }
@@ -349,7 +387,7 @@ impl HttpSession {
             return Ok(true);
         }
         // one save of a session at a time in this process: the others wait and find it saved
-        let _one_at_a_time = self.saving.lock().await;
+        let _one_at_a_time = Saving::take(&self.saving).await;
         for _ in 0..SAVE_ATTEMPTS {
             let Some((state, replaces, changes)) = self.unsaved() else {
                 return Ok(true);
