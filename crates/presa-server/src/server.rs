@@ -298,6 +298,63 @@ impl Server {
         self.add_tool_handler(tool, crate::typed::typed_handler(handler, wrapped))
     }
 
+    /// [`add_typed_tool`](Self::add_typed_tool) with a plain closure (see
+    /// [`ServerBuilder::typed_tool_sync`]).
+    #[cfg(feature = "schemars")]
+    pub fn add_typed_tool_sync<F, A, R>(
+        &self,
+        tool: impl Into<Scoped<Tool>>,
+        handler: F,
+    ) -> Result<(), BuildError>
+    where
+        F: Fn(A, Context) -> R + Send + Sync + 'static,
+        A: crate::ToolInput,
+        R: crate::ToolOutput,
+    {
+        let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
+        self.add_tool_handler(tool, crate::typed::typed_sync_handler(handler, wrapped))
+    }
+
+    /// Adds a prompt whose arguments are the fields of a `T` while serving (see
+    /// [`ServerBuilder::typed_prompt`]).
+    #[cfg(feature = "schemars")]
+    pub fn add_typed_prompt<F, T, Fut, R>(
+        &self,
+        prompt: impl Into<Scoped<Prompt>>,
+        handler: F,
+    ) -> Result<(), BuildError>
+    where
+        F: Fn(crate::Args<T>, Context) -> Fut + Send + Sync + 'static,
+        T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        let compiler = self.inner.options.compiler.as_ref();
+        let (prompt, handler) =
+            crate::typed::typed_prompt::<T, F>(prompt.into(), handler, compiler)?;
+        self.add_prompt_handler(prompt, Arc::new(handler))
+    }
+
+    /// Adds a resource template whose variables are read into a `T` while serving (see
+    /// [`ServerBuilder::typed_resource_template`]).
+    #[cfg(feature = "schemars")]
+    pub fn add_typed_resource_template<F, T, Fut, R>(
+        &self,
+        template: impl Into<Scoped<ResourceTemplate>>,
+        handler: F,
+    ) -> Result<(), BuildError>
+    where
+        F: Fn(crate::Args<T>, Context) -> Fut + Send + Sync + 'static,
+        T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        let template = template.into();
+        let compiler = self.inner.options.compiler.as_ref();
+        let handler = crate::typed::typed_template::<T, F>(&template, handler, compiler)?;
+        self.add_resource_template_handler(template, Arc::new(handler))
+    }
+
     /// Adds a tool with an object-safe handler while serving.
     pub fn add_tool_handler(
         &self,

@@ -302,3 +302,56 @@ async fn a_server_whose_lists_change_serves_every_list_it_declares() {
         client.close().await;
     }
 }
+
+#[tokio::test]
+async fn typed_definitions_are_added_while_serving() {
+    let live = Server::builder("live", "1.0.0")
+        .list_changed(true)
+        .build()
+        .unwrap();
+    live.add_typed_prompt(
+        "review",
+        |Args(review): Args<Review>, _cx: Context| async move {
+            format!("Review page {}.", review.page)
+        },
+    )
+    .unwrap();
+    live.add_typed_resource_template(
+        ResourceTemplate::new("books://{book}/pages/{number}", "page"),
+        |Args(page): Args<Page>, _cx: Context| async move { format!("{} {}", page.book, page.number) },
+    )
+    .unwrap();
+    live.add_typed_tool_sync("add", |Args(add): Args<Add>, _cx: Context| {
+        Json(Sum {
+            sum: add.numbers.iter().sum(),
+        })
+    })
+    .unwrap();
+    let refused = live.add_typed_resource_template(
+        ResourceTemplate::new("books://{book}", "book"),
+        |Args(page): Args<Page>, _cx: Context| async move { page.book },
+    );
+    assert!(
+        matches!(refused, Err(presa::server::BuildError::Field { .. })),
+        "{refused:?}"
+    );
+    let client = client(live, ProtocolVersion::V2026_07_28).await;
+    let prompt = client
+        .get_prompt("review", json!({"page": "3"}))
+        .await
+        .unwrap();
+    assert_eq!(prompt.text(), "Review page 3.");
+    let page = client.read_resource("books://dune/pages/4").await.unwrap();
+    assert_eq!(page.text(), "dune 4");
+    let sum: Sum = client
+        .call_tool_as(
+            "add",
+            Add {
+                numbers: vec![2.0, 2.0],
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(sum, Sum { sum: 4.0 });
+    client.close().await;
+}
