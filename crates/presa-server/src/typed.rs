@@ -262,8 +262,9 @@ impl ToolInput for () {
 /// always an object, see [`output_schema_for`]); `Result<R, E>` takes `R`'s; every other result
 /// ([`String`], [`Content`](crate::Content), ...) has none.
 pub trait ToolOutput: IntoToolResult {
-    /// The output schema and whether structured results are wrapped, or `None`.
-    fn output_schema() -> Option<(JsonObject, bool)> {
+    /// The output schema, or `None`; whether it wraps results follows from it
+    /// ([`presa_core::is_wrapped_output_schema`]).
+    fn output_schema() -> Option<JsonObject> {
         None
     }
 
@@ -278,8 +279,8 @@ pub trait ToolOutput: IntoToolResult {
 }
 
 impl<T: Serialize + JsonSchema> ToolOutput for Json<T> {
-    fn output_schema() -> Option<(JsonObject, bool)> {
-        Some(output_schema_for::<T>())
+    fn output_schema() -> Option<JsonObject> {
+        Some(output_schema_for::<T>().0)
     }
 
     fn into_typed_result(self, wrapped: bool) -> ToolOutcome {
@@ -292,7 +293,7 @@ impl<T: Serialize + JsonSchema> ToolOutput for Json<T> {
 }
 
 impl<T: ToolOutput, E: IntoHandlerFailure> ToolOutput for Result<T, E> {
-    fn output_schema() -> Option<(JsonObject, bool)> {
+    fn output_schema() -> Option<JsonObject> {
         T::output_schema()
     }
 
@@ -346,7 +347,7 @@ pub(crate) fn typed_definition<A: ToolInput, R: ToolOutput>(
             .map(str::to_owned);
     }
     if definition.output_schema.is_none() {
-        definition.output_schema = R::output_schema().map(|(schema, _)| schema);
+        definition.output_schema = R::output_schema();
     }
     // results are wrapped when the schema the tool declares is a wrapped result's
     let wrapped = definition

@@ -210,7 +210,7 @@ pub(crate) fn typed_prompt<T, F>(
     prompt: Scoped<Prompt>,
     handler: F,
     compiler: Option<&SchemaCompiler>,
-) -> Result<(Scoped<Prompt>, TypedPrompt<F, T>), BuildError>
+) -> Result<(Scoped<Prompt>, FieldsHandler<F, T>), BuildError>
 where
     T: JsonSchema,
 {
@@ -224,7 +224,7 @@ where
     }
     Ok((
         prompt,
-        TypedPrompt {
+        FieldsHandler {
             f: handler,
             fields,
             _input: PhantomData,
@@ -232,14 +232,15 @@ where
     ))
 }
 
-/// A prompt handler of `Args<T>`.
-pub(crate) struct TypedPrompt<F, T> {
+/// A handler of `Args<T>` read from named strings: a typed prompt's (its arguments) or a typed
+/// resource template's (its variables).
+pub(crate) struct FieldsHandler<F, T> {
     f: F,
     fields: StringFields,
     _input: PhantomData<fn(T)>,
 }
 
-impl<F, T, Fut, R> PromptHandler for TypedPrompt<F, T>
+impl<F, T, Fut, R> PromptHandler for FieldsHandler<F, T>
 where
     F: Fn(Args<T>, Context) -> Fut + Send + Sync + 'static,
     T: DeserializeOwned + Send + 'static,
@@ -263,7 +264,7 @@ pub(crate) fn typed_template<T, F>(
     template: &Scoped<ResourceTemplate>,
     handler: F,
     compiler: Option<&SchemaCompiler>,
-) -> Result<TypedTemplate<F, T>, BuildError>
+) -> Result<FieldsHandler<F, T>, BuildError>
 where
     T: JsonSchema,
 {
@@ -288,22 +289,16 @@ where
             ));
         }
     }
-    Ok(TypedTemplate {
+    Ok(FieldsHandler {
         f: handler,
         fields,
         _input: PhantomData,
     })
 }
 
-/// A resource template handler of `Args<T>`: variables that do not read as a `T` (`{id}` is
-/// `abc` where `id` is a number) name no resource.
-pub(crate) struct TypedTemplate<F, T> {
-    f: F,
-    fields: StringFields,
-    _input: PhantomData<fn(T)>,
-}
-
-impl<F, T, Fut, R> ResourceTemplateHandler for TypedTemplate<F, T>
+/// As a resource template's: variables that do not read as a `T` (`{id}` is `abc` where `id`
+/// is a number) name no resource.
+impl<F, T, Fut, R> ResourceTemplateHandler for FieldsHandler<F, T>
 where
     F: Fn(Args<T>, Context) -> Fut + Send + Sync + 'static,
     T: DeserializeOwned + Send + 'static,
