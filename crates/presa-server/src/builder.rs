@@ -275,6 +275,27 @@ impl ServerBuilder {
         self
     }
 
+    /// Where the server keeps its tasks and how (see [`TaskOptions`]; in memory by default).
+    /// Tasks are offered as soon as a tool declares
+    /// [`task_support`](presa_core::Tool::task_support).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use presa_server::{Server, TaskOptions};
+    ///
+    /// let server = Server::builder("jobs", "1.0.0")
+    ///     .tasks(TaskOptions::default().retention(Some(Duration::from_secs(300))))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    ///
+    /// [`TaskOptions`]: crate::TaskOptions
+    pub fn tasks(mut self, options: crate::TaskOptions) -> Self {
+        self.options.tasks = options;
+        self
+    }
+
     /// Whether 2026-07-28 results carry the server's identity in `_meta` (default true).
     pub fn server_info_in_results(mut self, include: bool) -> Self {
         self.options.server_info_in_meta = include;
@@ -593,6 +614,12 @@ impl ServerBuilder {
             self.options.request_state = Some(Arc::new(RequestStateCodec::new(key)));
         }
         let stack: Stack = self.options.middleware.clone().into();
+        let bus: Arc<dyn crate::EventBus> =
+            self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default()));
+        let tasks = Arc::new(crate::tasks::Tasks::new(
+            self.options.tasks.clone(),
+            Arc::clone(&bus),
+        ));
         Ok(Server {
             inner: Arc::new(Inner {
                 info_value: serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null),
@@ -607,7 +634,8 @@ impl ServerBuilder {
                 definitions: ArcSwap::from_pointee(self.definitions),
                 changing: Mutex::new(()),
                 stack,
-                bus: self.bus.unwrap_or_else(|| Arc::new(InMemoryBus::default())),
+                tasks,
+                bus,
                 state: self.state,
                 #[cfg(feature = "schemars")]
                 forms: self.forms,

@@ -313,6 +313,8 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
     let mut changes = server.changes();
     let (outbox, mut queued) = StreamOutbox::new();
     let connection = DrivenConnection::with_idle_shrink(server, outbox.clone(), false);
+    // the connection is the session its callers are known by (the owner of their tasks)
+    let arrival = options.arrival.clone().with_session(connection_id());
     let mut input_open = true;
     loop {
         // counted before draining: a request that finished had its response sent to the channel
@@ -341,13 +343,13 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             }
             input = incoming.recv(), if reading => match input {
                 Some(Incoming::Message(message)) => {
-                    connection.handle(message, &options.arrival);
+                    connection.handle(message, &arrival);
                 }
                 Some(Incoming::Authenticated(message, identity)) => {
-                    connection.handle(message, &options.arrival.clone().with_auth(identity));
+                    connection.handle(message, &arrival.clone().with_auth(identity));
                 }
                 Some(Incoming::Frame(bytes)) => {
-                    connection.handle_frame(&bytes, &options.arrival);
+                    connection.handle_frame(&bytes, &arrival);
                 }
                 None => {
                     input_open = false;
@@ -361,4 +363,16 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             },
         }
     }
+}
+
+/// A random id for one connection (128 bits, hex), unique across processes that share a task
+/// store.
+fn connection_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // without randomness, unique within the process at least
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        return format!("connection-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

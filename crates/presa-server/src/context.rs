@@ -36,20 +36,22 @@ pub(crate) trait Peer: Send + Sync + fmt::Debug {
         message: Option<String>,
     ) -> BoxFuture<'static, ()>;
 
-    /// Sends `notifications/message` for `request`, if its log level admits `level`.
+    /// Sends `notifications/message` for `request` (or for the session as a whole: `None`), if
+    /// the log level admits `level`.
     fn log(
         &self,
-        request: &RequestId,
+        request: Option<&RequestId>,
         level: LoggingLevel,
         logger: Option<String>,
         data: Value,
     ) -> BoxFuture<'static, ()>;
 
     /// Sends a notification on `related`'s stream while it is in flight (what a
-    /// `subscriptions/listen` request delivers). The default drops it.
+    /// `subscriptions/listen` request delivers), or for the session as a whole (`None`: a task's
+    /// status). The default drops it.
     fn notify(
         &self,
-        related: &RequestId,
+        related: Option<&RequestId>,
         notification: presa_core::Notification,
     ) -> BoxFuture<'static, ()> {
         let _ = (related, notification);
@@ -66,11 +68,12 @@ pub(crate) trait Peer: Send + Sync + fmt::Debug {
     }
 
     /// Sends a server→client request (`elicitation/create`, `sampling/createMessage`,
-    /// `roots/list`) while serving `related`, and waits for the client's answer. Only
-    /// initialize-era sessions can; the default answers that this connection cannot.
+    /// `roots/list`) while serving `related` (or for the session: `None`, a task's request),
+    /// and waits for the client's answer. Only initialize-era sessions can; the default answers
+    /// that this connection cannot.
     fn request(
         &self,
-        related: &RequestId,
+        related: Option<&RequestId>,
         method: &str,
         params: Value,
     ) -> BoxFuture<'static, Result<Value, InputError>> {
@@ -100,7 +103,7 @@ impl Peer for NoPeer {
 
     fn log(
         &self,
-        _: &RequestId,
+        _: Option<&RequestId>,
         _: LoggingLevel,
         _: Option<String>,
         _: Value,
@@ -186,6 +189,11 @@ struct ContextInner {
     extensions: http::Extensions,
     /// The server serving the request; `None` for a detached context not handed to one yet.
     server: Option<Server>,
+    /// The task the request became, once it did.
+    task: OnceLock<Arc<crate::tasks::LiveTask>>,
+    /// Whether the request may still become a task (a 2026-07-28 call of a task-capable tool
+    /// from a client that declared the tasks extension).
+    may_become_task: bool,
 }
 
 impl fmt::Debug for Context {
@@ -226,6 +234,8 @@ impl Context {
                 headers,
                 extensions: http::Extensions::new(),
                 server,
+                task: OnceLock::new(),
+                may_become_task: false,
             }),
         }
     }
@@ -444,6 +454,9 @@ impl Context {
     /// otherwise does nothing. `progress` must grow with every report.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let message = message.map(str::to_owned);
+        if let Some(task) = self.inner.task.get() {
+            return task.progress(progress, total, message).await;
+        }
         self.inner
             .peer
             .progress(&self.inner.request_id, progress, total, message)
@@ -472,30 +485,31 @@ impl Context {
     /// # let _ = server;
     /// ```
     pub fn close_stream(&self) -> bool {
-        self.inner.peer.close_stream(&self.inner.request_id)
+        self.inner.task.get().is_none() && self.inner.peer.close_stream(&self.inner.request_id)
     }
 
     /// Sends a log message, if the client asked for messages of this level (2026-07-28: the
     /// request's `_meta` log level, nothing without one; initialize era: `logging/setLevel`,
     /// and only when the server enables logging).
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
-        self.inner
-            .peer
-            .log(&self.inner.request_id, level, None, data.into())
-            .await;
+        self.send_log(level, None, data.into()).await;
     }
 
     /// Like [`log`](Self::log), naming the logger.
     pub async fn log_as(&self, level: LoggingLevel, logger: &str, data: impl Into<Value>) {
-        self.inner
-            .peer
-            .log(
-                &self.inner.request_id,
-                level,
-                Some(logger.to_owned()),
-                data.into(),
-            )
+        self.send_log(level, Some(logger.to_owned()), data.into())
             .await;
+    }
+
+    /// A log message for the request, or for the session once the request became a task (the
+    /// 2026-07-28 extension has no stream for a task's messages: they are dropped there).
+    async fn send_log(&self, level: LoggingLevel, logger: Option<String>, data: Value) {
+        let related = match self.inner.task.get() {
+            None => Some(&self.inner.request_id),
+            Some(_) if self.protocol_version().era() == Era::Initialize => None,
+            Some(_) => return,
+        };
+        self.inner.peer.log(related, level, logger, data).await;
     }
 
     /// Whether the client cancelled the request. A handler that computes without awaiting
@@ -518,12 +532,99 @@ impl Context {
     pub(crate) async fn notify(&self, notification: presa_core::Notification) {
         self.inner
             .peer
-            .notify(&self.inner.request_id, notification)
+            .notify(Some(&self.inner.request_id), notification)
             .await;
     }
 
     pub(crate) fn asks(&self) -> Arc<Asks> {
         Arc::clone(&self.inner.asks)
+    }
+
+    /// The request's peer, for what outlives the request (a task).
+    pub(crate) fn peer(&self) -> Arc<dyn Peer> {
+        Arc::clone(&self.inner.peer)
+    }
+
+    /// The session or connection the request belongs to (see [`Arrival::with_session`]).
+    pub(crate) fn session(&self) -> Option<&str> {
+        self.inner.arrival.session()
+    }
+
+    /// This context for a call that may become a task: with a cancellation signal of its own
+    /// (a task outlives its request, and only `tasks/cancel` may stop it then).
+    pub(crate) fn for_possible_task(self) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.cancellation = Cancellation::new();
+        inner.may_become_task = true;
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Makes this call a task from here on, when it can be one: the request is answered with
+    /// the task now, and the handler goes on as the task. Returns whether the call runs as a
+    /// task (at once when it already does; `false` when the tool or the request allows no
+    /// task, and the call goes on as an ordinary request).
+    ///
+    /// Without this a call of a task-capable tool (2026-07-28, the client declared the tasks
+    /// extension) becomes a task at its first wait for something other than input; input it
+    /// asks for before that is gathered with input rounds, as SEP-2663 recommends. Calling this
+    /// first makes the input requests wait in the task instead (its `inputRequests`, answered
+    /// with `tasks/update`).
+    ///
+    /// ```
+    /// use presa_core::{TaskSupport, Tool};
+    /// use presa_server::{Context, Server};
+    /// use serde_json::Value;
+    ///
+    /// let server = Server::builder("files", "1.0.0")
+    ///     .tool(
+    ///         Tool::without_params("purge").task_support(TaskSupport::Optional),
+    ///         |_: Value, cx: Context| async move {
+    ///             // from here on a task, when the request allows one: input asked for below
+    ///             // waits in the task
+    ///             let as_task = cx.run_as_task().await;
+    ///             format!("purged (as a task: {as_task})")
+    ///         },
+    ///     )
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub async fn run_as_task(&self) -> bool {
+        if self.inner.task.get().is_some() {
+            return true;
+        }
+        if !self.inner.may_become_task {
+            return false;
+        }
+        // pending once: the dispatcher sees the call go on and makes it a task
+        let mut yielded = false;
+        std::future::poll_fn(|task_cx| {
+            if yielded {
+                return std::task::Poll::Ready(());
+            }
+            yielded = true;
+            task_cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        })
+        .await;
+        self.inner.task.get().is_some()
+    }
+
+    /// The request became `task`: its handler's progress, logs and input requests go there.
+    pub(crate) fn attach_task(&self, task: Arc<crate::tasks::LiveTask>) {
+        let _ = self.inner.task.set(task);
+    }
+
+    /// The id of the task this call runs as, once it became one (see
+    /// [`Tool::task_support`](presa_core::Tool::task_support)); `None` while it is an ordinary
+    /// request.
+    ///
+    /// ```
+    /// assert_eq!(presa_server::Context::detached().task_id(), None);
+    /// ```
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task.get().map(|task| task.id.as_str())
     }
 
     /// Gives a 2026-07-28 request its round of answers, making it able to ask for input.
@@ -663,12 +764,12 @@ impl Context {
         .await
     }
 
-    async fn ask<T: serde::de::DeserializeOwned>(
+    async fn ask<T: serde::de::DeserializeOwned + 'static>(
         &self,
         key: String,
         request: InputRequest,
         read: fn(&InputResponse) -> Option<T>,
-        check: impl Fn(&T) -> Result<(), String>,
+        check: impl Fn(&T) -> Result<(), String> + Send + Sync + 'static,
     ) -> Result<T, InputError> {
         let era = self.protocol_version().era();
         if let Some(required) = request.required_capability(self.client_capabilities()) {
@@ -677,44 +778,64 @@ impl Context {
                 .fail(missing_capability_error(required, era));
             return std::future::pending().await;
         }
+        let method = request.method().to_owned();
+        let kind = method.clone();
+        let checked = move |response: &InputResponse| {
+            read(response)
+                .ok_or_else(|| format!("is not a {kind} result"))
+                .and_then(|answer| check(&answer).map(|()| answer))
+        };
+        // an answer of the input rounds before the request became a task counts in the task too
+        let answered = self
+            .inner
+            .round
+            .get()
+            .and_then(|round| round.responses.get(&key).map(|r| (round, r)));
+        if let Some((round, response)) = answered {
+            return match checked(response) {
+                Ok(answer) => {
+                    if let Ok(mut used) = round.used.lock() {
+                        used.insert(key);
+                    }
+                    Ok(answer)
+                }
+                Err(why) => {
+                    self.inner.asks.fail(ErrorObject::invalid_params(format!(
+                        "inputResponses.{key} {why}"
+                    )));
+                    std::future::pending().await
+                }
+            };
+        }
         if era == Era::Initialize {
-            let method = request.method();
-            let answer = self
-                .inner
-                .peer
-                .request(&self.inner.request_id, method, request_params(&request))
-                .await?;
+            let answer = match self.inner.task.get() {
+                Some(task) => task.ask_client(&request).await?,
+                None => {
+                    self.inner
+                        .peer
+                        .request(
+                            Some(&self.inner.request_id),
+                            &method,
+                            request_params(&request),
+                        )
+                        .await?
+                }
+            };
             return serde_json::from_value(answer)
                 .map_err(|e| InputError::InvalidAnswer(format!("{method}: {e}")));
         }
-        let Some(round) = self.inner.round.get() else {
-            return Err(InputError::NotAllowed);
-        };
-        match round.responses.get(&key) {
-            None => {
-                self.inner.asks.ask(key, request);
-                std::future::pending().await
-            }
-            Some(response) => {
-                let checked = read(response)
-                    .ok_or_else(|| format!("is not a {} result", request.method()))
-                    .and_then(|answer| check(&answer).map(|()| answer));
-                match checked {
-                    Ok(answer) => {
-                        if let Ok(mut used) = round.used.lock() {
-                            used.insert(key);
-                        }
-                        Ok(answer)
-                    }
-                    Err(why) => {
-                        self.inner.asks.fail(ErrorObject::invalid_params(format!(
-                            "inputResponses.{key} {why}"
-                        )));
-                        std::future::pending().await
-                    }
-                }
-            }
+        if let Some(task) = self.inner.task.get() {
+            let check: crate::tasks::AnswerCheck =
+                Box::new(move |response| checked(response).map(drop));
+            let response = task.ask(key, request, check).await?;
+            return read(&response)
+                .ok_or_else(|| InputError::InvalidAnswer(format!("is not a {method} result")));
         }
+        if self.inner.round.get().is_none() {
+            return Err(InputError::NotAllowed);
+        }
+        self.inner.asks.ask(key, request);
+        std::future::pending().await
     }
 }
 

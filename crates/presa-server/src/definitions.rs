@@ -206,6 +206,10 @@ impl Definitions {
             prompts: list_changed || !self.prompts.is_empty(),
             resources: list_changed || !self.resources.is_empty() || !self.templates.is_empty(),
             completions: !self.completions.is_empty(),
+            tasks: self
+                .tools
+                .iter()
+                .any(|t| t.tool.get_task_support() != presa_core::TaskSupport::Forbidden),
         }
     }
 
@@ -231,6 +235,26 @@ impl Definitions {
             }),
             completions: declared.completions.then(JsonObject::new),
             logging: logging.then(JsonObject::new),
+            // each revision sees its own form (ServerCapabilities::for_version)
+            tasks: declared.tasks.then(|| presa_core::ServerTasksCapability {
+                list: Some(JsonObject::new()),
+                cancel: Some(JsonObject::new()),
+                requests: Some(presa_core::ServerTaskRequests {
+                    tools: Some(
+                        serde_json::json!({"call": {}})
+                            .as_object()
+                            .cloned()
+                            .unwrap_or_default(),
+                    ),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            extensions: declared.tasks.then(|| {
+                let mut extensions = JsonObject::new();
+                extensions.insert(presa_core::TASKS_EXTENSION.into(), serde_json::json!({}));
+                extensions
+            }),
             ..Default::default()
         }
     }
@@ -396,6 +420,8 @@ pub(crate) struct Declared {
     pub(crate) prompts: bool,
     pub(crate) resources: bool,
     pub(crate) completions: bool,
+    /// A tool runs as a task (when the client allows it, or always).
+    pub(crate) tasks: bool,
 }
 
 /// Checks a tool and compiles its schemas.

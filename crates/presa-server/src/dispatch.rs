@@ -6,8 +6,8 @@ use presa_core::{
     CallToolResult, CompleteRequestParams, CompleteResult, CompletionReference, Era, ErrorObject,
     GetPromptRequestParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, META_SERVER_INFO, Meta, PaginatedRequestParams, RawJson,
-    ReadResourceRequestParams, ReadResourceResult, ResourceNotFoundData, ResultType, paginate,
-    to_raw,
+    ReadResourceRequestParams, ReadResourceResult, ResourceNotFoundData, ResultType, Tool,
+    paginate, to_raw,
 };
 use presa_core::{InputResponses, request_state_binding};
 
@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::BoxFuture;
 use crate::catch::catch_unwind;
 use crate::context::Context;
 use crate::definitions::{
@@ -29,6 +30,7 @@ use crate::resource::ResourceOutcome;
 use crate::rounds::run;
 use crate::scopes::{Described, check_scopes};
 use crate::server::Server;
+use crate::tasks::{CallMode, TaskEnd};
 
 impl Server {
     /// Serves one request: `method` with its raw `params`, for the client `cx` describes.
@@ -98,7 +100,14 @@ impl Server {
                 &defs.tools,
                 params,
                 &cx,
-                |t| t.tool.clone(),
+                |t| match era {
+                    // `execution.taskSupport` is 2025-11-25's: the extension decides by request
+                    Era::Stateless if t.tool.execution.is_some() => Tool {
+                        execution: None,
+                        ..t.tool.clone()
+                    },
+                    _ => t.tool.clone(),
+                },
                 |p| ListToolsResult {
                     tools: p.items,
                     next_cursor: p.next_cursor,
@@ -157,6 +166,9 @@ impl Server {
             "completion/complete" if declared.completions => self.complete(defs, params, cx).await,
             "server/discover" if era == Era::Stateless => raw(&self.discover_result()),
             "subscriptions/listen" if era == Era::Stateless => self.listen(params, cx).await,
+            tasks if declared.tasks && tasks.starts_with("tasks/") => {
+                self.task_method(method, params, cx).await
+            }
             _ => Err(ErrorObject::method_not_found(method)),
         }
     }
@@ -312,6 +324,12 @@ impl Server {
             headers.check_params(&entry.headers, Some(&arguments))?;
         }
         check_scopes(&cx, Described("tool", &params.name), &entry.scopes)?;
+        let mode = CallMode::of(&entry.tool, &cx, params.task.as_ref())?;
+        // a call that may outlive its request is stopped by `tasks/cancel` alone once it does
+        let cx = match mode {
+            CallMode::Inline => cx,
+            CallMode::MayBecomeTask | CallMode::Task { .. } => cx.for_possible_task(),
+        };
         let entry = Arc::clone(entry);
         let era = cx.protocol_version().era();
         // the binding is only needed to open a sealed state or to seal a new one: made from the
@@ -334,25 +352,82 @@ impl Server {
         let Value::Object(arguments) = arguments else {
             unreachable!("made as an object above")
         };
-        let mut result = match checked {
+        let mut running: BoxFuture<'static, ToolRun> = match checked {
             Some(Err(errors)) => {
                 let lines: Vec<_> = errors
                     .iter()
                     .map(|e| format!("Invalid arguments {e}"))
                     .collect();
-                CallToolResult::error(lines.join("\n"))
+                let refused = CallToolResult::error(lines.join("\n"));
+                Box::pin(std::future::ready(Ok(Ok(Ok(refused)))))
             }
-            _ => match run(&cx, entry.handler.call(arguments, cx.clone())).await {
-                Ok(Ok(Ok(result))) => result,
-                Ok(Ok(Err(error))) => return Err(error),
-                Ok(Err(panic)) => CallToolResult::error(panic),
-                Err(Suspension::Input(requests)) => {
-                    let result =
-                        self.input_required(round.as_deref(), requests, "tools/call", &binding())?;
-                    return Ok((result, false));
+            _ => {
+                let handler = entry.handler.call(arguments, cx.clone());
+                let cx = cx.clone();
+                Box::pin(async move { run(&cx, handler).await })
+            }
+        };
+        let ran = match mode {
+            CallMode::Inline => running.await,
+            CallMode::Task { ttl_ms } => {
+                let task = self.task_run(entry, era, running);
+                return Ok((self.start_task(&cx, ttl_ms, task).await?, false));
+            }
+            CallMode::MayBecomeTask => {
+                // answered at once when it finishes (or asks for input) on its first poll
+                let first = std::future::poll_fn(|task_cx| {
+                    std::task::Poll::Ready(running.as_mut().poll(task_cx))
+                })
+                .await;
+                match first {
+                    std::task::Poll::Ready(ran) => ran,
+                    std::task::Poll::Pending => {
+                        let task = self.task_run(entry, era, running);
+                        return Ok((self.start_task(&cx, None, task).await?, false));
+                    }
                 }
-                Err(Suspension::Error(error)) => return Err(error),
-            },
+            }
+        };
+        match self.tool_call_end(&entry, era, ran) {
+            CallEnd::Result(result, is_error) => Ok((result, is_error)),
+            CallEnd::Error(error) => Err(error),
+            CallEnd::Input(requests) => {
+                let result =
+                    self.input_required(round.as_deref(), requests, "tools/call", &binding())?;
+                Ok((result, false))
+            }
+        }
+    }
+
+    /// What a call running as a task ends with, from its handler's run.
+    fn task_run(
+        &self,
+        entry: Arc<ToolEntry>,
+        era: Era,
+        running: BoxFuture<'static, ToolRun>,
+    ) -> crate::tasks::TaskRun {
+        let server = self.clone();
+        Box::pin(async move {
+            match server.tool_call_end(&entry, era, running.await) {
+                CallEnd::Result(result, is_error) => TaskEnd::Completed { result, is_error },
+                CallEnd::Error(error) => TaskEnd::Failed(error),
+                // a task's input requests wait in the task: a handler never suspends in one
+                CallEnd::Input(_) => TaskEnd::Failed(ErrorObject::internal_error(
+                    "the tool asked for input outside of an input round",
+                )),
+            }
+        })
+    }
+
+    /// The answer to a call whose handler ran: its result checked against the output schema,
+    /// stamped for the era; a protocol error; or the input it asked for first.
+    fn tool_call_end(&self, entry: &ToolEntry, era: Era, ran: ToolRun) -> CallEnd {
+        let mut result = match ran {
+            Ok(Ok(Ok(result))) => result,
+            Ok(Ok(Err(error))) => return CallEnd::Error(error),
+            Ok(Err(panic)) => CallToolResult::error(panic),
+            Err(Suspension::Input(requests)) => return CallEnd::Input(requests),
+            Err(Suspension::Error(error)) => return CallEnd::Error(error),
         };
         if let (Some(validator), false) = (&entry.output, result.is_error()) {
             match &result.structured_content {
@@ -374,7 +449,10 @@ impl Server {
             }
         }
         let is_error = result.is_error();
-        Ok((self.stamped(era, result)?, is_error))
+        match self.stamped(era, result) {
+            Ok(json) => CallEnd::Result(json, is_error),
+            Err(error) => CallEnd::Error(error),
+        }
     }
 
     async fn read_resource(
@@ -593,6 +671,19 @@ impl Listed for PromptEntry {
     }
 }
 
+/// What running a tool handler produced: its outcome, a panic message, or a suspension.
+type ToolRun = Result<Result<crate::tool::ToolOutcome, String>, Suspension>;
+
+/// How a call whose handler ran is answered.
+enum CallEnd {
+    /// The result, and whether it is a tool error.
+    Result(RawJson, bool),
+    /// A protocol error.
+    Error(ErrorObject),
+    /// The handler asked for input the round does not hold (2026-07-28).
+    Input(std::collections::BTreeMap<String, presa_core::InputRequest>),
+}
+
 /// What every list page holds before it becomes its list's result.
 struct ListPage<T> {
     items: Vec<T>,
@@ -615,6 +706,9 @@ struct CallParams {
     input_responses: Option<InputResponses>,
     #[serde(default)]
     request_state: Option<String>,
+    /// 2025-11-25: run the call as a task (ignored by the other revisions).
+    #[serde(default)]
+    task: Option<presa_core::TaskMetadata>,
 }
 
 /// A JSON object, skipped over without keeping any of it.

@@ -717,16 +717,21 @@ impl Driven {
         self.run(started);
     }
 
-    /// Runs `f` on the session of a request still in flight, then sends what it produced;
-    /// returns the outbox's readiness for the handler to wait on.
+    /// Runs `f` on the session of a request still in flight (or of the open session itself:
+    /// `None`), then sends what it produced; returns the outbox's readiness for the handler to
+    /// wait on.
     fn while_in_flight(
         self: &Arc<Self>,
-        request: &RequestId,
+        request: Option<&RequestId>,
         f: impl FnOnce(&mut ServerSession),
     ) -> BoxFuture<'static, ()> {
         let started = {
             let mut state = self.state();
-            if !state.in_flight.contains(request) {
+            let open = match request {
+                Some(request) => state.in_flight.contains(request),
+                None => !self.is_closed(),
+            };
+            if !open {
                 return Box::pin(async {});
             }
             f(&mut state.session);
@@ -797,7 +802,20 @@ impl DrivenPeer {
         f: impl FnOnce(&mut ServerSession),
     ) -> BoxFuture<'static, ()> {
         match self.driven.upgrade() {
-            Some(driven) => driven.while_in_flight(request, f),
+            Some(driven) => driven.while_in_flight(Some(request), f),
+            None => Box::pin(async {}),
+        }
+    }
+
+    /// Runs `f` on the session for `related` while it is in flight, or for the session as a
+    /// whole (`None`) while it is open.
+    fn on_session(
+        &self,
+        related: Option<&RequestId>,
+        f: impl FnOnce(&mut ServerSession),
+    ) -> BoxFuture<'static, ()> {
+        match self.driven.upgrade() {
+            Some(driven) => driven.while_in_flight(related, f),
             None => Box::pin(async {}),
         }
     }
@@ -818,13 +836,13 @@ impl Peer for DrivenPeer {
 
     fn log(
         &self,
-        request: &RequestId,
+        request: Option<&RequestId>,
         level: LoggingLevel,
         logger: Option<String>,
         data: Value,
     ) -> BoxFuture<'static, ()> {
-        self.while_in_flight(request, |session| {
-            session.log(Some(request), level, logger.as_deref(), data);
+        self.on_session(request, |session| {
+            session.log(request, level, logger.as_deref(), data);
         })
     }
 
@@ -836,15 +854,19 @@ impl Peer for DrivenPeer {
         in_flight && driven.outbox.close_stream(request)
     }
 
-    fn notify(&self, related: &RequestId, notification: Notification) -> BoxFuture<'static, ()> {
-        self.while_in_flight(related, |session| {
-            session.notify(notification, Some(related.clone()));
+    fn notify(
+        &self,
+        related: Option<&RequestId>,
+        notification: Notification,
+    ) -> BoxFuture<'static, ()> {
+        self.on_session(related, |session| {
+            session.notify(notification, related.cloned());
         })
     }
 
     fn request(
         &self,
-        related: &RequestId,
+        related: Option<&RequestId>,
         method: &str,
         params: Value,
     ) -> BoxFuture<'static, Result<Value, InputError>> {
@@ -867,7 +889,7 @@ impl Peer for DrivenPeer {
                     method,
                     params,
                     &RequestOptions::default(),
-                    Some(related.clone()),
+                    related.cloned(),
                 ) {
                     Ok(id) => {
                         state.waiting.insert(id, reply);

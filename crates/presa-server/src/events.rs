@@ -24,6 +24,9 @@ pub enum Change {
     ListChanged(ListKind),
     /// A resource's contents changed.
     ResourceUpdated(String),
+    /// The task of this id changed (its status, its input requests, its status message): what
+    /// a 2026-07-28 listen whose filter names it is told.
+    TaskChanged(String),
 }
 
 /// Fans changes out to every connection that listens (2026-07-28 `subscriptions/listen`

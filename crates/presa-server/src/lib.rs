@@ -35,6 +35,7 @@ mod scopes;
 mod server;
 mod start;
 mod state;
+mod tasks;
 mod tool;
 mod transport;
 #[cfg(feature = "schemars")]
@@ -51,8 +52,8 @@ pub use presa_core::{
     Annotations, BooleanSchema, CacheScope, CallToolResult, ContentBlock, ElicitAction,
     ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ElicitationSchema, ErrorCode, Icon,
     Implementation, JsonObject, LoggingLevel, NumberSchema, Prompt, PromptArgument,
-    ProtocolVersion, Resource, ResourceContents, ResourceTemplate, Role, StringSchema, Tool,
-    ToolAnnotations,
+    ProtocolVersion, Resource, ResourceContents, ResourceTemplate, Role, StringSchema, TaskSupport,
+    Tool, ToolAnnotations,
 };
 
 pub use auth::{AuthInfo, InsufficientScope};
@@ -73,6 +74,9 @@ pub use resource::*;
 pub use scopes::{RequireScopes, Scoped};
 pub use server::*;
 pub use state::MissingState;
+pub use tasks::{
+    InMemoryTaskStore, TaskLimits, TaskOptions, TaskRecord, TaskStore, TaskStoreError,
+};
 pub use tool::*;
 pub use transport::{Arrival, HttpParts, Transport};
 #[cfg(feature = "schemars")]

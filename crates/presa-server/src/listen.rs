@@ -38,6 +38,7 @@ impl Server {
             } else {
                 None
             },
+            task_ids: self.listened_tasks(asked.task_ids.as_deref(), &cx).await?,
             ..Default::default()
         };
         let id = cx.request_id().clone();
@@ -81,6 +82,16 @@ impl Server {
                         &serde_json::json!({ "_meta": subscription_meta(&id), "uri": uri }),
                     )
                 }
+                Ok(Change::TaskChanged(task)) => {
+                    let watched = honoured.task_ids.iter().flatten().any(|w| *w == task);
+                    match watched {
+                        true => match self.task_notification(&task, &cx, &id).await {
+                            Some(notification) => Ok(notification),
+                            None => continue,
+                        },
+                        false => continue,
+                    }
+                }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             };
@@ -89,5 +100,38 @@ impl Server {
             }
         }
         raw(&SubscriptionsListenResult::closed(&id))
+    }
+}
+
+impl Server {
+    /// The task ids a listen asked for that it gets `notifications/tasks` for: those the caller
+    /// can see. Asking without the tasks extension is `-32021`.
+    async fn listened_tasks(
+        &self,
+        asked: Option<&[String]>,
+        cx: &Context,
+    ) -> Result<Option<Vec<String>>, ErrorObject> {
+        let Some(asked) = asked.filter(|ids| !ids.is_empty()) else {
+            return Ok(None);
+        };
+        if !self.declared(&self.snapshot()).tasks {
+            return Ok(None);
+        }
+        if !cx
+            .client_capabilities()
+            .has_extension(presa_core::TASKS_EXTENSION)
+        {
+            return Err(crate::tasks::missing_extension(&format!(
+                "task notifications need the {} extension: declare it in the request's client capabilities",
+                presa_core::TASKS_EXTENSION
+            )));
+        }
+        let mut honoured = Vec::new();
+        for id in asked {
+            if self.find_task(id, cx).await.is_ok() && !honoured.contains(id) {
+                honoured.push(id.clone());
+            }
+        }
+        Ok(Some(honoured))
     }
 }

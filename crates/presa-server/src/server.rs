@@ -49,6 +49,8 @@ pub(crate) struct Options {
     pub(crate) request_state_ttl: Duration,
     /// The middleware stack, outermost first.
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
+    /// Where tasks are kept and how.
+    pub(crate) tasks: crate::tasks::TaskOptions,
 }
 
 impl Default for Options {
@@ -67,6 +69,7 @@ impl Default for Options {
             request_state: None,
             request_state_ttl: Duration::from_secs(600),
             middleware: Vec::new(),
+            tasks: crate::tasks::TaskOptions::default(),
         }
     }
 }
@@ -89,6 +92,8 @@ pub(crate) struct Inner {
     pub(crate) stack: Stack,
     /// What [`ServerBuilder::state`] was given.
     pub(crate) state: StateMap,
+    /// The tasks, and those running here.
+    pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// What [`ServerBuilder::elicitation_form`] was given.
     #[cfg(feature = "schemars")]
     pub(crate) forms: crate::typed::Forms,

@@ -86,6 +86,8 @@ pub struct Arrival {
     pub(crate) transport: Transport,
     pub(crate) auth: Option<Arc<AuthInfo>>,
     pub(crate) http: Option<Arc<HttpParts>>,
+    /// The session or connection the message belongs to, if it has one.
+    pub(crate) session: Option<Arc<str>>,
 }
 
 impl Arrival {
@@ -95,6 +97,7 @@ impl Arrival {
             transport,
             auth: None,
             http: None,
+            session: None,
         }
     }
 
@@ -117,6 +120,20 @@ impl Arrival {
     pub fn with_http(mut self, http: impl Into<Arc<HttpParts>>) -> Self {
         self.http = Some(http.into());
         self
+    }
+
+    /// With the session (an initialize-era HTTP session) or connection (stdio, in-process) the
+    /// message belongs to: what a caller without an authenticated identity is known by, e.g.
+    /// as the owner of the tasks it creates. A 2026-07-28 HTTP request belongs to none.
+    #[must_use]
+    pub fn with_session(mut self, session: impl Into<Arc<str>>) -> Self {
+        self.session = Some(session.into());
+        self
+    }
+
+    /// The session or connection the message belongs to.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
     }
 
     /// The transport.

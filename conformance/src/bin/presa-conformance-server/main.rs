@@ -36,11 +36,13 @@
 //!
 //! Tools ask the client for input (sampling, elicitation, roots) through the same calls in both
 //! eras. List changes are announced (`listChanged`) and resources can be subscribed to, in both
-//! eras (`resources/subscribe`, `subscriptions/listen`). Tasks and skills are not served.
+//! eras (`resources/subscribe`, `subscriptions/listen`). The `tasks-*` tools run as tasks (the
+//! 2026-07-28 extension, and 2025-11-25's tasks) for clients that allow it; skills are not served.
 
 mod input_tools;
 mod prompts;
 mod resources;
+mod task_tools;
 mod tools;
 
 use std::error::Error;
@@ -78,6 +80,7 @@ fn conformance_server() -> Result<Server, BuildError> {
     let builder = resources::register(builder);
     let builder = prompts::register(builder);
     let builder = input_tools::register(builder);
+    let builder = task_tools::register(builder);
     let server = builder.build()?;
     // the cell is new and this is the only place that fills it
     let _ = cell.set(server.clone());

@@ -106,7 +106,9 @@ impl ServerSessionConfig {
         );
         DiscoverResult {
             supported_versions: self.versions.to_strings(),
-            capabilities: self.capabilities.clone(),
+            capabilities: self
+                .capabilities
+                .for_version(crate::ProtocolVersion::LATEST),
             instructions: self.instructions.clone(),
             ttl_ms: Some(self.discover_ttl_ms),
             cache_scope: Some(self.discover_cache_scope),
@@ -649,7 +651,7 @@ impl ServerSession {
         };
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
-            capabilities: self.config.capabilities.clone(),
+            capabilities: self.config.capabilities.for_version(version),
             server_info: self.config.server_info.clone(),
             instructions: self.config.instructions.clone(),
             meta: None,

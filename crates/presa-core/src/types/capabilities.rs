@@ -222,6 +222,41 @@ impl ServerCapabilities {
     pub fn has_extension(&self, id: &str) -> bool {
         self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
     }
+
+    /// These capabilities as a server speaking `version` announces them: tasks are the `tasks`
+    /// capability on 2025-11-25 only and the tasks extension ([`TASKS_EXTENSION`]) on
+    /// 2026-07-28 only, so a server serving both eras declares both and each revision sees its
+    /// own (SEP-2663: the legacy capability must not be announced where the extension exists).
+    ///
+    /// [`TASKS_EXTENSION`]: crate::TASKS_EXTENSION
+    ///
+    /// ```
+    /// use presa_core::{ProtocolVersion, ServerCapabilities, ServerTasksCapability, TASKS_EXTENSION};
+    ///
+    /// let mut both = ServerCapabilities::default();
+    /// both.tasks = Some(ServerTasksCapability::default());
+    /// both.extensions = Some(serde_json::json!({ TASKS_EXTENSION: {} }).as_object().unwrap().clone());
+    /// let legacy = both.for_version(ProtocolVersion::V2025_11_25);
+    /// assert!(legacy.tasks.is_some() && legacy.extensions.is_none());
+    /// let stateless = both.for_version(ProtocolVersion::V2026_07_28);
+    /// assert!(stateless.tasks.is_none() && stateless.has_extension(TASKS_EXTENSION));
+    /// assert!(both.for_version(ProtocolVersion::V2025_06_18).tasks.is_none());
+    /// ```
+    pub fn for_version(&self, version: crate::ProtocolVersion) -> Self {
+        let mut capabilities = self.clone();
+        if version != crate::ProtocolVersion::V2025_11_25 {
+            capabilities.tasks = None;
+        }
+        if version.era() == crate::Era::Initialize
+            && let Some(extensions) = capabilities.extensions.as_mut()
+        {
+            extensions.remove(crate::TASKS_EXTENSION);
+            if extensions.is_empty() {
+                capabilities.extensions = None;
+            }
+        }
+        capabilities
+    }
 }
 
 /// The `prompts` and `tools` capabilities.

@@ -36,6 +36,7 @@ mod roots;
 mod sampling;
 mod subscriptions;
 mod tasks;
+pub mod tasks_extension;
 mod tools;
 
 pub use capabilities::*;

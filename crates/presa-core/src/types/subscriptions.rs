@@ -23,6 +23,10 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// `notifications/tasks` for these task ids (the tasks extension,
+    /// [`TASKS_EXTENSION`](crate::TASKS_EXTENSION)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
     /// Filter members added by extensions.
     #[serde(flatten)]
     pub other: JsonObject,
@@ -38,6 +42,7 @@ impl SubscriptionFilter {
                 .resource_subscriptions
                 .as_ref()
                 .is_none_or(Vec::is_empty)
+            && self.task_ids.as_ref().is_none_or(Vec::is_empty)
             && self.other.is_empty()
     }
 }

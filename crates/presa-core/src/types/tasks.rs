@@ -2,12 +2,44 @@
 //! `tasks/result`, `tasks/list`, `tasks/cancel` and `notifications/tasks/status`.
 //!
 //! All of this is removed in 2026-07-28, where tasks are the `io.modelcontextprotocol/tasks`
-//! extension (different shapes: `ttlMs`, `pollIntervalMs`, `resultType: "task"`); a client reads
-//! such an extension result as [`MrtrResult::Other`](crate::MrtrResult::Other).
+//! extension (SEP-2663) with shapes of their own: [`tasks_extension`](crate::tasks_extension).
 
 use serde::{Deserialize, Serialize};
 
 use crate::{JsonObject, Meta};
+
+/// The id of the tasks extension of 2026-07-28 (SEP-2663), under which a client declares it in
+/// `clientCapabilities.extensions` and a server in `capabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// An ISO 8601 (RFC 3339) UTC timestamp with milliseconds for a time given in milliseconds
+/// since the Unix epoch: the form of a task's `createdAt` and `lastUpdatedAt`.
+///
+/// ```
+/// assert_eq!(presa_core::format_timestamp(0), "1970-01-01T00:00:00.000Z");
+/// assert_eq!(presa_core::format_timestamp(1_785_571_200_123), "2026-08-01T08:00:00.123Z");
+/// ```
+pub fn format_timestamp(unix_ms: u64) -> String {
+    let (days, ms_of_day) = (unix_ms / 86_400_000, unix_ms % 86_400_000);
+    // the civil date of a day count (Howard Hinnant's days_from_civil, inverted)
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    let (h, m, s, ms) = (
+        ms_of_day / 3_600_000,
+        ms_of_day / 60_000 % 60,
+        ms_of_day / 1000 % 60,
+        ms_of_day % 1000,
+    );
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+}
 
 /// The state of a task. `working` → `input_required` | terminal; `input_required` →
 /// `working` | terminal; terminal states (`completed`, `failed`, `cancelled`) never change.
@@ -27,6 +59,21 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// The wire string (`"working"`, `"input_required"`, ...).
+    ///
+    /// ```
+    /// assert_eq!(presa_core::TaskStatus::InputRequired.as_str(), "input_required");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Working => "working",
+            Self::InputRequired => "input_required",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
     /// Whether the status is final.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
@@ -131,7 +178,25 @@ pub struct ListTasksResult {
     pub meta: Option<Meta>,
 }
 
-impl_has_meta!(Task, CreateTaskResult, TaskRequestParams, ListTasksResult);
+/// Params of `tasks/list` (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTasksRequestParams {
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Where the page starts: a `nextCursor` of an earlier page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+impl_has_meta!(
+    Task,
+    CreateTaskResult,
+    TaskRequestParams,
+    ListTasksRequestParams,
+    ListTasksResult
+);
 
 #[cfg(test)]
 mod tests {

@@ -139,6 +139,34 @@ impl Tool {
         self
     }
 
+    /// Whether the tool runs as a task: never ([`TaskSupport::Forbidden`], the default), when
+    /// the client allows it ([`TaskSupport::Optional`]) or always ([`TaskSupport::Required`]).
+    /// Written on the wire as `execution.taskSupport` (2025-11-25); on 2026-07-28 it decides
+    /// how the server answers a client that declared the tasks extension.
+    ///
+    /// ```
+    /// use presa_core::{TaskSupport, Tool};
+    ///
+    /// let tool = Tool::without_params("export").task_support(TaskSupport::Optional);
+    /// assert_eq!(tool.get_task_support(), TaskSupport::Optional);
+    /// assert_eq!(Tool::without_params("greet").get_task_support(), TaskSupport::Forbidden);
+    /// ```
+    #[must_use]
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.execution
+            .get_or_insert_with(ToolExecution::default)
+            .task_support = Some(support);
+        self
+    }
+
+    /// Whether the tool runs as a task (see [`task_support`](Self::task_support)).
+    pub fn get_task_support(&self) -> TaskSupport {
+        self.execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or_default()
+    }
+
     /// The name to show a user: `title`, then `annotations.title`, then `name`.
     pub fn display_name(&self) -> &str {
         self.title

@@ -461,9 +461,11 @@ impl HttpSession {
     /// Hands messages to the session's connection, with the identity verified for them;
     /// `false` once the session is closed.
     pub(crate) fn deliver(&self, messages: Vec<Message>, arrival: &Arrival) -> bool {
+        // the session is what its callers are known by (the owner of their tasks)
+        let arrival = arrival.clone().with_session(Arc::clone(&self.id));
         messages
             .into_iter()
-            .all(|message| self.connection.handle(message, arrival))
+            .all(|message| self.connection.handle(message, &arrival))
     }
 
     /// Whether the session still takes messages.

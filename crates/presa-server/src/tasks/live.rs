@@ -1,0 +1,294 @@
+//! A task while its handler runs in this process: the state it writes through to the store,
+//! its cancellation, and the input requests its handler waits on.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use presa_core::{
+    ErrorObject, InputRequest, InputResponse, META_RELATED_TASK, Notification, ProtocolVersion,
+    RequestId, TaskStatus,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio::sync::{Notify, oneshot};
+
+use crate::context::{Cancellation, Peer};
+use crate::events::Change;
+use crate::input::InputError;
+
+use super::{Tasks, now_ms, wire};
+
+/// How a task's request ended.
+pub(crate) enum TaskEnd {
+    /// A result (for a tool call, `isError` results too).
+    Completed {
+        result: Box<RawValue>,
+        is_error: bool,
+    },
+    /// A JSON-RPC error.
+    Failed(ErrorObject),
+    /// Stopped by `tasks/cancel`.
+    Cancelled,
+}
+
+/// Checks an answer to one input request before the handler gets it.
+pub(crate) type AnswerCheck = Box<dyn Fn(&InputResponse) -> Result<(), String> + Send + Sync>;
+
+struct Waiter {
+    check: AnswerCheck,
+    reply: oneshot::Sender<InputResponse>,
+}
+
+#[derive(Default)]
+struct Inputs {
+    /// Keys the handler waits on.
+    waiting: HashMap<String, Waiter>,
+    /// Answers given, by key: asking again under an answered key gets the same answer, so a key
+    /// never names two requests.
+    answered: HashMap<String, InputResponse>,
+}
+
+/// A task whose handler runs here.
+pub(crate) struct LiveTask {
+    pub(crate) id: String,
+    pub(crate) version: ProtocolVersion,
+    /// The state, written through to the store under this lock so that writes keep their
+    /// order.
+    record: tokio::sync::Mutex<super::TaskRecord>,
+    pub(crate) cancellation: Cancellation,
+    inputs: Mutex<Inputs>,
+    /// Told on every change of the state.
+    pub(crate) changed: Notify,
+    tasks: Arc<Tasks>,
+    /// The session the task was created on (initialize era): where its requests to the client
+    /// and its status notifications go.
+    peer: Arc<dyn Peer>,
+    /// `tasks/result` requests waiting for the task (initialize era): its requests to the
+    /// client ride the newest one's stream.
+    result_streams: Mutex<Vec<(RequestId, Arc<dyn Peer>)>>,
+    /// How long the task is kept after its last change, in milliseconds.
+    retention_ms: Option<u64>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl LiveTask {
+    pub(crate) fn new(
+        record: super::TaskRecord,
+        version: ProtocolVersion,
+        retention_ms: Option<u64>,
+        cancellation: Cancellation,
+        tasks: Arc<Tasks>,
+        peer: Arc<dyn Peer>,
+    ) -> Self {
+        Self {
+            id: record.id.clone(),
+            version,
+            record: tokio::sync::Mutex::new(record),
+            cancellation,
+            inputs: Mutex::default(),
+            changed: Notify::new(),
+            tasks,
+            peer,
+            result_streams: Mutex::default(),
+            retention_ms,
+        }
+    }
+
+    /// Applies `edit` to a task that has not ended, stamps the change and writes it through.
+    /// Returns whether anything was applied.
+    pub(crate) async fn change(&self, edit: impl FnOnce(&mut super::TaskRecord)) -> bool {
+        let mut record = self.record.lock().await;
+        if record.status.is_terminal() {
+            return false;
+        }
+        let before = record.status;
+        edit(&mut record);
+        let now = now_ms().max(record.created_at_ms);
+        record.updated_at_ms = now;
+        if let Some(retention) = self.retention_ms {
+            record.ttl_ms = Some(now - record.created_at_ms + retention);
+        }
+        if let Err(error) = self.tasks.options.store.update(record.clone()).await {
+            tracing::warn!(task = %self.id, %error, "a task's state could not be saved");
+        }
+        let status_changed = record.status != before;
+        let status = (self.version.era() == presa_core::Era::Initialize && status_changed)
+            .then(|| wire::legacy_task(&record));
+        drop(record);
+        self.changed.notify_waiters();
+        self.tasks.bus.publish(Change::TaskChanged(self.id.clone()));
+        if let Some(task) = status
+            && let Ok(notification) = Notification::new("notifications/tasks/status", &task)
+        {
+            self.peer.notify(None, notification).await;
+        }
+        true
+    }
+
+    /// The state now.
+    pub(crate) async fn record(&self) -> super::TaskRecord {
+        self.record.lock().await.clone()
+    }
+
+    /// The handler reported progress: its message becomes the status message.
+    pub(crate) async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) {
+        let message = message.unwrap_or_else(|| match total {
+            Some(total) => format!("{progress}/{total}"),
+            None => progress.to_string(),
+        });
+        self.change(|record| record.status_message = Some(message))
+            .await;
+    }
+
+    /// The request ended: the task's final state.
+    pub(crate) async fn finish(&self, end: TaskEnd) {
+        let legacy = self.version.era() == presa_core::Era::Initialize;
+        self.change(|record| {
+            record.input_requests.clear();
+            match end {
+                TaskEnd::Completed { result, is_error } => {
+                    // 2025-11-25 calls a tool error a failed task; the extension a completed one
+                    record.status = if legacy && is_error {
+                        TaskStatus::Failed
+                    } else {
+                        TaskStatus::Completed
+                    };
+                    record.result = Some(result);
+                }
+                TaskEnd::Failed(error) => {
+                    record.status = TaskStatus::Failed;
+                    record.status_message = Some(error.message.clone());
+                    record.error = Some(error);
+                }
+                TaskEnd::Cancelled => record.status = TaskStatus::Cancelled,
+            }
+        })
+        .await;
+        // nothing waits for input any more
+        let mut inputs = lock(&self.inputs);
+        inputs.waiting.clear();
+        inputs.answered = HashMap::new();
+    }
+
+    /// Waits for the answer to an input request of the handler (2026-07-28): the task shows it
+    /// in `inputRequests` until `tasks/update` brings the answer.
+    pub(crate) async fn ask(
+        &self,
+        key: String,
+        request: InputRequest,
+        check: AnswerCheck,
+    ) -> Result<InputResponse, InputError> {
+        let answer = {
+            let mut inputs = lock(&self.inputs);
+            if let Some(answer) = inputs.answered.get(&key) {
+                return Ok(answer.clone());
+            }
+            let (reply, answer) = oneshot::channel();
+            inputs.waiting.insert(key.clone(), Waiter { check, reply });
+            answer
+        };
+        self.change(|record| {
+            record.input_requests.insert(key, request);
+            record.status = TaskStatus::InputRequired;
+        })
+        .await;
+        answer
+            .await
+            .map_err(|_| InputError::Unavailable("the task ended".into()))
+    }
+
+    /// An initialize-era request to the client for the task (tagged with it), on the stream of
+    /// a `tasks/result` waiting for it when there is one; the task is `input_required` meanwhile.
+    pub(crate) async fn ask_client(&self, request: &InputRequest) -> Result<Value, InputError> {
+        let method = request.method();
+        let mut params = crate::input::request_params(request);
+        if let Value::Object(params) = &mut params {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    META_RELATED_TASK.into(),
+                    serde_json::json!({ "taskId": self.id }),
+                );
+            }
+        }
+        self.change(|record| record.status = TaskStatus::InputRequired)
+            .await;
+        let stream = lock(&self.result_streams).last().cloned();
+        let answer = match &stream {
+            Some((related, peer)) => peer.request(Some(related), method, params).await,
+            None => self.peer.request(None, method, params).await,
+        };
+        self.change(|record| record.status = TaskStatus::Working)
+            .await;
+        answer
+    }
+
+    /// `tasks/update`: hands the answers for keys the handler waits on to it, each checked
+    /// first (one malformed answer refuses them all); other keys are ignored.
+    pub(crate) async fn answer(
+        &self,
+        responses: presa_core::InputResponses,
+    ) -> Result<(), ErrorObject> {
+        let delivered: Vec<(Waiter, InputResponse)> = {
+            let mut inputs = lock(&self.inputs);
+            for (key, response) in &responses {
+                if let Some(waiter) = inputs.waiting.get(key) {
+                    (waiter.check)(response).map_err(|why| {
+                        ErrorObject::invalid_params(format!("inputResponses.{key} {why}"))
+                    })?;
+                }
+            }
+            let mut delivered = Vec::new();
+            for (key, response) in responses {
+                if let Some(waiter) = inputs.waiting.remove(&key) {
+                    inputs.answered.insert(key, response.clone());
+                    delivered.push((waiter, response));
+                }
+            }
+            delivered
+        };
+        if delivered.is_empty() {
+            return Ok(());
+        }
+        let answered: HashSet<String> = {
+            let inputs = lock(&self.inputs);
+            inputs.answered.keys().cloned().collect()
+        };
+        // the state shows the answers taken before the handler goes on
+        self.change(|record| {
+            record
+                .input_requests
+                .retain(|key, _| !answered.contains(key));
+            if record.input_requests.is_empty() {
+                record.status = TaskStatus::Working;
+            }
+        })
+        .await;
+        for (waiter, response) in delivered {
+            let _ = waiter.reply.send(response);
+        }
+        Ok(())
+    }
+
+    /// A `tasks/result` request waits for this task on `related`'s stream.
+    pub(crate) fn add_result_stream(&self, related: RequestId, peer: Arc<dyn Peer>) {
+        lock(&self.result_streams).push((related, peer));
+    }
+
+    /// That `tasks/result` request got its answer (or went away).
+    pub(crate) fn remove_result_stream(&self, related: &RequestId) {
+        lock(&self.result_streams).retain(|(id, _)| id != related);
+    }
+}

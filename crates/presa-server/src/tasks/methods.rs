@@ -1,0 +1,323 @@
+//! The tasks methods: `tasks/get`, `tasks/update` and `tasks/cancel` of the 2026-07-28
+//! extension; `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` of 2025-11-25.
+
+use std::sync::Arc;
+
+use presa_core::tasks_extension::{CreateTaskResult, UpdateTaskRequestParams};
+use presa_core::{
+    EmptyResult, Era, ErrorObject, ListTasksRequestParams, ListTasksResult, META_RELATED_TASK,
+    Meta, ProtocolVersion, RawJson, RequestId, ResultType, TASKS_EXTENSION, TaskRequestParams,
+    TaskStatus,
+};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{LiveTask, TaskRecord, missing_extension, now_ms, owner_of, wire};
+use crate::context::Context;
+use crate::dispatch::{parse, raw};
+use crate::server::Server;
+
+/// The error for a task the caller cannot see: unknown, expired, or someone else's.
+fn not_found(id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Failed to retrieve task: Task not found: {id}"))
+}
+
+/// Removes a `tasks/result` request's stream from its task when the request ends, answered or
+/// not.
+struct ResultStream<'a> {
+    task: &'a LiveTask,
+    request: RequestId,
+}
+
+impl Drop for ResultStream<'_> {
+    fn drop(&mut self) {
+        self.task.remove_result_stream(&self.request);
+    }
+}
+
+impl Server {
+    /// The answer announcing a new task, in the shape of the request's revision.
+    pub(crate) fn created_result(
+        &self,
+        record: &TaskRecord,
+        version: ProtocolVersion,
+    ) -> Result<RawJson, ErrorObject> {
+        if version.era() == Era::Initialize {
+            return raw(&presa_core::CreateTaskResult {
+                task: wire::legacy_task(record),
+                meta: None,
+            });
+        }
+        let mut result = CreateTaskResult::new(wire::task(record));
+        self.stamp_server_info(&mut result.meta);
+        raw(&result)
+    }
+
+    /// Serves a `tasks/*` request of a server that declares tasks.
+    pub(crate) async fn task_method(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<RawJson, ErrorObject> {
+        let version = cx.protocol_version();
+        if version.era() == Era::Stateless {
+            // the extension is checked before anything else, a bogus task id included
+            if !cx.client_capabilities().has_extension(TASKS_EXTENSION) {
+                return Err(missing_extension(&format!(
+                    "{method} needs the {TASKS_EXTENSION} extension: declare it in the request's client capabilities"
+                )));
+            }
+            return match method {
+                "tasks/get" => self.get_task(params, &cx).await,
+                "tasks/update" => self.update_task(params, &cx).await,
+                "tasks/cancel" => self.cancel_task(params, &cx).await,
+                _ => Err(ErrorObject::method_not_found(method)),
+            };
+        }
+        if version != ProtocolVersion::V2025_11_25 {
+            return Err(ErrorObject::method_not_found(method));
+        }
+        match method {
+            "tasks/get" => self.get_task(params, &cx).await,
+            "tasks/result" => self.task_result(params, &cx).await,
+            "tasks/list" => self.list_tasks(params, &cx).await,
+            "tasks/cancel" => self.cancel_task(params, &cx).await,
+            _ => Err(ErrorObject::method_not_found(method)),
+        }
+    }
+
+    /// The task `id` as the caller of `cx` may see it, and its live part when its handler runs
+    /// here.
+    pub(crate) async fn find_task(
+        &self,
+        id: &str,
+        cx: &Context,
+    ) -> Result<(TaskRecord, Option<Arc<LiveTask>>), ErrorObject> {
+        let tasks = &self.inner.tasks;
+        let (record, live) = match tasks.live_task(id) {
+            Some(live) => (live.record().await, Some(live)),
+            None => {
+                let stored = tasks
+                    .options
+                    .store
+                    .get(id, now_ms())
+                    .await
+                    .map_err(|error| ErrorObject::internal_error(error.to_string()))?;
+                (stored.ok_or_else(|| not_found(id))?, None)
+            }
+        };
+        if record.owner != owner_of(cx) {
+            return Err(not_found(id));
+        }
+        Ok((record, live))
+    }
+
+    async fn get_task(
+        &self,
+        params: Option<&RawValue>,
+        cx: &Context,
+    ) -> Result<RawJson, ErrorObject> {
+        let params: TaskRequestParams = parse(params)?;
+        let (record, _) = self.find_task(&params.task_id, cx).await?;
+        if cx.protocol_version().era() == Era::Initialize {
+            return raw(&wire::legacy_task(&record));
+        }
+        let mut task = wire::detailed(&record);
+        task.result_type = Some(ResultType::Complete);
+        self.stamp_server_info(&mut task.meta);
+        raw(&task)
+    }
+
+    /// `tasks/update`: answers to the task's input requests, handed to its handler; answers for
+    /// keys it does not wait on are ignored, as the extension says.
+    async fn update_task(
+        &self,
+        params: Option<&RawValue>,
+        cx: &Context,
+    ) -> Result<RawJson, ErrorObject> {
+        let params: UpdateTaskRequestParams = parse(params)?;
+        let (_, live) = self.find_task(&params.task_id, cx).await?;
+        match live {
+            Some(live) => live.answer(params.input_responses).await?,
+            None => tracing::debug!(
+                task = %params.task_id,
+                "tasks/update for a task not running in this process: ignored"
+            ),
+        }
+        self.ack()
+    }
+
+    /// `tasks/cancel`. 2026-07-28: cooperative, an empty acknowledgement (also for a task that
+    /// ended). 2025-11-25: the task is `cancelled` before the answer, which is the task; a task
+    /// that ended is an error.
+    async fn cancel_task(
+        &self,
+        params: Option<&RawValue>,
+        cx: &Context,
+    ) -> Result<RawJson, ErrorObject> {
+        let params: TaskRequestParams = parse(params)?;
+        let (record, live) = self.find_task(&params.task_id, cx).await?;
+        let legacy = cx.protocol_version().era() == Era::Initialize;
+        if legacy && record.status.is_terminal() {
+            return Err(ErrorObject::invalid_params(format!(
+                "Task {} already ended ({}); it cannot be cancelled",
+                record.id,
+                record.status.as_str()
+            )));
+        }
+        let record = match live {
+            Some(live) => {
+                if legacy {
+                    live.change(|record| record.status = TaskStatus::Cancelled)
+                        .await;
+                }
+                live.cancellation.cancel();
+                live.record().await
+            }
+            None if legacy && !record.status.is_terminal() => {
+                // its handler runs elsewhere, or no longer: the stored state is what there is
+                let mut cancelled = record;
+                cancelled.status = TaskStatus::Cancelled;
+                cancelled.updated_at_ms = now_ms();
+                self.inner
+                    .tasks
+                    .options
+                    .store
+                    .update(cancelled.clone())
+                    .await
+                    .map_err(|error| ErrorObject::internal_error(error.to_string()))?;
+                cancelled
+            }
+            None => record,
+        };
+        if legacy {
+            return raw(&wire::legacy_task(&record));
+        }
+        self.ack()
+    }
+
+    /// `tasks/result` (2025-11-25): waits for the task to end, then answers exactly what the
+    /// call would have, tagged with the task.
+    async fn task_result(
+        &self,
+        params: Option<&RawValue>,
+        cx: &Context,
+    ) -> Result<RawJson, ErrorObject> {
+        let params: TaskRequestParams = parse(params)?;
+        let (mut record, live) = self.find_task(&params.task_id, cx).await?;
+        if let Some(live) = &live {
+            // the task's requests to the client ride this request's stream meanwhile
+            live.add_result_stream(cx.request_id().clone(), cx.peer());
+            let _stream = ResultStream {
+                task: live,
+                request: cx.request_id().clone(),
+            };
+            loop {
+                let changed = live.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                record = live.record().await;
+                if record.status.is_terminal() {
+                    break;
+                }
+                changed.await;
+            }
+        }
+        while !record.status.is_terminal() {
+            // its handler runs elsewhere: the store tells when it ends
+            let interval = record.poll_interval_ms.unwrap_or(1000);
+            tokio::time::sleep(std::time::Duration::from_millis(interval)).await;
+            record = self.find_task(&params.task_id, cx).await?.0;
+        }
+        let related = serde_json::json!({ "taskId": record.id });
+        match (record.result, record.error) {
+            (Some(result), _) => {
+                let mut result: serde_json::Map<String, Value> = serde_json::from_str(result.get())
+                    .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+                let meta = result
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Meta::new()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(META_RELATED_TASK.into(), related);
+                }
+                raw(&result)
+            }
+            (None, Some(error)) => Err(error),
+            (None, None) => Err(ErrorObject::internal_error(format!(
+                "Task {} was cancelled before it produced a result",
+                record.id
+            ))),
+        }
+    }
+
+    /// `tasks/list` (2025-11-25): the caller's tasks, a page at a time; the cursor is the last
+    /// task id of the page before.
+    async fn list_tasks(
+        &self,
+        params: Option<&RawValue>,
+        cx: &Context,
+    ) -> Result<RawJson, ErrorObject> {
+        let params: ListTasksRequestParams = parse(params)?;
+        let owner = owner_of(cx);
+        let store = &self.inner.tasks.options.store;
+        let now = now_ms();
+        let failed = |error: super::TaskStoreError| ErrorObject::internal_error(error.to_string());
+        if let Some(cursor) = &params.cursor {
+            let known = store.get(cursor, now).await.map_err(failed)?;
+            if known.is_none_or(|task| task.owner != owner) {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid cursor: {cursor}"
+                )));
+            }
+        }
+        let page_size = self.inner.options.page_size;
+        let mut page = store
+            .list(&owner, params.cursor.as_deref(), page_size + 1, now)
+            .await
+            .map_err(failed)?;
+        let more = page.len() > page_size;
+        page.truncate(page_size);
+        let next_cursor = more
+            .then(|| page.last().map(|task| task.id.clone()))
+            .flatten();
+        let mut tasks = Vec::with_capacity(page.len());
+        for record in page {
+            // a task running here is shown as it is now
+            let record = match self.inner.tasks.live_task(&record.id) {
+                Some(live) => live.record().await,
+                None => record,
+            };
+            tasks.push(wire::legacy_task(&record));
+        }
+        raw(&ListTasksResult {
+            tasks,
+            next_cursor,
+            meta: None,
+        })
+    }
+
+    /// The empty acknowledgement of `tasks/update` and `tasks/cancel` (2026-07-28).
+    fn ack(&self) -> Result<RawJson, ErrorObject> {
+        let mut ack = EmptyResult {
+            result_type: Some(ResultType::Complete),
+            ..Default::default()
+        };
+        self.stamp_server_info(&mut ack.meta);
+        raw(&ack)
+    }
+
+    /// A `notifications/tasks` for task `id` as the caller of `cx` may see it, tagged for the
+    /// listen `listen`; `None` when it is gone.
+    pub(crate) async fn task_notification(
+        &self,
+        id: &str,
+        cx: &Context,
+        listen: &RequestId,
+    ) -> Option<presa_core::Notification> {
+        let (record, _) = self.find_task(id, cx).await.ok()?;
+        let mut task = wire::detailed(&record);
+        task.meta = Some(presa_core::subscription_meta(listen));
+        presa_core::Notification::new(presa_core::tasks_extension::TASK_NOTIFICATION, &task).ok()
+    }
+}

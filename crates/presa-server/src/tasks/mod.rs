@@ -1,0 +1,363 @@
+//! Tasks: a tool call that runs on after its request was answered, polled by the client.
+//!
+//! One handler serves both eras. A tool declares whether it runs as a task
+//! ([`Tool::task_support`](presa_core::Tool::task_support)); then
+//!
+//! - **2026-07-28** (the `io.modelcontextprotocol/tasks` extension): when the request declared the
+//!   extension, the handler is started as usual; one that finishes on its first poll is answered
+//!   at once, one that asks for input first gets its input rounds (MRTR), and one that goes on
+//!   working becomes a task: the task is stored, the request is answered with it
+//!   (`resultType: "task"`), and the same handler future runs on. Its input requests wait in the
+//!   task's `inputRequests` for `tasks/update`.
+//! - **2025-11-25** (experimental core tasks): a `tools/call` with a `task` param becomes a task at
+//!   once; the handler's input requests are requests to the client tied to the task, and
+//!   `tasks/result` waits for the end.
+//!
+//! The tasks live in a [`TaskStore`] (in memory unless told otherwise), bounded by
+//! [`TaskLimits`]; each belongs to its caller (the authenticated subject, else the session) and
+//! nobody else sees it.
+
+mod live;
+mod methods;
+mod store;
+mod wire;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use presa_core::{
+    ClientCapabilities, Era, ErrorCode, ErrorObject, MissingRequiredClientCapabilityData,
+    ProtocolVersion, RawJson, TASKS_EXTENSION, TaskMetadata, TaskStatus, TaskSupport, Tool,
+};
+
+pub(crate) use live::{AnswerCheck, LiveTask, TaskEnd};
+pub use store::{InMemoryTaskStore, TaskLimits, TaskRecord, TaskStore, TaskStoreError};
+
+use crate::BoxFuture;
+use crate::context::Context;
+use crate::events::EventBus;
+use crate::server::Server;
+
+/// How a server keeps and runs its tasks.
+///
+/// ```
+/// use std::time::Duration;
+/// use presa_server::{InMemoryTaskStore, TaskLimits, TaskOptions};
+///
+/// let options = TaskOptions::default()
+///     .store(InMemoryTaskStore::new())
+///     .retention(Some(Duration::from_secs(600)))
+///     .poll_interval(Duration::from_millis(500))
+///     .limits(TaskLimits { per_owner: 50, total: 5_000 });
+/// assert_eq!(options.get_poll_interval(), Duration::from_millis(500));
+/// assert_eq!(options.get_limits().per_owner, 50);
+/// ```
+#[derive(Clone, Debug)]
+pub struct TaskOptions {
+    pub(crate) store: Arc<dyn TaskStore>,
+    limits: TaskLimits,
+    retention: Option<Duration>,
+    poll_interval: Duration,
+}
+
+impl Default for TaskOptions {
+    /// In memory, finished tasks kept for an hour after their last change, a poll every
+    /// second suggested, the default [`TaskLimits`].
+    fn default() -> Self {
+        Self {
+            store: Arc::new(InMemoryTaskStore::new()),
+            limits: TaskLimits::default(),
+            retention: Some(Duration::from_secs(3600)),
+            poll_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+impl TaskOptions {
+    /// Where tasks are kept.
+    #[must_use]
+    pub fn store(mut self, store: impl TaskStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// Where tasks are kept, shared.
+    #[must_use]
+    pub fn shared_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// How many tasks may exist at once, per caller and in all.
+    #[must_use]
+    pub fn limits(mut self, limits: TaskLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// How long a task is kept after its last change (its `ttlMs` counts from creation and grows
+    /// with each change); `None` keeps finished tasks until the limits push back. A 2025-11-25
+    /// client may ask for less with the `task.ttl` of its request.
+    #[must_use]
+    pub fn retention(mut self, retention: Option<Duration>) -> Self {
+        self.retention = retention;
+        self
+    }
+
+    /// The polling interval suggested to clients (`pollIntervalMs`, at least 1 ms).
+    #[must_use]
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The limits.
+    pub fn get_limits(&self) -> TaskLimits {
+        self.limits
+    }
+
+    /// The retention.
+    pub fn get_retention(&self) -> Option<Duration> {
+        self.retention
+    }
+
+    /// The suggested polling interval.
+    pub fn get_poll_interval(&self) -> Duration {
+        self.poll_interval
+    }
+
+    pub(crate) fn retention_ms(&self) -> Option<u64> {
+        self.retention.map(duration_ms)
+    }
+}
+
+fn duration_ms(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, duration_ms)
+}
+
+/// A server's tasks: the options, the bus that tells listeners of changes, and the tasks whose
+/// handlers run in this process.
+pub(crate) struct Tasks {
+    pub(crate) options: TaskOptions,
+    pub(crate) bus: Arc<dyn EventBus>,
+    live: Mutex<HashMap<String, Arc<LiveTask>>>,
+    /// Whether a sweeper evicts expired tasks now.
+    sweeping: AtomicBool,
+    /// Tasks created so far (a sweeper about to stop looks whether one came meanwhile).
+    created: AtomicU64,
+}
+
+impl Tasks {
+    pub(crate) fn new(options: TaskOptions, bus: Arc<dyn EventBus>) -> Self {
+        Self {
+            options,
+            bus,
+            live: Mutex::default(),
+            sweeping: AtomicBool::new(false),
+            created: AtomicU64::new(0),
+        }
+    }
+
+    fn live(&self) -> MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
+        self.live
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(crate) fn live_task(&self, id: &str) -> Option<Arc<LiveTask>> {
+        self.live().get(id).cloned()
+    }
+
+    /// Evicts expired tasks now and then while the store holds any.
+    fn sweep(self: &Arc<Self>) {
+        self.created.fetch_add(1, Ordering::AcqRel);
+        if self.sweeping.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let tasks: Weak<Self> = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(SWEEP_INTERVAL).await;
+                let Some(tasks) = tasks.upgrade() else { return };
+                let created = tasks.created.load(Ordering::Acquire);
+                let left = tasks.options.store.evict_expired(now_ms()).await;
+                if matches!(left, Ok(0)) && tasks.live().is_empty() {
+                    tasks.sweeping.store(false, Ordering::Release);
+                    // a task created meanwhile may have seen this sweeper still running
+                    let more = tasks.created.load(Ordering::Acquire) != created;
+                    if !more || tasks.sweeping.swap(true, Ordering::AcqRel) {
+                        return;
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// How often expired tasks are looked for while there are tasks.
+const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How a `tools/call` is served.
+#[derive(Debug)]
+pub(crate) enum CallMode {
+    /// Answered with the tool's result (or input rounds).
+    Inline,
+    /// 2026-07-28 with the extension: answered inline if the handler finishes on its first poll
+    /// or asks for input first, else it becomes a task.
+    MayBecomeTask,
+    /// 2025-11-25 with a `task` param: a task from the start, kept for at most `ttl_ms`.
+    Task { ttl_ms: Option<u64> },
+}
+
+impl CallMode {
+    /// How a call of `tool` from the client `cx` describes is served: what the tool declares,
+    /// what this request allows.
+    pub(crate) fn of(
+        tool: &Tool,
+        cx: &Context,
+        task: Option<&TaskMetadata>,
+    ) -> Result<Self, ErrorObject> {
+        let support = tool.get_task_support();
+        let version = cx.protocol_version();
+        if version.era() == Era::Stateless {
+            let declared = cx.client_capabilities().has_extension(TASKS_EXTENSION);
+            return match (support, declared) {
+                (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(Self::Inline),
+                (_, true) => Ok(Self::MayBecomeTask),
+                (TaskSupport::Required, false) => Err(missing_extension(&format!(
+                    "Tool {} runs only as a task: declare the {TASKS_EXTENSION} extension",
+                    tool.name
+                ))),
+            };
+        }
+        if version != ProtocolVersion::V2025_11_25 {
+            // earlier revisions know no tasks: every tool is answered inline
+            return Ok(Self::Inline);
+        }
+        match (support, task) {
+            (TaskSupport::Forbidden, Some(_)) => Err(ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Tool {} does not run as a task", tool.name),
+            )),
+            (TaskSupport::Required, None) => Err(ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "Tool {} runs only as a task: call it with a task",
+                    tool.name
+                ),
+            )),
+            (_, Some(task)) => Ok(Self::Task { ttl_ms: task.ttl }),
+            (_, None) => Ok(Self::Inline),
+        }
+    }
+}
+
+/// `-32021` naming the tasks extension.
+pub(crate) fn missing_extension(message: &str) -> ErrorObject {
+    let mut extensions = presa_core::JsonObject::new();
+    extensions.insert(TASKS_EXTENSION.into(), serde_json::json!({}));
+    MissingRequiredClientCapabilityData {
+        required_capabilities: ClientCapabilities {
+            extensions: Some(extensions),
+            ..Default::default()
+        },
+    }
+    .into_error(message)
+}
+
+/// Who a task belongs to: the authenticated subject, else the session (an initialize-era
+/// session, a stdio or in-process connection); a 2026-07-28 caller without either is anonymous,
+/// and only the unguessable task id guards its tasks.
+pub(crate) fn owner_of(cx: &Context) -> String {
+    if let Some(subject) = cx.auth().and_then(crate::AuthInfo::subject) {
+        return format!("subject:{subject}");
+    }
+    match cx.session() {
+        Some(session) => format!("session:{session}"),
+        None => String::new(),
+    }
+}
+
+/// A new task id: 128 random bits, base64url.
+fn new_task_id() -> Result<String, ErrorObject> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ErrorObject::internal_error(format!("no randomness for a task id: {e}")))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// What running a tool handler produced, as the task keeps it.
+pub(crate) type TaskRun = BoxFuture<'static, TaskEnd>;
+
+impl Server {
+    /// Makes the call `cx` serves a task running `run` (the handler, already started when the
+    /// call may have been answered inline): stored before the answer goes out, so that a
+    /// `tasks/get` right after it finds the task. Returns the answer announcing the task.
+    pub(crate) async fn start_task(
+        &self,
+        cx: &Context,
+        ttl_ms: Option<u64>,
+        run: TaskRun,
+    ) -> Result<RawJson, ErrorObject> {
+        let tasks = &self.inner.tasks;
+        let options = &tasks.options;
+        let now = now_ms();
+        let retention = match (options.retention_ms(), ttl_ms) {
+            (Some(kept), Some(asked)) => Some(kept.min(asked)),
+            (kept, asked) => kept.or(asked),
+        };
+        let version = cx.protocol_version();
+        let record = TaskRecord {
+            id: new_task_id()?,
+            owner: owner_of(cx),
+            protocol_version: version.as_str().to_owned(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at_ms: now,
+            updated_at_ms: now,
+            ttl_ms: retention,
+            poll_interval_ms: Some(duration_ms(options.poll_interval)),
+            input_requests: Default::default(),
+            result: None,
+            error: None,
+        };
+        options
+            .store
+            .create(record.clone(), options.limits, now)
+            .await
+            .map_err(|error| ErrorObject::internal_error(error.to_string()))?;
+        let live = Arc::new(LiveTask::new(
+            record.clone(),
+            version,
+            retention,
+            cx.cancellation().clone(),
+            Arc::clone(tasks),
+            cx.peer(),
+        ));
+        tasks.live().insert(record.id.clone(), Arc::clone(&live));
+        cx.attach_task(Arc::clone(&live));
+        tasks.sweep();
+        let server = self.clone();
+        tokio::spawn(async move {
+            let end = tokio::select! {
+                // a handler that finished as the cancel came reports its real end
+                biased;
+                end = run => end,
+                () = live.cancellation.cancelled() => TaskEnd::Cancelled,
+            };
+            live.finish(end).await;
+            server.inner.tasks.live().remove(&live.id);
+        });
+        self.created_result(&record, version)
+    }
+}

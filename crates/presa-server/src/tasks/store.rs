@@ -1,0 +1,444 @@
+//! Where tasks live: the [`TaskStore`] trait, the state it keeps as plain data
+//! ([`TaskRecord`]), and the in-memory store every server starts with.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Mutex, MutexGuard};
+
+use presa_core::{ErrorObject, InputRequests, TaskStatus};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::BoxFuture;
+
+/// One task as a store keeps it: plain, serializable data, so that a store can be shared by
+/// several server instances (Redis, a database). What is running lives with the instance that
+/// runs it; everything a caller can observe is here.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TaskRecord {
+    /// The task id (random, unguessable: it is the only handle on the task).
+    pub id: String,
+    /// Who created it: only they see it (see [`TaskOwner`](crate::TaskOwner)).
+    pub owner: String,
+    /// The revision of the request that created it, which decides the wire shapes it is shown
+    /// in (`2025-11-25` or `2026-07-28`).
+    pub protocol_version: String,
+    /// Current status.
+    pub status: TaskStatus,
+    /// Human-readable status detail (the handler's last progress message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_ms: u64,
+    /// Time of the last change, milliseconds since the Unix epoch.
+    pub updated_at_ms: u64,
+    /// How long from creation the task is kept, in milliseconds (`None`: no limit). It grows
+    /// with every change, so that a task is kept for the server's retention after its last one.
+    #[serde(default)]
+    pub ttl_ms: Option<u64>,
+    /// The polling interval suggested to the caller, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<u64>,
+    /// What the task waits for (`input_required`), by key.
+    #[serde(default, skip_serializing_if = "InputRequests::is_empty")]
+    pub input_requests: InputRequests,
+    /// The result of the request, once `completed` (a tool result, `isError` ones included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Box<RawValue>>,
+    /// The JSON-RPC error the request ended with, once `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorObject>,
+}
+
+impl TaskRecord {
+    /// When the store may forget the task: `ttl_ms` after creation once the task has ended;
+    /// never while it runs (its runner still writes to it) or without a TTL.
+    pub fn expires_at_ms(&self) -> Option<u64> {
+        if !self.status.is_terminal() {
+            return None;
+        }
+        self.ttl_ms
+            .map(|ttl| self.created_at_ms.saturating_add(ttl))
+    }
+
+    /// Whether the task has expired at `now_ms`.
+    pub fn is_expired(&self, now_ms: u64) -> bool {
+        self.expires_at_ms().is_some_and(|at| at <= now_ms)
+    }
+}
+
+/// How many tasks a store holds at most: per owner, and in all. A store refuses a new task
+/// past either with [`TaskStoreError::Full`]; finished tasks count until they expire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskLimits {
+    /// Tasks one owner may have at once.
+    pub per_owner: usize,
+    /// Tasks of all owners at once.
+    pub total: usize,
+}
+
+impl Default for TaskLimits {
+    /// 1,000 per owner, 10,000 in all.
+    fn default() -> Self {
+        Self {
+            per_owner: 1_000,
+            total: 10_000,
+        }
+    }
+}
+
+/// Why a store could not do what it was asked.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// A new task would exceed a [`TaskLimits`] bound.
+    Full {
+        /// Which bound: `"per owner"` or `"total"`.
+        limit: &'static str,
+        /// Its value.
+        max: usize,
+    },
+    /// The storage behind the store failed (a network store that cannot be reached).
+    Backend(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Full { limit, max } => {
+                write!(
+                    f,
+                    "too many tasks: at most {max} ({limit}) may exist at once"
+                )
+            }
+            Self::Backend(error) => write!(f, "the task store failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for TaskStoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Backend(error) => Some(&**error),
+            Self::Full { .. } => None,
+        }
+    }
+}
+
+/// Where a server keeps its tasks.
+///
+/// Async, with the state as plain data ([`TaskRecord`]), so that a store over a shared engine
+/// lets several instances of a server answer for the same tasks. A store forgets a task once it
+/// [expired](TaskRecord::is_expired): it never returns an expired one, and
+/// [`evict_expired`](Self::evict_expired) frees what they held.
+pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
+    /// Stores a new task, unless that would exceed `limits` (counted atomically with the
+    /// insert).
+    fn create(
+        &self,
+        task: TaskRecord,
+        limits: TaskLimits,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The task `id`, unless there is none or it expired.
+    fn get(
+        &self,
+        id: &str,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Replaces a task's state with `task` (its runner's writes). A task that is gone stays
+    /// gone.
+    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+
+    /// Up to `limit` of `owner`'s tasks in creation order, starting after the task `after`.
+    fn list(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Vec<TaskRecord>, TaskStoreError>>;
+
+    /// Forgets every task that expired by `now_ms`; returns how many tasks are left. A store
+    /// whose engine expires entries itself returns what it holds.
+    fn evict_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>>;
+}
+
+/// The in-process [`TaskStore`]: a map, bounded by the limits it is given.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use presa_server::{InMemoryTaskStore, TaskStore};
+///
+/// let store = InMemoryTaskStore::new();
+/// assert!(store.get("no-such-task", 0).await.unwrap().is_none());
+/// assert_eq!(store.evict_expired(0).await.unwrap(), 0);
+/// # });
+/// ```
+#[derive(Debug, Default)]
+pub struct InMemoryTaskStore {
+    inner: Mutex<Tables>,
+}
+
+#[derive(Debug, Default)]
+struct Tables {
+    tasks: HashMap<String, TaskRecord>,
+    /// Each owner's task ids, in creation order.
+    by_owner: HashMap<String, Vec<String>>,
+}
+
+impl InMemoryTaskStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn tables(&self) -> MutexGuard<'_, Tables> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Tables {
+    fn remove(&mut self, id: &str) {
+        let Some(task) = self.tasks.remove(id) else {
+            return;
+        };
+        if let Some(ids) = self.by_owner.get_mut(&task.owner) {
+            ids.retain(|other| other != id);
+            if ids.is_empty() {
+                self.by_owner.remove(&task.owner);
+            }
+        }
+    }
+
+    fn evict_expired(&mut self, now_ms: u64) {
+        let expired: Vec<String> = self
+            .tasks
+            .values()
+            .filter(|task| task.is_expired(now_ms))
+            .map(|task| task.id.clone())
+            .collect();
+        if expired.is_empty() {
+            return;
+        }
+        for id in &expired {
+            self.remove(id);
+        }
+        // give back what a burst of tasks took
+        if self.tasks.capacity() > 64 && self.tasks.len() < self.tasks.capacity() / 4 {
+            self.tasks.shrink_to_fit();
+            self.by_owner.shrink_to_fit();
+        }
+    }
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn create(
+        &self,
+        task: TaskRecord,
+        limits: TaskLimits,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        let created = (|| {
+            let mut tables = self.tables();
+            let owned = |tables: &Tables| tables.by_owner.get(&task.owner).map_or(0, Vec::len);
+            if tables.tasks.len() >= limits.total || owned(&tables) >= limits.per_owner {
+                // full: what expired makes room first
+                tables.evict_expired(now_ms);
+            }
+            if tables.tasks.len() >= limits.total {
+                return Err(TaskStoreError::Full {
+                    limit: "total",
+                    max: limits.total,
+                });
+            }
+            if owned(&tables) >= limits.per_owner {
+                return Err(TaskStoreError::Full {
+                    limit: "per owner",
+                    max: limits.per_owner,
+                });
+            }
+            tables
+                .by_owner
+                .entry(task.owner.clone())
+                .or_default()
+                .push(task.id.clone());
+            tables.tasks.insert(task.id.clone(), task);
+            Ok(())
+        })();
+        Box::pin(std::future::ready(created))
+    }
+
+    fn get(
+        &self,
+        id: &str,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Option<TaskRecord>, TaskStoreError>> {
+        let task = self
+            .tables()
+            .tasks
+            .get(id)
+            .filter(|task| !task.is_expired(now_ms))
+            .cloned();
+        Box::pin(std::future::ready(Ok(task)))
+    }
+
+    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        if let Some(slot) = self.tables().tasks.get_mut(&task.id) {
+            *slot = task;
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn list(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Vec<TaskRecord>, TaskStoreError>> {
+        let tables = self.tables();
+        let ids = tables.by_owner.get(owner).map_or(&[][..], Vec::as_slice);
+        let start = after
+            .and_then(|after| ids.iter().position(|id| id == after))
+            .map_or(0, |at| at + 1);
+        let page = ids[start.min(ids.len())..]
+            .iter()
+            .filter_map(|id| tables.tasks.get(id))
+            .filter(|task| !task.is_expired(now_ms))
+            .take(limit)
+            .cloned()
+            .collect();
+        Box::pin(std::future::ready(Ok(page)))
+    }
+
+    fn evict_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
+        let mut tables = self.tables();
+        tables.evict_expired(now_ms);
+        Box::pin(std::future::ready(Ok(tables.tasks.len())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn task(id: &str, owner: &str) -> TaskRecord {
+        TaskRecord {
+            id: id.into(),
+            owner: owner.into(),
+            protocol_version: "2026-07-28".into(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at_ms: 1_000,
+            updated_at_ms: 1_000,
+            ttl_ms: Some(100),
+            poll_interval_ms: None,
+            input_requests: InputRequests::new(),
+            result: None,
+            error: None,
+        }
+    }
+
+    fn finished(mut task: TaskRecord) -> TaskRecord {
+        task.status = TaskStatus::Completed;
+        task
+    }
+
+    #[tokio::test]
+    async fn limits_refuse_past_either_bound_and_expired_tasks_make_room() {
+        let store = InMemoryTaskStore::new();
+        let limits = TaskLimits {
+            per_owner: 2,
+            total: 3,
+        };
+        store.create(task("a1", "a"), limits, 1_000).await.unwrap();
+        store.create(task("a2", "a"), limits, 1_000).await.unwrap();
+        let refused = store
+            .create(task("a3", "a"), limits, 1_000)
+            .await
+            .unwrap_err();
+        assert!(matches!(
+            refused,
+            TaskStoreError::Full {
+                limit: "per owner",
+                max: 2
+            }
+        ));
+        store.create(task("b1", "b"), limits, 1_000).await.unwrap();
+        let refused = store
+            .create(task("c1", "c"), limits, 1_000)
+            .await
+            .unwrap_err();
+        assert!(matches!(
+            refused,
+            TaskStoreError::Full { limit: "total", .. }
+        ));
+        // a1 ends and expires 100 ms after its creation: room again
+        store.update(finished(task("a1", "a"))).await.unwrap();
+        store
+            .create(task("c1", "c"), limits, 1_099)
+            .await
+            .unwrap_err();
+        store.create(task("c1", "c"), limits, 1_100).await.unwrap();
+        assert!(store.get("a1", 1_100).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn running_tasks_never_expire_and_finished_ones_do() {
+        let store = InMemoryTaskStore::new();
+        store
+            .create(task("t", "o"), TaskLimits::default(), 0)
+            .await
+            .unwrap();
+        assert!(store.get("t", u64::MAX).await.unwrap().is_some());
+        store.update(finished(task("t", "o"))).await.unwrap();
+        assert!(store.get("t", 1_099).await.unwrap().is_some());
+        assert!(store.get("t", 1_100).await.unwrap().is_none());
+        assert_eq!(store.evict_expired(1_100).await.unwrap(), 0);
+        // a task that is gone is not brought back by a late write
+        store.update(finished(task("t", "o"))).await.unwrap();
+        assert!(store.get("t", 0).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn lists_are_per_owner_in_creation_order_and_paged() {
+        let store = InMemoryTaskStore::new();
+        for id in ["x1", "y1", "x2", "x3"] {
+            let owner = &id[..1];
+            store
+                .create(task(id, owner), TaskLimits::default(), 0)
+                .await
+                .unwrap();
+        }
+        let ids = |page: Vec<TaskRecord>| page.into_iter().map(|t| t.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(store.list("x", None, 2, 0).await.unwrap()),
+            ["x1", "x2"]
+        );
+        assert_eq!(
+            ids(store.list("x", Some("x2"), 2, 0).await.unwrap()),
+            ["x3"]
+        );
+        assert_eq!(ids(store.list("y", None, 10, 0).await.unwrap()), ["y1"]);
+        assert!(store.list("z", None, 10, 0).await.unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_record_is_plain_data() {
+        let mut record = finished(task("t", "o"));
+        record.result = Some(RawValue::from_string(r#"{"content":[]}"#.into()).unwrap());
+        let json = serde_json::to_string(&record).unwrap();
+        assert!(json.contains(r#""result":{"content":[]}"#), "{json}");
+        let back: TaskRecord = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.result.unwrap().get(), r#"{"content":[]}"#);
+        assert_eq!(back.status, TaskStatus::Completed);
+    }
+}
