@@ -8,5 +8,6 @@ mod connection;
 mod dispatch;
 mod driven;
 mod input;
+mod tasks;
 #[cfg(feature = "schemars")]
 mod typed_schemas;

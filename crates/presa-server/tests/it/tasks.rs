@@ -1,0 +1,721 @@
+//! Tasks on the wire, over the connection layer (stdio and in-process use it): the 2026-07-28
+//! tasks extension and the tasks of 2025-11-25, served by the same handlers.
+
+use std::sync::Arc;
+
+use presa_core::{
+    ElicitRequestFormParams, ElicitationSchema, ErrorCode, META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION, StringSchema, TASKS_EXTENSION, TaskSupport, Tool, Transmit,
+};
+use presa_server::*;
+use presa_test::message::{initialize_with, legacy_notification, legacy_request, request};
+use serde_json::{Value, json};
+use tokio::sync::{Notify, broadcast, mpsc};
+
+/// One client connection: what it sends and what it gets.
+struct Wire {
+    to_server: mpsc::Sender<Incoming>,
+    from_server: mpsc::Receiver<Transmit>,
+    /// Told whenever a task changes: what waiting for a status listens to.
+    changes: broadcast::Receiver<Change>,
+}
+
+impl Wire {
+    fn open(server: &Server) -> Self {
+        let (to_server, incoming) = mpsc::channel(16);
+        let (outgoing, from_server) = mpsc::channel(64);
+        let changes = server.changes();
+        tokio::spawn(serve_connection(
+            server.clone(),
+            ServerChannel { incoming, outgoing },
+            ConnectionOptions::default(),
+        ));
+        Self {
+            to_server,
+            from_server,
+            changes,
+        }
+    }
+
+    async fn send(&self, message: Value) {
+        let frame = Incoming::Frame(message.to_string().into_bytes());
+        self.to_server.send(frame).await.unwrap();
+    }
+
+    /// The next message from the server.
+    async fn next(&mut self) -> Value {
+        let transmit = self.from_server.recv().await.expect("a message");
+        serde_json::from_str(&transmit.message.to_json()).unwrap()
+    }
+
+    /// The response to request `id`, skipping the notifications before it.
+    async fn response(&mut self, id: i64) -> Value {
+        loop {
+            let message = self.next().await;
+            if message["id"] == id && message.get("method").is_none() {
+                return message;
+            }
+        }
+    }
+
+    async fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(request(id, method, params)).await;
+        self.response(id).await
+    }
+
+    async fn call_legacy(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(legacy_request(id, method, params)).await;
+        self.response(id).await
+    }
+
+    /// tasks/get (2026-07-28, declaring the extension) until the task's status is `status`,
+    /// waking on each change of a task.
+    async fn until(&mut self, id: &str, status: &str) -> Value {
+        for n in 1000.. {
+            let got = self
+                .call(n, "tasks/get", json!({"taskId": id, "_meta": with_tasks()}))
+                .await;
+            if got["result"]["status"] == status {
+                return got["result"].clone();
+            }
+            assert_ne!(
+                got["result"]["status"], "completed",
+                "ended otherwise: {got}"
+            );
+            // lagging behind is fine: the next tasks/get shows the state now
+            let _ = self.changes.recv().await;
+        }
+        unreachable!()
+    }
+
+    /// The same for a 2025-11-25 session.
+    async fn until_legacy(&mut self, id: &str, status: &str) -> Value {
+        for n in 1000.. {
+            let got = self
+                .call_legacy(n, "tasks/get", json!({"taskId": id}))
+                .await;
+            if got["result"]["status"] == status {
+                return got["result"].clone();
+            }
+            // lagging behind is fine: the next tasks/get shows the state now
+            let _ = self.changes.recv().await;
+        }
+        unreachable!()
+    }
+
+    async fn initialize(&mut self, version: &str, capabilities: Value) -> Value {
+        self.send(initialize_with(0, version, capabilities)).await;
+        let answer = self.response(0).await;
+        self.send(legacy_notification("notifications/initialized", json!({})))
+            .await;
+        answer
+    }
+}
+
+/// The `_meta` of a 2026-07-28 request that declares the tasks extension.
+fn with_tasks() -> Value {
+    json!({
+        META_PROTOCOL_VERSION: "2026-07-28",
+        META_CLIENT_CAPABILITIES: {"elicitation": {}, "extensions": {TASKS_EXTENSION: {}}},
+    })
+}
+
+fn call_params(tool: &str, arguments: Value) -> Value {
+    json!({"name": tool, "arguments": arguments, "_meta": with_tasks()})
+}
+
+/// Opens when the test says so; counts the handlers it let through.
+#[derive(Default)]
+struct Gate {
+    open: Notify,
+    dropped: Notify,
+}
+
+/// Tells the gate when the handler holding it is dropped (cancelled).
+struct Dropped(Arc<Gate>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.dropped.notify_one();
+    }
+}
+
+fn form(message: &str) -> ElicitRequestParams {
+    let schema = ElicitationSchema::new().property("name", StringSchema::titled("Name"), true);
+    ElicitRequestFormParams::new(message, schema).into()
+}
+
+fn server_with(gate: &Arc<Gate>, options: TaskOptions) -> Server {
+    let (waits, cancellable) = (Arc::clone(gate), Arc::clone(gate));
+    Server::builder("tasks", "1")
+        .tasks(options)
+        .tool_sync(Tool::without_params("plain"), |_: Value, _| "plain")
+        .tool(
+            Tool::without_params("gated").task_support(TaskSupport::Optional),
+            move |_: Value, cx: Context| {
+                let gate = Arc::clone(&waits);
+                async move {
+                    gate.open.notified().await;
+                    format!("opened as task {}", cx.task_id().unwrap_or("none"))
+                }
+            },
+        )
+        .tool(
+            Tool::without_params("forever").task_support(TaskSupport::Optional),
+            move |_: Value, _cx: Context| {
+                let guard = Dropped(Arc::clone(&cancellable));
+                async move {
+                    let _guard = guard;
+                    std::future::pending::<()>().await;
+                    "never"
+                }
+            },
+        )
+        .tool(
+            Tool::without_params("quick").task_support(TaskSupport::Optional),
+            |_: Value, _| async { "at once" },
+        )
+        .tool(
+            Tool::without_params("tool_error").task_support(TaskSupport::Required),
+            |_: Value, _| async {
+                tokio::task::yield_now().await;
+                Err::<String, _>(ToolError::new("it broke"))
+            },
+        )
+        .tool(
+            Tool::without_params("protocol_error").task_support(TaskSupport::Required),
+            |_: Value, _| async {
+                tokio::task::yield_now().await;
+                Err::<String, _>(ProtocolError::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "deep trouble",
+                ))
+            },
+        )
+        .tool(
+            Tool::without_params("asks").task_support(TaskSupport::Optional),
+            |_: Value, cx: Context| async move {
+                cx.run_as_task().await;
+                cx.progress(1.0, Some(2.0), Some("asking")).await;
+                let answer = cx.elicit(form("Who are you?")).await?;
+                let name = answer.content.and_then(|c| c.get("name").cloned());
+                Ok::<_, InputError>(format!("hello {}", name.unwrap_or(Value::Null)))
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+fn server(gate: &Arc<Gate>) -> Server {
+    server_with(gate, TaskOptions::default())
+}
+
+// ----- 2026-07-28 -----
+
+#[tokio::test]
+async fn a_call_that_goes_on_becomes_a_task_that_shows_its_result() {
+    let gate = Arc::new(Gate::default());
+    let server = server(&gate);
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("gated", json!({})))
+        .await;
+    let task = &created["result"];
+    assert_eq!(task["resultType"], "task", "{created}");
+    assert_eq!(task["status"], "working");
+    assert_eq!(task["ttlMs"], 3_600_000);
+    assert_eq!(task["pollIntervalMs"], 1000);
+    assert!(task["createdAt"].as_str().unwrap().ends_with('Z'));
+    assert!(task.get("task").is_none() && task.get("ttl").is_none());
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    assert!(id.len() >= 22, "an unguessable id: {id}");
+
+    // stored before the answer: found at once
+    let working = wire
+        .call(2, "tasks/get", json!({"taskId": id, "_meta": with_tasks()}))
+        .await;
+    assert_eq!(working["result"]["status"], "working");
+    assert_eq!(working["result"]["resultType"], "complete");
+    assert!(working["result"].get("result").is_none());
+
+    gate.open.notify_one();
+    let done = wire.until(&id, "completed").await;
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        format!("opened as task {id}")
+    );
+    assert!(
+        done["result"]["_meta"]
+            .get("io.modelcontextprotocol/related-task")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn a_call_that_finishes_at_once_is_answered_inline() {
+    let server = server(&Arc::default());
+    let mut wire = Wire::open(&server);
+    let answer = wire
+        .call(1, "tools/call", call_params("quick", json!({})))
+        .await;
+    assert_eq!(answer["result"]["resultType"], "complete");
+    assert_eq!(answer["result"]["content"][0]["text"], "at once");
+}
+
+#[tokio::test]
+async fn tool_errors_complete_and_protocol_errors_fail() {
+    let server = server(&Arc::default());
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("tool_error", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let ended = wire.until(&id, "completed").await;
+    assert_eq!(ended["result"]["isError"], true);
+    assert_eq!(ended["result"]["content"][0]["text"], "it broke");
+
+    let created = wire
+        .call(2, "tools/call", call_params("protocol_error", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let ended = wire.until(&id, "failed").await;
+    assert_eq!(ended["error"]["code"], -32603);
+    assert_eq!(ended["error"]["message"], "deep trouble");
+    assert!(ended.get("result").is_none());
+}
+
+#[tokio::test]
+async fn input_asked_in_a_task_waits_for_tasks_update() {
+    let server = server(&Arc::default());
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("asks", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = wire.until(&id, "input_required").await;
+    assert_eq!(waiting["statusMessage"], "asking");
+    let keys: Vec<&String> = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys.len(), 1);
+    let key = keys[0].clone();
+    assert_eq!(
+        waiting["inputRequests"][&key]["method"],
+        "elicitation/create"
+    );
+
+    // an answer that does not fit the form is refused, and the task still waits
+    let update = |n: i64, responses: Value| {
+        request(
+            n,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": responses, "_meta": with_tasks()}),
+        )
+    };
+    wire.send(update(
+        2,
+        json!({key.clone(): {"action": "accept", "content": {"name": 7}}}),
+    ))
+    .await;
+    let refused = wire.response(2).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // unknown keys are ignored
+    wire.send(update(3, json!({"no-such-key": {"action": "accept"}})))
+        .await;
+    let ack = wire.response(3).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    assert!(ack["result"].get("status").is_none());
+    let still = wire.until(&id, "input_required").await;
+    assert_eq!(still["inputRequests"].as_object().unwrap().len(), 1);
+
+    wire.send(update(
+        4,
+        json!({key.clone(): {"action": "accept", "content": {"name": "Ada"}}}),
+    ))
+    .await;
+    assert_eq!(wire.response(4).await["result"]["resultType"], "complete");
+    let done = wire.until(&id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello \"Ada\"");
+    assert!(done.get("inputRequests").is_none());
+    // answering again is ignored: the key was answered
+    wire.send(update(
+        5,
+        json!({key: {"action": "accept", "content": {"name": "Bob"}}}),
+    ))
+    .await;
+    assert_eq!(wire.response(5).await["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn cancel_stops_the_handler_and_repeats_harmlessly() {
+    let gate = Arc::new(Gate::default());
+    let server = server(&gate);
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("forever", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let dropped = gate.dropped.notified();
+    let cancel = json!({"taskId": id, "_meta": with_tasks()});
+    let ack = wire.call(2, "tasks/cancel", cancel.clone()).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    assert!(ack["result"].get("taskId").is_none());
+    dropped.await;
+    wire.until(&id, "cancelled").await;
+    let again = wire.call(3, "tasks/cancel", cancel).await;
+    assert_eq!(again["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn without_the_extension_calls_run_inline_and_tasks_are_refused() {
+    let gate = Arc::new(Gate::default());
+    let server = server(&gate);
+    let mut wire = Wire::open(&server);
+    gate.open.notify_one();
+    // a task-capable tool is served as an ordinary call
+    let inline = wire.call(1, "tools/call", json!({"name": "gated"})).await;
+    assert_eq!(inline["result"]["resultType"], "complete", "{inline}");
+    // a task-only tool cannot be
+    let refused = wire
+        .call(2, "tools/call", json!({"name": "tool_error"}))
+        .await;
+    assert_eq!(refused["error"]["code"], -32021);
+    assert!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"][TASKS_EXTENSION].is_object()
+    );
+    // the task methods check the extension before the task
+    for (n, method) in [(3, "tasks/get"), (4, "tasks/update"), (5, "tasks/cancel")] {
+        let params = json!({"taskId": "gate-test", "inputResponses": {}});
+        assert_eq!(wire.call(n, method, params).await["error"]["code"], -32021);
+    }
+    // the removed methods are gone whatever the client declares
+    for (n, method) in [(6, "tasks/result"), (7, "tasks/list")] {
+        let params = json!({"taskId": "x", "_meta": with_tasks()});
+        assert_eq!(wire.call(n, method, params).await["error"]["code"], -32601);
+    }
+    // a legacy `task` param promotes nothing
+    let legacy = wire
+        .call(
+            8,
+            "tools/call",
+            json!({"name": "plain", "task": {"ttl": 100}, "_meta": with_tasks()}),
+        )
+        .await;
+    assert_eq!(legacy["result"]["content"][0]["text"], "plain");
+}
+
+#[tokio::test]
+async fn discover_lists_the_extension_and_lists_show_no_task_support() {
+    let server = server(&Arc::default());
+    let mut wire = Wire::open(&server);
+    let discovered = wire.call(1, "server/discover", json!({})).await;
+    let capabilities = &discovered["result"]["capabilities"];
+    assert!(
+        capabilities["extensions"][TASKS_EXTENSION].is_object(),
+        "{capabilities}"
+    );
+    assert!(capabilities.get("tasks").is_none());
+    let tools = wire.call(2, "tools/list", json!({})).await;
+    let tools = tools["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().all(|t| t.get("execution").is_none()));
+}
+
+#[tokio::test]
+async fn another_connection_sees_no_such_task() {
+    let gate = Arc::new(Gate::default());
+    let server = server(&gate);
+    let mut owner = Wire::open(&server);
+    let mut other = Wire::open(&server);
+    let created = owner
+        .call(1, "tools/call", call_params("gated", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    for (n, method) in [(1, "tasks/get"), (2, "tasks/cancel"), (3, "tasks/update")] {
+        let params = json!({"taskId": id, "inputResponses": {}, "_meta": with_tasks()});
+        let refused = other.call(n, method, params).await;
+        assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not found")
+        );
+    }
+    // and the task was not cancelled by them
+    gate.open.notify_one();
+    owner.until(&id, "completed").await;
+}
+
+#[tokio::test]
+async fn a_full_store_refuses_and_a_finished_task_expires_after_its_retention() {
+    let gate = Arc::new(Gate::default());
+    let limits = TaskLimits {
+        per_owner: 1,
+        total: 10,
+    };
+    let options = TaskOptions::default()
+        .limits(limits)
+        .retention(Some(std::time::Duration::ZERO));
+    let server = server_with(&gate, options);
+    let mut wire = Wire::open(&server);
+    let first = wire
+        .call(1, "tools/call", call_params("gated", json!({})))
+        .await;
+    let id = first["result"]["taskId"].as_str().unwrap().to_owned();
+    let refused = wire
+        .call(2, "tools/call", call_params("gated", json!({})))
+        .await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("too many tasks")
+    );
+    // ended with no retention: gone, and its room is free again
+    let mut changes = server.changes();
+    gate.open.notify_one();
+    loop {
+        if let Change::TaskChanged(changed) = changes.recv().await.unwrap()
+            && changed == id
+        {
+            let got = wire
+                .call(3, "tasks/get", json!({"taskId": id, "_meta": with_tasks()}))
+                .await;
+            if got.get("error").is_some() {
+                assert_eq!(got["error"]["code"], -32602);
+                break;
+            }
+        }
+    }
+    let again = wire
+        .call(4, "tools/call", call_params("quick", json!({})))
+        .await;
+    assert_eq!(again["result"]["content"][0]["text"], "at once");
+    let next = wire
+        .call(5, "tools/call", call_params("gated", json!({})))
+        .await;
+    assert_eq!(next["result"]["resultType"], "task", "{next}");
+}
+
+#[tokio::test]
+async fn a_listen_naming_a_task_hears_of_its_changes() {
+    let gate = Arc::new(Gate::default());
+    let server = server(&gate);
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("gated", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // without the extension: refused
+    let refused = wire
+        .call(
+            2,
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": [id]}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021);
+    wire.send(request(
+        3,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [id, "not-mine"]}, "_meta": with_tasks()}),
+    ))
+    .await;
+    let ack = wire.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]));
+    gate.open.notify_one();
+    loop {
+        let message = wire.next().await;
+        if message["method"] == "notifications/tasks" && message["params"]["status"] == "completed"
+        {
+            assert_eq!(message["params"]["taskId"], id.as_str());
+            assert!(message["params"]["result"]["content"].is_array());
+            assert_eq!(
+                message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+                3
+            );
+            break;
+        }
+    }
+}
+
+// ----- 2025-11-25 -----
+
+#[tokio::test]
+async fn initialize_announces_the_legacy_capability_and_lists_task_support() {
+    let server = server(&Arc::default());
+    let mut wire = Wire::open(&server);
+    let init = wire.initialize("2025-11-25", json!({})).await;
+    let capabilities = &init["result"]["capabilities"];
+    assert_eq!(
+        capabilities["tasks"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+    );
+    assert!(capabilities.get("extensions").is_none(), "{capabilities}");
+    let tools = wire.call_legacy(1, "tools/list", json!({})).await;
+    let tools = tools["result"]["tools"].as_array().unwrap();
+    let support = |name: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["execution"]["taskSupport"].clone()
+    };
+    assert_eq!(support("gated"), "optional");
+    assert_eq!(support("tool_error"), "required");
+    assert_eq!(support("plain"), Value::Null);
+
+    // an older revision sees no tasks at all
+    let mut older = Wire::open(&server);
+    let init = older.initialize("2025-06-18", json!({})).await;
+    assert!(init["result"]["capabilities"].get("tasks").is_none());
+}
+
+#[tokio::test]
+async fn a_task_augmented_call_and_tasks_result_blocking_until_the_end() {
+    let gate = Arc::new(Gate::default());
+    let server = server(&gate);
+    let mut wire = Wire::open(&server);
+    wire.initialize("2025-11-25", json!({})).await;
+    let created = wire
+        .call_legacy(
+            1,
+            "tools/call",
+            json!({"name": "gated", "task": {"ttl": 60_000}}),
+        )
+        .await;
+    let task = &created["result"]["task"];
+    assert_eq!(task["status"], "working", "{created}");
+    assert_eq!(task["ttl"], 60_000);
+    assert_eq!(task["pollInterval"], 1000);
+    let id = task["taskId"].as_str().unwrap().to_owned();
+
+    // tasks/result waits for the end
+    wire.send(legacy_request(2, "tasks/result", json!({"taskId": id})))
+        .await;
+    let listed = wire.call_legacy(3, "tasks/list", json!({})).await;
+    assert_eq!(listed["result"]["tasks"][0]["taskId"], id.as_str());
+    gate.open.notify_one();
+    let mut statuses = Vec::new();
+    let result = loop {
+        let message = wire.next().await;
+        if message["method"] == "notifications/tasks/status" {
+            statuses.push(message["params"]["status"].clone());
+        } else if message["id"] == 2 {
+            break message;
+        }
+    };
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        format!("opened as task {id}")
+    );
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id.as_str()
+    );
+    assert_eq!(statuses, [json!("completed")]);
+    // a task that ended cannot be cancelled
+    let refused = wire
+        .call_legacy(4, "tasks/cancel", json!({"taskId": id}))
+        .await;
+    assert_eq!(refused["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn legacy_task_rules_cancel_and_tool_errors() {
+    let gate = Arc::new(Gate::default());
+    let server = server(&gate);
+    let mut wire = Wire::open(&server);
+    wire.initialize("2025-11-25", json!({})).await;
+    // a tool that needs a task, called without; one that forbids it, called with
+    let refused = wire
+        .call_legacy(1, "tools/call", json!({"name": "tool_error"}))
+        .await;
+    assert_eq!(refused["error"]["code"], -32601);
+    let refused = wire
+        .call_legacy(2, "tools/call", json!({"name": "plain", "task": {}}))
+        .await;
+    assert_eq!(refused["error"]["code"], -32601);
+
+    // cancelled before the answer, which is the cancelled task
+    let created = wire
+        .call_legacy(3, "tools/call", json!({"name": "forever", "task": {}}))
+        .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dropped = gate.dropped.notified();
+    let cancelled = wire
+        .call_legacy(4, "tasks/cancel", json!({"taskId": id}))
+        .await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    dropped.await;
+    let result = wire
+        .call_legacy(5, "tasks/result", json!({"taskId": id}))
+        .await;
+    assert_eq!(result["error"]["code"], -32603);
+
+    // 2025-11-25 calls a tool error a failed task; tasks/result is still the tool's result
+    let created = wire
+        .call_legacy(6, "tools/call", json!({"name": "tool_error", "task": {}}))
+        .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let result = wire
+        .call_legacy(7, "tasks/result", json!({"taskId": id}))
+        .await;
+    assert_eq!(result["result"]["isError"], true);
+    assert_eq!(
+        wire.until_legacy(&id, "failed").await["taskId"],
+        id.as_str()
+    );
+    // unknown ids and bad cursors
+    let unknown = wire
+        .call_legacy(8, "tasks/get", json!({"taskId": "nope"}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32602);
+    let bad = wire
+        .call_legacy(9, "tasks/list", json!({"cursor": "nope"}))
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_legacy_task_asks_the_client_with_a_request_tied_to_it() {
+    let server = server(&Arc::default());
+    let mut wire = Wire::open(&server);
+    wire.initialize("2025-11-25", json!({"elicitation": {}}))
+        .await;
+    let created = wire
+        .call_legacy(1, "tools/call", json!({"name": "asks", "task": {}}))
+        .await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ask = loop {
+        let message = wire.next().await;
+        if message["method"] == "elicitation/create" {
+            break message;
+        }
+    };
+    assert_eq!(
+        ask["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id.as_str()
+    );
+    let waiting = wire.until_legacy(&id, "input_required").await;
+    assert_eq!(waiting["statusMessage"], "asking");
+    wire.send(json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Lin"}}}))
+        .await;
+    let result = wire
+        .call_legacy(2, "tasks/result", json!({"taskId": id}))
+        .await;
+    assert_eq!(result["result"]["content"][0]["text"], "hello \"Lin\"");
+    assert_eq!(
+        wire.until_legacy(&id, "completed").await["status"],
+        "completed"
+    );
+}
