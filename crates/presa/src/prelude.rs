@@ -36,8 +36,8 @@ pub use presa_server::{
     Args, AuthInfo, BuildError, CallToolResult, CompletionInput, Content, ContentBlock, Context,
     ElicitAction, ElicitRequestFormParams, ElicitationSchema, InputError, Json, JsonObject,
     LoggingLevel, Message, MissingState, Prompt, PromptArgs, PromptArgument, ProtocolError,
-    Resource, ResourceTemplate, Role, Server, ServerBuilder, Tool, ToolAnnotations, ToolError,
-    Variables, content,
+    Resource, ResourceTemplate, Role, Server, ServerBuilder, TaskOptions, TaskSupport, Tool,
+    ToolAnnotations, ToolError, Variables, content,
 };
 
 #[cfg(feature = "schemars")]

@@ -19,7 +19,7 @@ pub(super) enum Era {
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// A POST of `body` to `path` with `headers` (each ending in CRLF).
-fn post(address: &str, path: &str, headers: &str, body: &str) -> Vec<u8> {
+pub(super) fn post(address: &str, path: &str, headers: &str, body: &str) -> Vec<u8> {
     format!(
         "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\n\r\n{body}",
@@ -161,6 +161,22 @@ pub(super) async fn exchange(
         has_result,
         text,
     })
+}
+
+/// Writes `request`, reads its reply: the status and the whole body as text.
+pub(super) async fn exchange_body(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    request: &[u8],
+) -> Result<(u16, String), String> {
+    stream
+        .write_all(request)
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    let (status, _, body, consumed) = read_reply(stream, buf).await?;
+    let text = String::from_utf8_lossy(&buf[body]).into_owned();
+    buf.drain(..consumed);
+    Ok((status, text))
 }
 
 /// Reads more of the stream into `buf`; a closed stream is an error.

@@ -17,6 +17,7 @@
 mod http;
 mod process;
 mod stdio;
+mod tasks;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -33,15 +34,16 @@ options:
   --duration SECS    measured window of each run (default 5)
   --repeats N        runs per row and side; the table shows medians (default 3)
   --row NAME         run one row: http-64, http-1, http-session-64, stdio-seq, stdio-64,
-                     in-process, idle-sessions (default: all)
+                     in-process, idle-sessions, tasks (default: all)
   --sessions N       sessions of the idle-sessions row (default 10000)
+  --tasks N          tasks of the tasks row (default 10000)
   --no-build         use the release examples already built
   --no-pin           do not pin server and driver to different CPUs";
 
 /// Set in the re-executed release driver: the number of CPUs to pin across, 0 for no pinning.
 const DRIVER: &str = "PRESA_BENCH_CPUS";
 
-const ROWS: [&str; 7] = [
+const ROWS: [&str; 8] = [
     "http-64",
     "http-1",
     "http-session-64",
@@ -49,6 +51,7 @@ const ROWS: [&str; 7] = [
     "stdio-64",
     "in-process",
     "idle-sessions",
+    "tasks",
 ];
 
 /// What the command line asked for.
@@ -59,6 +62,7 @@ struct Options {
     repeats: usize,
     row: Option<String>,
     sessions: usize,
+    tasks: usize,
     build: bool,
     pin: bool,
 }
@@ -70,6 +74,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         repeats: 3,
         row: None,
         sessions: 10_000,
+        tasks: 10_000,
         build: true,
         pin: true,
     };
@@ -97,6 +102,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--sessions" => {
                 let v = value()?;
                 options.sessions = v.parse().map_err(|_| format!("not a count: {v}"))?;
+            }
+            "--tasks" => {
+                let v = value()?;
+                options.tasks = v.parse().map_err(|_| format!("not a count: {v}"))?;
             }
             "--row" => {
                 let v = value()?;
@@ -426,6 +435,20 @@ impl Bench {
                 met: above_mib <= 40.0,
             });
         }
+        if self.wanted("tasks") {
+            eprintln!("tasks: {} tasks", self.options.tasks);
+            let (presa, start_mib, expired_mib) = self.tasks().await?;
+            let peak = presa.peak_rss_kib.unwrap_or(0) as f64 / 1024.0;
+            rows.push(Row {
+                name: "tasks",
+                presa,
+                baseline: None,
+                target: format!(
+                    "RSS after expiry ≤ 1.10× start (got {expired_mib:.1} vs {start_mib:.1}; peak {peak:.1})"
+                ),
+                met: expired_mib <= start_mib * 1.10,
+            });
+        }
         Ok(rows)
     }
 
@@ -556,6 +579,75 @@ impl Bench {
             ..Run::default()
         };
         Ok((run, above))
+    }
+}
+
+impl Bench {
+    /// Runs `--tasks` short tasks over 64 connections against a fresh `bench_tasks` server
+    /// (tasks kept 1 s after they end); returns the run (tasks per second, creation-to-result
+    /// latency, peak RSS), the RSS before the first task and the RSS once all expired, in MiB.
+    async fn tasks(&self) -> Result<(Run, f64, f64), String> {
+        const RETENTION_MS: u64 = 1000;
+        let program = self.examples.join("bench_tasks");
+        let retention = RETENTION_MS.to_string();
+        let mut server = process::start_http(
+            &program,
+            &["127.0.0.1:0", &retention],
+            self.server_cpus.as_deref(),
+        )
+        .await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let start_kib = process::status_kib(server.pid, "VmRSS")?;
+        // two bursts: the first is the one measured; the memory after the second's expiry
+        // tells whether the first left anything behind (a leak grows it again) or the
+        // allocator merely keeps what it got back for reuse
+        let mut measured = None;
+        let mut expired_kib = Vec::new();
+        for _burst in 0..2 {
+            let left = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(self.options.tasks));
+            let begun = Instant::now();
+            let connections: Vec<_> = (0..64)
+                .map(|_| {
+                    tokio::spawn(tasks::connection(
+                        server.address.clone(),
+                        server.path.clone(),
+                        std::sync::Arc::clone(&left),
+                    ))
+                })
+                .collect();
+            let (mut latencies, mut requests) = (Vec::new(), 0);
+            for connection in connections {
+                let (more, sent) = connection.await.map_err(|e| e.to_string())??;
+                latencies.extend(more);
+                requests += sent;
+            }
+            let seconds = begun.elapsed().as_secs_f64();
+            let peak = process::status_kib(server.pid, "VmHWM")?;
+            // retention, then the sweeper's next pass (once a second), with room to spare
+            tokio::time::sleep(Duration::from_millis(RETENTION_MS + 2500)).await;
+            expired_kib.push(process::status_kib(server.pid, "VmRSS")?);
+            measured.get_or_insert((latencies, requests, seconds, peak));
+        }
+        let (latencies, requests, seconds, peak) = measured.ok_or("no burst ran")?;
+        let after: Vec<String> = expired_kib
+            .iter()
+            .map(|kib| format!("{:.1} MiB", *kib as f64 / 1024.0))
+            .collect();
+        eprintln!(
+            "tasks: RSS at the start {:.1} MiB; after each burst expired: {}",
+            start_kib as f64 / 1024.0,
+            after.join(", ")
+        );
+        let expired_kib = expired_kib[0];
+        server.stop().await;
+        eprintln!(
+            "tasks: {} requests ({:.1} per task)",
+            requests,
+            requests as f64 / latencies.len().max(1) as f64
+        );
+        let mut run = summarize(latencies, seconds, None);
+        run.peak_rss_kib = Some(peak);
+        Ok((run, start_kib as f64 / 1024.0, expired_kib as f64 / 1024.0))
     }
 }
 

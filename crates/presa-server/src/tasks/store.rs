@@ -1,7 +1,7 @@
 //! Where tasks live: the [`TaskStore`] trait, the state it keeps as plain data
 //! ([`TaskRecord`]), and the in-memory store every server starts with.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Mutex, MutexGuard};
 
@@ -186,9 +186,12 @@ pub struct InMemoryTaskStore {
 
 #[derive(Debug, Default)]
 struct Tables {
-    tasks: HashMap<String, TaskRecord>,
-    /// Each owner's task ids, in creation order.
-    by_owner: HashMap<String, Vec<String>>,
+    /// Each task, with its place in its owner's creation order.
+    tasks: HashMap<String, (u64, TaskRecord)>,
+    /// Each owner's task ids by creation order.
+    by_owner: HashMap<String, BTreeMap<u64, String>>,
+    /// The next place in creation order.
+    next: u64,
 }
 
 impl InMemoryTaskStore {
@@ -206,23 +209,27 @@ impl InMemoryTaskStore {
 
 impl Tables {
     fn remove(&mut self, id: &str) {
-        let Some(task) = self.tasks.remove(id) else {
+        let Some((place, task)) = self.tasks.remove(id) else {
             return;
         };
         if let Some(ids) = self.by_owner.get_mut(&task.owner) {
-            ids.retain(|other| other != id);
+            ids.remove(&place);
             if ids.is_empty() {
                 self.by_owner.remove(&task.owner);
             }
         }
     }
 
+    fn owned(&self, owner: &str) -> usize {
+        self.by_owner.get(owner).map_or(0, BTreeMap::len)
+    }
+
     fn evict_expired(&mut self, now_ms: u64) {
         let expired: Vec<String> = self
             .tasks
             .values()
-            .filter(|task| task.is_expired(now_ms))
-            .map(|task| task.id.clone())
+            .filter(|(_, task)| task.is_expired(now_ms))
+            .map(|(_, task)| task.id.clone())
             .collect();
         if expired.is_empty() {
             return;
@@ -247,8 +254,7 @@ impl TaskStore for InMemoryTaskStore {
     ) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         let created = (|| {
             let mut tables = self.tables();
-            let owned = |tables: &Tables| tables.by_owner.get(&task.owner).map_or(0, Vec::len);
-            if tables.tasks.len() >= limits.total || owned(&tables) >= limits.per_owner {
+            if tables.tasks.len() >= limits.total || tables.owned(&task.owner) >= limits.per_owner {
                 // full: what expired makes room first
                 tables.evict_expired(now_ms);
             }
@@ -258,18 +264,20 @@ impl TaskStore for InMemoryTaskStore {
                     max: limits.total,
                 });
             }
-            if owned(&tables) >= limits.per_owner {
+            if tables.owned(&task.owner) >= limits.per_owner {
                 return Err(TaskStoreError::Full {
                     limit: "per owner",
                     max: limits.per_owner,
                 });
             }
+            let place = tables.next;
+            tables.next += 1;
             tables
                 .by_owner
                 .entry(task.owner.clone())
                 .or_default()
-                .push(task.id.clone());
-            tables.tasks.insert(task.id.clone(), task);
+                .insert(place, task.id.clone());
+            tables.tasks.insert(task.id.clone(), (place, task));
             Ok(())
         })();
         Box::pin(std::future::ready(created))
@@ -284,13 +292,14 @@ impl TaskStore for InMemoryTaskStore {
             .tables()
             .tasks
             .get(id)
+            .map(|(_, task)| task)
             .filter(|task| !task.is_expired(now_ms))
             .cloned();
         Box::pin(std::future::ready(Ok(task)))
     }
 
     fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
-        if let Some(slot) = self.tables().tasks.get_mut(&task.id) {
+        if let Some((_, slot)) = self.tables().tasks.get_mut(&task.id) {
             *slot = task;
         }
         Box::pin(std::future::ready(Ok(())))
@@ -304,17 +313,23 @@ impl TaskStore for InMemoryTaskStore {
         now_ms: u64,
     ) -> BoxFuture<'_, Result<Vec<TaskRecord>, TaskStoreError>> {
         let tables = self.tables();
-        let ids = tables.by_owner.get(owner).map_or(&[][..], Vec::as_slice);
-        let start = after
-            .and_then(|after| ids.iter().position(|id| id == after))
-            .map_or(0, |at| at + 1);
-        let page = ids[start.min(ids.len())..]
-            .iter()
-            .filter_map(|id| tables.tasks.get(id))
-            .filter(|task| !task.is_expired(now_ms))
-            .take(limit)
-            .cloned()
-            .collect();
+        let page = match tables.by_owner.get(owner) {
+            None => Vec::new(),
+            Some(ids) => {
+                // after a task of this owner's: the ones created later; else from the first
+                let from = after
+                    .and_then(|after| tables.tasks.get(after))
+                    .filter(|(_, task)| task.owner == owner)
+                    .map_or(0, |(place, _)| place + 1);
+                ids.range(from..)
+                    .filter_map(|(_, id)| tables.tasks.get(id))
+                    .map(|(_, task)| task)
+                    .filter(|task| !task.is_expired(now_ms))
+                    .take(limit)
+                    .cloned()
+                    .collect()
+            }
+        };
         Box::pin(std::future::ready(Ok(page)))
     }
 

@@ -719,3 +719,52 @@ async fn a_legacy_task_asks_the_client_with_a_request_tied_to_it() {
         "completed"
     );
 }
+
+#[tokio::test]
+async fn ended_tasks_leave_the_store_once_they_expire() {
+    let store = Arc::new(InMemoryTaskStore::new());
+    let options = TaskOptions::default()
+        .shared_store(Arc::clone(&store) as Arc<dyn TaskStore>)
+        .retention(Some(std::time::Duration::ZERO));
+    let server = Server::builder("tasks", "1")
+        .tasks(options)
+        .tool(
+            Tool::without_params("yields").task_support(TaskSupport::Optional),
+            |_: Value, _| async {
+                tokio::task::yield_now().await;
+                "done"
+            },
+        )
+        .build()
+        .unwrap();
+    let mut wire = Wire::open(&server);
+    let mut ids = Vec::new();
+    for n in 0..50 {
+        let created = wire
+            .call(n, "tools/call", call_params("yields", json!({})))
+            .await;
+        ids.push(created["result"]["taskId"].as_str().unwrap().to_owned());
+    }
+    for id in &ids {
+        // ended and expired at once: the last state seen is the end, then it is gone
+        let mut changes = server.changes();
+        loop {
+            let got = wire
+                .call(
+                    9000,
+                    "tasks/get",
+                    json!({"taskId": id, "_meta": with_tasks()}),
+                )
+                .await;
+            if got.get("error").is_some() {
+                break;
+            }
+            let _ = changes.recv().await;
+        }
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    assert_eq!(store.evict_expired(now).await.unwrap(), 0);
+}
