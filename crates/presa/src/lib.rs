@@ -77,6 +77,11 @@ struct SubscriptionsGuide;
 #[doc = include_str!("../../../docs/middleware.md")]
 struct MiddlewareGuide;
 
+/// The examples of docs/tasks.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "server"))]
+#[doc = include_str!("../../../docs/tasks.md")]
+struct TasksGuide;
+
 /// The examples of docs/tools-resources-prompts.md, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "server", feature = "schemars"))]
 #[doc = include_str!("../../../docs/tools-resources-prompts.md")]
