@@ -121,10 +121,7 @@ impl Server {
             .client_capabilities()
             .has_extension(presa_core::TASKS_EXTENSION)
         {
-            return Err(crate::tasks::missing_extension(&format!(
-                "task notifications need the {} extension: declare it in the request's client capabilities",
-                presa_core::TASKS_EXTENSION
-            )));
+            return Err(crate::tasks::missing_extension());
         }
         let mut honoured = Vec::new();
         for id in asked {

@@ -64,9 +64,7 @@ impl Server {
         if version.era() == Era::Stateless {
             // the extension is checked before anything else, a bogus task id included
             if !cx.client_capabilities().has_extension(TASKS_EXTENSION) {
-                return Err(missing_extension(&format!(
-                    "{method} needs the {TASKS_EXTENSION} extension: declare it in the request's client capabilities"
-                )));
+                return Err(missing_extension());
             }
             return match method {
                 "tasks/get" => self.get_task(params, &cx).await,

@@ -29,8 +29,8 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use presa_core::{
-    ClientCapabilities, Era, ErrorCode, ErrorObject, MissingRequiredClientCapabilityData,
-    ProtocolVersion, RawJson, TASKS_EXTENSION, TaskMetadata, TaskStatus, TaskSupport, Tool,
+    ClientCapabilities, Era, ErrorCode, ErrorObject, ProtocolVersion, RawJson, TASKS_EXTENSION,
+    TaskMetadata, TaskStatus, TaskSupport, Tool,
 };
 
 pub(crate) use live::{AnswerCheck, LiveTask, TaskEnd};
@@ -234,10 +234,7 @@ impl CallMode {
             return match (support, declared) {
                 (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(Self::Inline),
                 (_, true) => Ok(Self::MayBecomeTask),
-                (TaskSupport::Required, false) => Err(missing_extension(&format!(
-                    "Tool {} runs only as a task: declare the {TASKS_EXTENSION} extension",
-                    tool.name
-                ))),
+                (TaskSupport::Required, false) => Err(missing_extension()),
             };
         }
         if version != ProtocolVersion::V2025_11_25 {
@@ -262,17 +259,15 @@ impl CallMode {
     }
 }
 
-/// `-32021` naming the tasks extension.
-pub(crate) fn missing_extension(message: &str) -> ErrorObject {
+/// `-32021` naming the tasks extension (the error of a request that needs it undeclared).
+pub(crate) fn missing_extension() -> ErrorObject {
     let mut extensions = presa_core::JsonObject::new();
     extensions.insert(TASKS_EXTENSION.into(), serde_json::json!({}));
-    MissingRequiredClientCapabilityData {
-        required_capabilities: ClientCapabilities {
-            extensions: Some(extensions),
-            ..Default::default()
-        },
-    }
-    .into_error(message)
+    let required = ClientCapabilities {
+        extensions: Some(extensions),
+        ..Default::default()
+    };
+    crate::input::missing_capability_error(required, Era::Stateless)
 }
 
 /// Who a task belongs to: the authenticated subject, else the session (an initialize-era
