@@ -67,6 +67,12 @@ pub(crate) trait Peer: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Whether a message related to no request reaches the client now (see
+    /// [`Outbox::reaches_client`](crate::Outbox::reaches_client)).
+    fn reaches_client(&self) -> bool {
+        true
+    }
+
     /// Sends a server→client request (`elicitation/create`, `sampling/createMessage`,
     /// `roots/list`) while serving `related` (or for the session: `None`, a task's request),
     /// and waits for the client's answer. Only initialize-era sessions can; the default answers

@@ -43,6 +43,13 @@ pub trait Outbox: Send + Sync + 'static {
         false
     }
 
+    /// Whether a message related to no request (a task's request to the client, a session-wide
+    /// notification) reaches the client now. An HTTP session's does only while its standalone
+    /// GET stream is open; by default it always does.
+    fn reaches_client(&self) -> bool {
+        true
+    }
+
     /// Completes when the outbox has room for more. A handler that reports progress or logs
     /// waits on it after each message, so a peer that reads slowly slows the handler down
     /// instead of growing a queue. By default there is always room.
@@ -844,6 +851,12 @@ impl Peer for DrivenPeer {
         self.on_session(request, |session| {
             session.log(request, level, logger.as_deref(), data);
         })
+    }
+
+    fn reaches_client(&self) -> bool {
+        self.driven
+            .upgrade()
+            .is_some_and(|driven| driven.outbox.reaches_client())
     }
 
     fn close_stream(&self, request: &RequestId) -> bool {

@@ -630,6 +630,16 @@ impl HttpSession {
         Some((replay, Some(rx)))
     }
 
+    /// Whether the standalone GET stream is open (what reaches the client unasked).
+    fn standalone_open(&self) -> bool {
+        let streams = lock(&self.streams);
+        streams
+            .active
+            .as_deref()
+            .and_then(|active| active.live.get(&0))
+            .is_some_and(|stream| !stream.is_closed())
+    }
+
     /// Sends a message of the connection to the stream it belongs to, keeping it for resumption.
     fn route(&self, transmit: Transmit) {
         let (response_id, insufficient_scope) = match &transmit.message {
@@ -708,6 +718,12 @@ impl Outbox for SessionOutbox {
         self.0
             .upgrade()
             .is_some_and(|session| session.close_stream_of(related))
+    }
+
+    fn reaches_client(&self) -> bool {
+        self.0
+            .upgrade()
+            .is_some_and(|session| session.standalone_open())
     }
 }
 

@@ -23,4 +23,6 @@ mod server_auth;
 #[cfg(feature = "server")]
 mod server_http;
 #[cfg(feature = "server")]
+mod server_tasks;
+#[cfg(feature = "server")]
 mod session_store;

@@ -66,6 +66,8 @@ pub(crate) struct LiveTask {
     /// `tasks/result` requests waiting for the task (initialize era): its requests to the
     /// client ride the newest one's stream.
     result_streams: Mutex<Vec<(RequestId, Arc<dyn Peer>)>>,
+    /// Told when a `tasks/result` request starts waiting.
+    stream_added: Notify,
     /// How long the task is kept after its last change, in milliseconds.
     retention_ms: Option<u64>,
 }
@@ -95,6 +97,7 @@ impl LiveTask {
             tasks,
             peer,
             result_streams: Mutex::default(),
+            stream_added: Notify::new(),
             retention_ms,
         }
     }
@@ -225,7 +228,21 @@ impl LiveTask {
         }
         self.change(|record| record.status = TaskStatus::InputRequired)
             .await;
-        let stream = lock(&self.result_streams).last().cloned();
+        // the request rides a waiting `tasks/result`'s stream; without one it goes to the
+        // session when that reaches the client (an HTTP session only while its GET stream is
+        // open), else it waits for the `tasks/result` the `input_required` status calls for
+        let stream = loop {
+            let added = self.stream_added.notified();
+            tokio::pin!(added);
+            added.as_mut().enable();
+            if let Some(stream) = lock(&self.result_streams).last().cloned() {
+                break Some(stream);
+            }
+            if self.peer.reaches_client() {
+                break None;
+            }
+            added.await;
+        };
         let answer = match &stream {
             Some((related, peer)) => peer.request(Some(related), method, params).await,
             None => self.peer.request(None, method, params).await,
@@ -285,6 +302,7 @@ impl LiveTask {
     /// A `tasks/result` request waits for this task on `related`'s stream.
     pub(crate) fn add_result_stream(&self, related: RequestId, peer: Arc<dyn Peer>) {
         lock(&self.result_streams).push((related, peer));
+        self.stream_added.notify_waiters();
     }
 
     /// That `tasks/result` request got its answer (or went away).
