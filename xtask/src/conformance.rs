@@ -247,7 +247,7 @@ fn start_server(binary: &Path) -> Result<Fixture, String> {
 }
 
 /// One scenario's outcome, read from its checks.json.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Outcome {
     success: usize,
     failure: usize,
@@ -263,6 +263,10 @@ impl Outcome {
     /// baseline counts a WARNING as a failure), and, for a scenario the runner passes vacuously
     /// when nothing is exercised, nothing was skipped that the client should have exercised.
     fn passed(&self, scenario: &str) -> bool {
+        if SKIPPED_UPSTREAM.contains(&scenario) {
+            // the runner counts its one SKIPPED check as no failure; so do we
+            return self.failure == 0 && self.warning == 0;
+        }
         self.success > 0
             && self.failure == 0
             && self.warning == 0
@@ -272,6 +276,11 @@ impl Outcome {
                 .any(|name| vacuous(scenario, name))
     }
 }
+
+/// Scenarios the runner itself only skips (their one check is SKIPPED whatever the fixture does):
+/// `tasks-status-notifications` waits for a rewrite of its harness against
+/// `subscriptions/listen` upstream.
+const SKIPPED_UPSTREAM: [&str; 1] = ["tasks-status-notifications"];
 
 /// Whether a SKIPPED check of `scenario` means the client left something unexercised.
 ///
@@ -540,6 +549,14 @@ fn conformance(selection: &Selection) -> Result<bool, String> {
                 "\nconformance: {run} (informational): {good} of {} scenarios pass",
                 found.len()
             );
+            for name in SKIPPED_UPSTREAM
+                .iter()
+                .filter(|name| found.contains_key(**name))
+            {
+                println!(
+                    "  ({name}: its one check is SKIPPED upstream; counted as the runner does)"
+                );
+            }
             for (name, outcome) in found.iter().filter(|(name, o)| !o.passed(name)) {
                 println!("  {:<55} {}", name, summary(outcome));
             }
@@ -645,6 +662,22 @@ mod tests {
             .as_deref(),
             Some("sep-2322-client-request-state")
         );
+    }
+
+    #[test]
+    fn a_scenario_skipped_upstream_counts_as_the_runner_counts_it() {
+        let skipped = Outcome {
+            skipped: 1,
+            skipped_checks: vec!["tasks-status-notifications".into()],
+            ..Outcome::default()
+        };
+        assert!(skipped.passed("tasks-status-notifications"));
+        assert!(!skipped.passed("tasks-lifecycle"));
+        let failed = Outcome {
+            failure: 1,
+            ..skipped.clone()
+        };
+        assert!(!failed.passed("tasks-status-notifications"));
     }
 
     #[test]
