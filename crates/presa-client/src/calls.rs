@@ -114,19 +114,15 @@ impl Client {
         name: impl Into<String>,
         arguments: impl Serialize,
     ) -> CallBuilder<CallToolResult> {
-        let params = object_or_null(&arguments).map(|arguments| {
-            let mut params = Map::new();
-            params.insert("name".into(), Value::String(name.into()));
-            if let Some(arguments) = arguments {
-                params.insert("arguments".into(), Value::Object(arguments));
-            }
-            params
-        });
+        let params = tool_params(name.into(), &arguments);
         CallBuilder::new(self, |client, options| {
             Box::pin(async move {
                 offered(&client, CallTool::METHOD)?;
-                let done = call_with_input(&client, CallTool::METHOD, params?, &options).await?;
-                Ok(done.result)
+                // a task the server runs the call as is waited for (see `start_tool`)
+                match client.start_tool_with(params?, &options).await? {
+                    crate::ToolCall::Complete(result) => Ok(result),
+                    crate::ToolCall::Task(task) => task.wait().await,
+                }
             })
         })
     }
@@ -364,6 +360,22 @@ async fn page<P: Page>(
         options,
     )
     .await
+}
+
+/// The params of `tools/call`: `name`, and `arguments` when they serialize to an object (none
+/// for `null`).
+pub(crate) fn tool_params(
+    name: String,
+    arguments: &impl Serialize,
+) -> Result<Map<String, Value>, ClientError> {
+    object_or_null(arguments).map(|arguments| {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name));
+        if let Some(arguments) = arguments {
+            params.insert("arguments".into(), Value::Object(arguments));
+        }
+        params
+    })
 }
 
 /// Fails a request the server's capabilities rule out, before it is sent.

@@ -52,6 +52,8 @@ struct Inner {
     handlers: InputHandlers,
     max_input_rounds: usize,
     request_timeout: Option<Duration>,
+    /// Whether the server may answer tool calls with tasks.
+    tasks: bool,
 }
 
 impl fmt::Debug for Client {
@@ -104,6 +106,7 @@ impl Client {
                 handlers: options.handlers.clone(),
                 max_input_rounds: options.input_rounds(),
                 request_timeout: options.default_timeout(),
+                tasks: options.get_tasks(),
             }),
         })
     }
@@ -147,6 +150,11 @@ impl Client {
 
     pub(crate) fn handle(&self) -> &Handle {
         &self.inner.handle
+    }
+
+    /// Whether the server may answer tool calls with tasks ([`ClientOptions::tasks`]).
+    pub(crate) fn allows_tasks(&self) -> bool {
+        self.inner.tasks
     }
 
     pub(crate) fn handlers(&self) -> &InputHandlers {

@@ -81,6 +81,17 @@ pub enum ClientError {
         /// What does not match.
         reason: String,
     },
+    /// The tool runs only as a task and this client does not allow tasks: opt in with
+    /// [`ClientOptions::tasks`](crate::ClientOptions::tasks).
+    TaskRequired {
+        /// The tool.
+        tool: String,
+    },
+    /// The task was cancelled before it produced a result.
+    TaskCancelled {
+        /// The task id.
+        task: String,
+    },
 }
 
 impl ClientError {
@@ -122,6 +133,13 @@ impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Server(e) => write!(f, "server error {}: {}", e.code, e.message),
+            Self::TaskRequired { tool } => write!(
+                f,
+                "tool {tool} runs only as a task: allow tasks with ClientOptions::tasks(true)"
+            ),
+            Self::TaskCancelled { task } => {
+                write!(f, "task {task} was cancelled before it produced a result")
+            }
             Self::Transport(e) => write!(f, "transport failed: {e}"),
             Self::TimedOut => f.write_str("request timed out"),
             Self::Closed => f.write_str("client closed"),

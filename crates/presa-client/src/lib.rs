@@ -38,6 +38,7 @@ mod notifications;
 mod options;
 mod output;
 mod subscription;
+mod tasks;
 mod text;
 mod transport;
 
@@ -49,5 +50,6 @@ pub use info::ServerInfo;
 pub use notifications::Notifications;
 pub use options::ClientOptions;
 pub use subscription::{ChangeEvent, Subscription, SubscriptionOptions};
+pub use tasks::{TaskHandle, TaskState, ToolCall};
 pub use text::{ResultText, StructuredContent};
 pub use transport::*;

@@ -22,9 +22,36 @@ pub(crate) struct Completed<T> {
 pub(crate) async fn call_with_input<T: DeserializeOwned>(
     client: &Client,
     method: &'static str,
-    mut params: Map<String, Value>,
+    params: Map<String, Value>,
     options: &CallOptions,
 ) -> Result<Completed<T>, ClientError> {
+    match call_or_task(client, method, params, options).await? {
+        Answered::Complete(done) => Ok(done),
+        Answered::Other(object) => {
+            let result_type = object.get("resultType").cloned().unwrap_or(Value::Null);
+            Err(ClientError::InvalidResult(format!(
+                "unexpected resultType {result_type}"
+            )))
+        }
+    }
+}
+
+/// How a call that may take input rounds ended.
+pub(crate) enum Answered<T> {
+    /// Its result.
+    Complete(Completed<T>),
+    /// A result of a `resultType` an extension defines (a task).
+    Other(presa_core::JsonObject),
+}
+
+/// [`call_with_input`], handing back a result of an extension's `resultType` (a task) instead
+/// of refusing it.
+pub(crate) async fn call_or_task<T: DeserializeOwned>(
+    client: &Client,
+    method: &'static str,
+    mut params: Map<String, Value>,
+    options: &CallOptions,
+) -> Result<Answered<T>, ClientError> {
     let mut round = 0;
     loop {
         let raw = client
@@ -35,19 +62,14 @@ pub(crate) async fn call_with_input<T: DeserializeOwned>(
             .map_err(|e| ClientError::InvalidResult(e.to_string()))?;
         let asked = match read {
             MrtrResult::Complete(result) => {
-                return Ok(Completed {
+                return Ok(Answered::Complete(Completed {
                     result,
                     raw,
                     first_round: round == 0,
-                });
+                }));
             }
             MrtrResult::InputRequired(asked) => asked,
-            MrtrResult::Other(object) => {
-                let result_type = object.get("resultType").cloned().unwrap_or(Value::Null);
-                return Err(ClientError::InvalidResult(format!(
-                    "unexpected resultType {result_type}"
-                )));
-            }
+            MrtrResult::Other(object) => return Ok(Answered::Other(object)),
         };
         if round >= client.max_input_rounds() {
             return Err(ClientError::InputRequired(Box::new(asked)));
@@ -69,7 +91,7 @@ pub(crate) async fn call_with_input<T: DeserializeOwned>(
 }
 
 /// Answers every input request, or says why not.
-async fn fulfil(
+pub(crate) async fn fulfil(
     client: &Client,
     asked: &InputRequiredResult,
 ) -> Result<InputResponses, ClientError> {

@@ -50,6 +50,7 @@ pub struct ClientOptions {
     capabilities: Option<ClientCapabilities>,
     request_timeout: Option<Duration>,
     probe_timeout: Duration,
+    tasks: bool,
     cache: bool,
     notification_capacity: usize,
     max_input_rounds: usize,
@@ -90,6 +91,7 @@ impl ClientOptions {
             capabilities: None,
             request_timeout: Some(Duration::from_secs(60)),
             probe_timeout: Duration::from_secs(10),
+            tasks: false,
             cache: false,
             notification_capacity: 256,
             max_input_rounds: 8,
@@ -212,7 +214,13 @@ impl ClientOptions {
         if let Some(capabilities) = &self.capabilities {
             return capabilities.clone();
         }
+        let extensions = self.tasks.then(|| {
+            let mut extensions = presa_core::JsonObject::new();
+            extensions.insert(presa_core::TASKS_EXTENSION.into(), serde_json::json!({}));
+            extensions
+        });
         ClientCapabilities {
+            extensions,
             sampling: self
                 .handlers
                 .sampling
@@ -230,6 +238,27 @@ impl ClientOptions {
                 .map(|_| RootsCapability::default()),
             ..ClientCapabilities::default()
         }
+    }
+
+    /// Allows the server to answer tool calls with tasks (default: no). On 2026-07-28 the
+    /// client then declares the `io.modelcontextprotocol/tasks` extension with every request;
+    /// on 2025-11-25 it calls a tool the server lists as task-capable with a task.
+    /// [`Client::call_tool`](crate::Client::call_tool) waits for a task's end either way;
+    /// [`Client::start_tool`](crate::Client::start_tool) hands the task over.
+    ///
+    /// ```
+    /// let options = presa_client::ClientOptions::default().tasks(true);
+    /// assert!(options.get_tasks());
+    /// assert!(options.get_capabilities().has_extension(presa_core::TASKS_EXTENSION));
+    /// ```
+    pub fn tasks(mut self, allow: bool) -> Self {
+        self.tasks = allow;
+        self
+    }
+
+    /// Whether the server may answer tool calls with tasks.
+    pub fn get_tasks(&self) -> bool {
+        self.tasks
     }
 
     pub(crate) fn default_timeout(&self) -> Option<Duration> {

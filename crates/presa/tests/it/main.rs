@@ -36,4 +36,6 @@ mod patterns;
 mod quickstart;
 mod stdio_processes;
 #[cfg(feature = "schemars")]
+mod tasks;
+#[cfg(feature = "schemars")]
 mod typed;

@@ -1,0 +1,367 @@
+//! Tool calls the server runs as tasks: the handle a caller polls, awaits or cancels, in both
+//! eras (the 2026-07-28 tasks extension, the experimental tasks of 2025-11-25).
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use presa_core::tasks_extension::{CreateTaskResult, DetailedTask};
+use presa_core::{
+    CallToolResult, Era, ErrorCode, InputRequiredResult, JsonObject, ProtocolVersion,
+    TASKS_EXTENSION, TaskStatus, TaskSupport,
+};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::mrtr::{Answered, call_or_task, fulfil};
+use crate::{CallOptions, Client, ClientError};
+
+/// How often a task is polled when the server suggests nothing, in milliseconds.
+const DEFAULT_POLL_MS: u64 = 1000;
+
+/// How a tool call was answered: at once, or with a task to follow.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ToolCall {
+    /// The tool's result.
+    Complete(CallToolResult),
+    /// The server runs the call as a task.
+    Task(TaskHandle),
+}
+
+/// A task's state as the server reported it last.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct TaskState {
+    /// The status.
+    pub status: TaskStatus,
+    /// The server's status detail (e.g. the handler's progress message).
+    pub status_message: Option<String>,
+    /// The polling interval the server suggests.
+    pub poll_interval: Option<Duration>,
+}
+
+/// A tool call running as a task on the server: poll it ([`status`](Self::status)), wait for
+/// its result ([`wait`](Self::wait)) or [`cancel`](Self::cancel) it. Its id can be saved and
+/// the task taken up again later, from another client of the same caller
+/// ([`Client::resume_task`]).
+///
+/// The task's questions (2026-07-28: its `inputRequests`) are answered with the client's input
+/// handlers while polling, each once.
+#[derive(Clone, Debug)]
+pub struct TaskHandle {
+    client: Client,
+    id: String,
+    /// Input request keys already answered (never answered twice).
+    answered: Arc<Mutex<HashSet<String>>>,
+}
+
+impl TaskHandle {
+    fn new(client: &Client, id: String) -> Self {
+        Self {
+            client: client.clone(),
+            id,
+            answered: Arc::default(),
+        }
+    }
+
+    /// The task id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn legacy(&self) -> bool {
+        self.client.protocol_version().era() == Era::Initialize
+    }
+
+    fn id_params(&self) -> Map<String, Value> {
+        let mut params = Map::new();
+        params.insert("taskId".into(), Value::String(self.id.clone()));
+        params
+    }
+
+    /// `tasks/get` (and, on 2026-07-28, answers to the questions it shows).
+    async fn poll(&self) -> Result<DetailedTask, ClientError> {
+        let raw = self
+            .client
+            .handle()
+            .send("tasks/get", Some(self.id_params()), &CallOptions::default())
+            .await?;
+        let task = read_task(raw.get(), self.legacy())?;
+        if let Some(requests) = task.input_requests.as_ref() {
+            self.answer(requests).await?;
+        }
+        Ok(task)
+    }
+
+    /// Answers the questions not answered yet with the client's input handlers, with one
+    /// `tasks/update`.
+    async fn answer(&self, requests: &presa_core::InputRequests) -> Result<(), ClientError> {
+        let new: presa_core::InputRequests = {
+            let answered = self.answered.lock().unwrap_or_else(|p| p.into_inner());
+            requests
+                .iter()
+                .filter(|(key, _)| !answered.contains(*key))
+                .map(|(key, request)| (key.clone(), request.clone()))
+                .collect()
+        };
+        if new.is_empty() {
+            return Ok(());
+        }
+        let asked = InputRequiredResult {
+            input_requests: Some(new),
+            ..InputRequiredResult::new()
+        };
+        let responses = fulfil(&self.client, &asked).await?;
+        let mut params = self.id_params();
+        let value = serde_json::to_value(&responses)
+            .map_err(|e| ClientError::InvalidParams(e.to_string()))?;
+        params.insert("inputResponses".into(), value);
+        self.client
+            .handle()
+            .send("tasks/update", Some(params), &CallOptions::default())
+            .await?;
+        let mut answered = self.answered.lock().unwrap_or_else(|p| p.into_inner());
+        answered.extend(responses.into_keys());
+        Ok(())
+    }
+
+    /// The task's state now (`tasks/get`); on 2026-07-28 its new questions are answered on the
+    /// way.
+    pub async fn status(&self) -> Result<TaskState, ClientError> {
+        let task = self.poll().await?;
+        Ok(TaskState {
+            status: task.task.status,
+            status_message: task.task.status_message,
+            poll_interval: task.task.poll_interval_ms.map(Duration::from_millis),
+        })
+    }
+
+    /// Waits for the task's end and returns the tool's result: polling at the interval the
+    /// server suggests (2026-07-28), or with `tasks/result` (2025-11-25). A task that failed is
+    /// the server's error; one that was cancelled is [`ClientError::TaskCancelled`].
+    pub async fn wait(&self) -> Result<CallToolResult, ClientError> {
+        if self.legacy() {
+            return self.wait_legacy().await;
+        }
+        loop {
+            let task = self.poll().await?;
+            match task.task.status {
+                TaskStatus::Completed => {
+                    let result = task.result.ok_or_else(|| {
+                        ClientError::InvalidResult("a completed task without a result".into())
+                    })?;
+                    return serde_json::from_value(Value::Object(result))
+                        .map_err(|e| ClientError::InvalidResult(e.to_string()));
+                }
+                TaskStatus::Failed => {
+                    return Err(match task.error {
+                        Some(error) => ClientError::Server(error),
+                        None => ClientError::InvalidResult("a failed task without an error".into()),
+                    });
+                }
+                TaskStatus::Cancelled => {
+                    return Err(ClientError::TaskCancelled {
+                        task: self.id.clone(),
+                    });
+                }
+                TaskStatus::Working | TaskStatus::InputRequired => {}
+            }
+            let interval = task.task.poll_interval_ms.unwrap_or(DEFAULT_POLL_MS);
+            tokio::time::sleep(Duration::from_millis(interval)).await;
+        }
+    }
+
+    /// `tasks/result`, again after a timeout (the task may run longer than one request may).
+    async fn wait_legacy(&self) -> Result<CallToolResult, ClientError> {
+        loop {
+            let sent = self
+                .client
+                .handle()
+                .send(
+                    "tasks/result",
+                    Some(self.id_params()),
+                    &CallOptions::default(),
+                )
+                .await;
+            match sent {
+                Ok(raw) => {
+                    return serde_json::from_str(raw.get())
+                        .map_err(|e| ClientError::InvalidResult(e.to_string()));
+                }
+                Err(ClientError::TimedOut) => continue,
+                Err(error) => {
+                    // the server ends a cancelled task's tasks/result with an error: say so
+                    if let Ok(task) = self.poll().await
+                        && task.task.status == TaskStatus::Cancelled
+                    {
+                        return Err(ClientError::TaskCancelled {
+                            task: self.id.clone(),
+                        });
+                    }
+                    return Err(error);
+                }
+            }
+        }
+    }
+
+    /// Asks the server to cancel the task (`tasks/cancel`). On 2026-07-28 cancellation is
+    /// cooperative: the task may still end otherwise, which [`wait`](Self::wait) reports.
+    pub async fn cancel(&self) -> Result<(), ClientError> {
+        self.client
+            .handle()
+            .send(
+                "tasks/cancel",
+                Some(self.id_params()),
+                &CallOptions::default(),
+            )
+            .await
+            .map(drop)
+    }
+}
+
+/// A `tasks/get` result of either era as the extension's shape.
+fn read_task(json: &str, legacy: bool) -> Result<DetailedTask, ClientError> {
+    let invalid = |e: serde_json::Error| ClientError::InvalidResult(e.to_string());
+    if !legacy {
+        return serde_json::from_str(json).map_err(invalid);
+    }
+    let task: presa_core::Task = serde_json::from_str(json).map_err(invalid)?;
+    Ok(DetailedTask {
+        result_type: None,
+        task: presa_core::tasks_extension::Task {
+            task_id: task.task_id,
+            status: task.status,
+            status_message: task.status_message,
+            created_at: task.created_at,
+            last_updated_at: task.last_updated_at,
+            ttl_ms: task.ttl,
+            poll_interval_ms: task.poll_interval,
+        },
+        input_requests: None,
+        result: None,
+        error: None,
+        meta: None,
+    })
+}
+
+impl Client {
+    /// `tools/call`, handing back the task when the server runs the call as one (which it
+    /// does only when the client allows tasks: [`ClientOptions::tasks`]).
+    ///
+    /// [`ClientOptions::tasks`]: crate::ClientOptions::tasks
+    ///
+    /// ```no_run
+    /// # async fn demo(client: presa_client::Client) -> Result<(), presa_client::ClientError> {
+    /// use presa_client::ToolCall;
+    ///
+    /// match client.start_tool("export", serde_json::json!({"year": 2026})).await? {
+    ///     ToolCall::Complete(result) => println!("done at once: {result:?}"),
+    ///     ToolCall::Task(task) => {
+    ///         println!("task {} (save it to come back later)", task.id());
+    ///         let state = task.status().await?;
+    ///         println!("{:?}: {:?}", state.status, state.status_message);
+    ///         println!("{:?}", task.wait().await?);
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn start_tool(
+        &self,
+        name: impl Into<String>,
+        arguments: impl Serialize,
+    ) -> Result<ToolCall, ClientError> {
+        let params = crate::calls::tool_params(name.into(), &arguments)?;
+        self.start_tool_with(params, &CallOptions::default()).await
+    }
+
+    /// `tools/call` with `params` (`name`, `arguments`): the result, or the task.
+    pub(crate) async fn start_tool_with(
+        &self,
+        params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<ToolCall, ClientError> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if self.protocol_version() == ProtocolVersion::V2025_11_25 {
+            return self.start_legacy(name, params, options).await;
+        }
+        let answered = call_or_task::<CallToolResult>(self, "tools/call", params, options).await;
+        match answered {
+            Ok(Answered::Complete(done)) => Ok(ToolCall::Complete(done.result)),
+            Ok(Answered::Other(object)) => {
+                let created: CreateTaskResult = serde_json::from_value(Value::Object(object))
+                    .map_err(|e| ClientError::InvalidResult(e.to_string()))?;
+                Ok(ToolCall::Task(TaskHandle::new(self, created.task.task_id)))
+            }
+            Err(error) if needs_tasks(&error) => Err(ClientError::TaskRequired { tool: name }),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// 2025-11-25: a task-augmented call when the client allows tasks and the server lists the
+    /// tool as task-capable; an ordinary call otherwise.
+    async fn start_legacy(
+        &self,
+        name: String,
+        mut params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<ToolCall, ClientError> {
+        let offered = self
+            .info()
+            .capabilities
+            .tasks
+            .as_ref()
+            .and_then(|t| t.requests.as_ref())
+            .and_then(|r| r.tools.as_ref())
+            .is_some_and(|tools| tools.contains_key("call"));
+        let support = if offered {
+            let tools = self.list_tools().await?;
+            tools
+                .iter()
+                .find(|tool| tool.name == name)
+                .map_or(TaskSupport::Forbidden, presa_core::Tool::get_task_support)
+        } else {
+            TaskSupport::Forbidden
+        };
+        let as_task = self.allows_tasks() && support != TaskSupport::Forbidden;
+        if support == TaskSupport::Required && !as_task {
+            return Err(ClientError::TaskRequired { tool: name });
+        }
+        if as_task {
+            params.insert("task".into(), Value::Object(JsonObject::new()));
+        }
+        let raw = self
+            .handle()
+            .send("tools/call", Some(params), options)
+            .await?;
+        if as_task {
+            let created: presa_core::CreateTaskResult = serde_json::from_str(raw.get())
+                .map_err(|e| ClientError::InvalidResult(e.to_string()))?;
+            return Ok(ToolCall::Task(TaskHandle::new(self, created.task.task_id)));
+        }
+        let result = serde_json::from_str(raw.get())
+            .map_err(|e| ClientError::InvalidResult(e.to_string()))?;
+        Ok(ToolCall::Complete(result))
+    }
+
+    /// Takes up a task by its id (saved from an earlier [`TaskHandle::id`], maybe by another
+    /// process): the server shows it only to the caller who created it.
+    pub fn resume_task(&self, task_id: impl Into<String>) -> TaskHandle {
+        TaskHandle::new(self, task_id.into())
+    }
+}
+
+/// Whether the server refused a call for want of the tasks extension (`-32021` naming it).
+fn needs_tasks(error: &ClientError) -> bool {
+    error.code() == Some(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY)
+        && error
+            .data()
+            .and_then(|data| data.get("requiredCapabilities"))
+            .and_then(|required| required.get("extensions"))
+            .and_then(|extensions| extensions.get(TASKS_EXTENSION))
+            .is_some()
+}
