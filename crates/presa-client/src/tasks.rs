@@ -21,7 +21,6 @@ const DEFAULT_POLL_MS: u64 = 1000;
 
 /// How a tool call was answered: at once, or with a task to follow.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum ToolCall {
     /// The tool's result.
     Complete(CallToolResult),
