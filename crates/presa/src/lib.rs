@@ -78,7 +78,7 @@ struct SubscriptionsGuide;
 struct MiddlewareGuide;
 
 /// The examples of docs/tasks.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "server"))]
+#[cfg(all(doctest, feature = "in-process"))]
 #[doc = include_str!("../../../docs/tasks.md")]
 struct TasksGuide;
 
