@@ -110,3 +110,40 @@ async fn presa_http_client_drives_python_sdk_server_on_2026_07_28() {
 async fn presa_http_client_drives_python_sdk_server_in_the_initialize_era() {
     drive_dual_era_server(DualEraServer::Python, ProtocolVersion::V2025_11_25).await;
 }
+
+/// presa's client drives server-everything's task tool (2025-11-25 experimental tasks, on the
+/// TypeScript SDK v1): a task-augmented call whose task asks for clarification mid-way, which
+/// the SDK delivers on the stream of presa's `tasks/result`.
+#[tokio::test]
+async fn presa_http_client_runs_a_server_everything_task_that_asks_mid_way() {
+    use presa::client::{ResultText, ToolCall};
+    use presa::core::{ElicitResult, TaskStatus};
+
+    let server = Listening::start("server-everything", node().script("everything-http.mjs"));
+    let channel = presa::http::client(server.url(), HttpClientOptions::default()).unwrap();
+    let options = ClientOptions::default()
+        .protocol_version(Some(ProtocolVersion::V2025_11_25))
+        .tasks(true)
+        .elicitation(|_params, _cx| async move {
+            let mut content = serde_json::Map::new();
+            content.insert("interpretation".into(), "the language".into());
+            Ok(ElicitResult::accept(content))
+        });
+    let client = Client::connect(channel, options).await.unwrap();
+    let arguments = serde_json::json!({"topic": "rust", "ambiguous": true});
+    let ToolCall::Task(task) = client
+        .start_tool("simulate-research-query", arguments)
+        .await
+        .unwrap()
+    else {
+        panic!("server-everything runs simulate-research-query as a task");
+    };
+    let state = task.status().await.unwrap();
+    assert!(!matches!(
+        state.status,
+        TaskStatus::Failed | TaskStatus::Cancelled
+    ));
+    let report = task.wait().await.unwrap();
+    assert!(report.text().contains("the language"), "{}", report.text());
+    client.close().await;
+}
