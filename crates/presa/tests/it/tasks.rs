@@ -283,6 +283,19 @@ async fn the_tasks_example_over_stdio_in_both_eras() {
                 "Report 2026: 6078 rows exported.",
                 "{version}"
             );
+            // a minute's export, cancelled
+            let ToolCall::Task(task) = client
+                .start_tool("export_report", json!({"year": 2026}))
+                .await
+                .unwrap()
+            else {
+                panic!("a task ({version})");
+            };
+            task.cancel().await.unwrap();
+            match task.wait().await {
+                Err(ClientError::TaskCancelled { .. }) => {}
+                other => panic!("cancelled ({version}), not {other:?}"),
+            }
             client.close().await;
         }
     })
