@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use presa_core::tasks_extension::{CreateTaskResult, DetailedTask};
 use presa_core::{
-    CallToolResult, Era, ErrorCode, InputRequiredResult, JsonObject, ProtocolVersion,
-    TASKS_EXTENSION, TaskStatus, TaskSupport,
+    CallToolResult, ErrorCode, InputRequiredResult, JsonObject, TASKS_EXTENSION, TaskStatus,
+    TaskSupport, TasksFlavor,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -70,7 +70,7 @@ impl TaskHandle {
     }
 
     fn legacy(&self) -> bool {
-        self.client.protocol_version().era() == Era::Initialize
+        self.client.protocol_version().tasks() == Some(TasksFlavor::Experimental)
     }
 
     fn id_params(&self) -> Map<String, Value> {
@@ -285,7 +285,7 @@ impl Client {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        if self.protocol_version() == ProtocolVersion::V2025_11_25 {
+        if self.protocol_version().tasks() == Some(TasksFlavor::Experimental) {
             return self.start_legacy(name, params, options).await;
         }
         let answered = call_or_task::<CallToolResult>(self, "tools/call", params, options).await;

@@ -33,6 +33,16 @@ pub enum ProtocolVersion {
     V2026_07_28,
 }
 
+/// Which tasks a revision has (see [`ProtocolVersion::tasks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TasksFlavor {
+    /// 2025-11-25's experimental core tasks: the `tasks` capability, a `task` param on
+    /// `tools/call`, `tasks/result` and `tasks/list`.
+    Experimental,
+    /// The `io.modelcontextprotocol/tasks` extension (SEP-2663) of 2026-07-28.
+    Extension,
+}
+
 /// The two families of revisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Era {
@@ -85,6 +95,24 @@ impl ProtocolVersion {
     /// Whether `ping` exists (every initialize-era revision).
     pub const fn has_ping(self) -> bool {
         matches!(self.era(), Era::Initialize)
+    }
+
+    /// Which tasks the revision has: 2025-11-25 the experimental ones, 2026-07-28 the
+    /// extension, the others none.
+    ///
+    /// ```
+    /// use presa_core::{ProtocolVersion, TasksFlavor};
+    ///
+    /// assert_eq!(ProtocolVersion::V2025_11_25.tasks(), Some(TasksFlavor::Experimental));
+    /// assert_eq!(ProtocolVersion::V2026_07_28.tasks(), Some(TasksFlavor::Extension));
+    /// assert_eq!(ProtocolVersion::V2025_06_18.tasks(), None);
+    /// ```
+    pub const fn tasks(self) -> Option<TasksFlavor> {
+        match self {
+            Self::V2025_11_25 => Some(TasksFlavor::Experimental),
+            _ if matches!(self.era(), Era::Stateless) => Some(TasksFlavor::Extension),
+            _ => None,
+        }
     }
 
     /// The methods of earlier revisions that this one removed: a request for one is answered

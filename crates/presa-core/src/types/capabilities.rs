@@ -244,10 +244,11 @@ impl ServerCapabilities {
     /// ```
     pub fn for_version(&self, version: crate::ProtocolVersion) -> Self {
         let mut capabilities = self.clone();
-        if version != crate::ProtocolVersion::V2025_11_25 {
+        let flavor = version.tasks();
+        if flavor != Some(crate::TasksFlavor::Experimental) {
             capabilities.tasks = None;
         }
-        if version.era() == crate::Era::Initialize
+        if flavor != Some(crate::TasksFlavor::Extension)
             && let Some(extensions) = capabilities.extensions.as_mut()
         {
             extensions.remove(crate::TASKS_EXTENSION);

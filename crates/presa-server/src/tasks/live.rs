@@ -68,8 +68,6 @@ pub(crate) struct LiveTask {
     result_streams: Mutex<Vec<(RequestId, Arc<dyn Peer>)>>,
     /// Told when a `tasks/result` request starts waiting.
     stream_added: Notify,
-    /// How long the task is kept after its last change, in milliseconds.
-    retention_ms: Option<u64>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -82,7 +80,6 @@ impl LiveTask {
     pub(crate) fn new(
         record: super::TaskRecord,
         version: ProtocolVersion,
-        retention_ms: Option<u64>,
         cancellation: Cancellation,
         tasks: Arc<Tasks>,
         peer: Arc<dyn Peer>,
@@ -98,8 +95,12 @@ impl LiveTask {
             peer,
             result_streams: Mutex::default(),
             stream_added: Notify::new(),
-            retention_ms,
         }
+    }
+
+    /// Whether the task was created under 2025-11-25's tasks (their shapes and rules).
+    fn experimental(&self) -> bool {
+        self.version.tasks() == Some(presa_core::TasksFlavor::Experimental)
     }
 
     /// Applies `edit` to a task that has not ended, stamps the change and writes it through.
@@ -111,17 +112,12 @@ impl LiveTask {
         }
         let before = record.status;
         edit(&mut record);
-        let now = now_ms().max(record.created_at_ms);
-        record.updated_at_ms = now;
-        if let Some(retention) = self.retention_ms {
-            record.ttl_ms = Some(now - record.created_at_ms + retention);
-        }
+        record.touch(now_ms());
         if let Err(error) = self.tasks.options.store.update(record.clone()).await {
             tracing::warn!(task = %self.id, %error, "a task's state could not be saved");
         }
         let status_changed = record.status != before;
-        let status = (self.version.era() == presa_core::Era::Initialize && status_changed)
-            .then(|| wire::legacy_task(&record));
+        let status = (self.experimental() && status_changed).then(|| wire::legacy_task(&record));
         drop(record);
         self.changed.notify_waiters();
         self.tasks.bus.publish(Change::TaskChanged(self.id.clone()));
@@ -155,7 +151,7 @@ impl LiveTask {
 
     /// The request ended: the task's final state.
     pub(crate) async fn finish(&self, end: TaskEnd) {
-        let legacy = self.version.era() == presa_core::Era::Initialize;
+        let legacy = self.experimental();
         self.change(|record| {
             record.input_requests.clear();
             match end {

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use presa_core::tasks_extension::{CreateTaskResult, UpdateTaskRequestParams};
 use presa_core::{
-    EmptyResult, Era, ErrorObject, ListTasksRequestParams, ListTasksResult, META_RELATED_TASK,
-    Meta, ProtocolVersion, RawJson, RequestId, ResultType, TASKS_EXTENSION, TaskRequestParams,
-    TaskStatus,
+    EmptyResult, ErrorObject, ListTasksRequestParams, ListTasksResult, META_RELATED_TASK, Meta,
+    ProtocolVersion, RawJson, RequestId, ResultType, TASKS_EXTENSION, TaskRequestParams,
+    TaskStatus, TasksFlavor,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -16,6 +16,11 @@ use super::{LiveTask, TaskRecord, missing_extension, now_ms, owner_of, wire};
 use crate::context::Context;
 use crate::dispatch::{parse, raw};
 use crate::server::Server;
+
+/// Whether `cx`'s request speaks 2025-11-25's tasks (their shapes and rules).
+fn experimental(cx: &Context) -> bool {
+    cx.protocol_version().tasks() == Some(TasksFlavor::Experimental)
+}
 
 /// The error for a task the caller cannot see: unknown, expired, or someone else's.
 fn not_found(id: &str) -> ErrorObject {
@@ -42,7 +47,7 @@ impl Server {
         record: &TaskRecord,
         version: ProtocolVersion,
     ) -> Result<RawJson, ErrorObject> {
-        if version.era() == Era::Initialize {
+        if version.tasks() == Some(TasksFlavor::Experimental) {
             return raw(&presa_core::CreateTaskResult {
                 task: wire::legacy_task(record),
                 meta: None,
@@ -60,28 +65,27 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
-        let version = cx.protocol_version();
-        if version.era() == Era::Stateless {
-            // the extension is checked before anything else, a bogus task id included
-            if !cx.client_capabilities().has_extension(TASKS_EXTENSION) {
-                return Err(missing_extension());
+        match cx.protocol_version().tasks() {
+            Some(TasksFlavor::Extension) => {
+                // the extension is checked before anything else, a bogus task id included
+                if !cx.client_capabilities().has_extension(TASKS_EXTENSION) {
+                    return Err(missing_extension());
+                }
+                match method {
+                    "tasks/get" => self.get_task(params, &cx).await,
+                    "tasks/update" => self.update_task(params, &cx).await,
+                    "tasks/cancel" => self.cancel_task(params, &cx).await,
+                    _ => Err(ErrorObject::method_not_found(method)),
+                }
             }
-            return match method {
+            Some(TasksFlavor::Experimental) => match method {
                 "tasks/get" => self.get_task(params, &cx).await,
-                "tasks/update" => self.update_task(params, &cx).await,
+                "tasks/result" => self.task_result(params, &cx).await,
+                "tasks/list" => self.list_tasks(params, &cx).await,
                 "tasks/cancel" => self.cancel_task(params, &cx).await,
                 _ => Err(ErrorObject::method_not_found(method)),
-            };
-        }
-        if version != ProtocolVersion::V2025_11_25 {
-            return Err(ErrorObject::method_not_found(method));
-        }
-        match method {
-            "tasks/get" => self.get_task(params, &cx).await,
-            "tasks/result" => self.task_result(params, &cx).await,
-            "tasks/list" => self.list_tasks(params, &cx).await,
-            "tasks/cancel" => self.cancel_task(params, &cx).await,
-            _ => Err(ErrorObject::method_not_found(method)),
+            },
+            None => Err(ErrorObject::method_not_found(method)),
         }
     }
 
@@ -118,7 +122,7 @@ impl Server {
     ) -> Result<RawJson, ErrorObject> {
         let params: TaskRequestParams = parse(params)?;
         let (record, _) = self.find_task(&params.task_id, cx).await?;
-        if cx.protocol_version().era() == Era::Initialize {
+        if experimental(cx) {
             return raw(&wire::legacy_task(&record));
         }
         let mut task = wire::detailed(&record);
@@ -156,7 +160,7 @@ impl Server {
     ) -> Result<RawJson, ErrorObject> {
         let params: TaskRequestParams = parse(params)?;
         let (record, live) = self.find_task(&params.task_id, cx).await?;
-        let legacy = cx.protocol_version().era() == Era::Initialize;
+        let legacy = experimental(cx);
         if legacy && record.status.is_terminal() {
             return Err(ErrorObject::invalid_params(format!(
                 "Task {} already ended ({}); it cannot be cancelled",
@@ -177,7 +181,7 @@ impl Server {
                 // its handler runs elsewhere, or no longer: the stored state is what there is
                 let mut cancelled = record;
                 cancelled.status = TaskStatus::Cancelled;
-                cancelled.updated_at_ms = now_ms();
+                cancelled.touch(now_ms());
                 self.inner
                     .tasks
                     .options

@@ -29,8 +29,8 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use presa_core::{
-    ClientCapabilities, Era, ErrorCode, ErrorObject, ProtocolVersion, RawJson, TASKS_EXTENSION,
-    TaskMetadata, TaskStatus, TaskSupport, Tool,
+    ClientCapabilities, Era, ErrorCode, ErrorObject, RawJson, TASKS_EXTENSION, TaskMetadata,
+    TaskStatus, TaskSupport, TasksFlavor, Tool,
 };
 
 pub(crate) use live::{AnswerCheck, LiveTask, TaskEnd};
@@ -99,8 +99,9 @@ impl TaskOptions {
     }
 
     /// How long a task is kept after its last change (its `ttlMs` counts from creation and grows
-    /// with each change); `None` keeps finished tasks until the limits push back. A 2025-11-25
-    /// client may ask for less with the `task.ttl` of its request.
+    /// with each change); `None` keeps finished tasks for good, counted by the limits (which
+    /// then refuse new tasks: they never evict). A 2025-11-25 client may ask for less with the
+    /// `task.ttl` of its request.
     #[must_use]
     pub fn retention(mut self, retention: Option<Duration>) -> Self {
         self.retention = retention;
@@ -228,33 +229,34 @@ impl CallMode {
         task: Option<&TaskMetadata>,
     ) -> Result<Self, ErrorObject> {
         let support = tool.get_task_support();
-        let version = cx.protocol_version();
-        if version.era() == Era::Stateless {
-            let declared = cx.client_capabilities().has_extension(TASKS_EXTENSION);
-            return match (support, declared) {
-                (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(Self::Inline),
-                (_, true) => Ok(Self::MayBecomeTask),
-                (TaskSupport::Required, false) => Err(missing_extension()),
-            };
-        }
-        if version != ProtocolVersion::V2025_11_25 {
-            // earlier revisions know no tasks: every tool is answered inline
-            return Ok(Self::Inline);
-        }
-        match (support, task) {
-            (TaskSupport::Forbidden, Some(_)) => Err(ErrorObject::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("Tool {} does not run as a task", tool.name),
-            )),
-            (TaskSupport::Required, None) => Err(ErrorObject::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!(
-                    "Tool {} runs only as a task: call it with a task",
-                    tool.name
-                ),
-            )),
-            (_, Some(task)) => Ok(Self::Task { ttl_ms: task.ttl }),
-            (_, None) => Ok(Self::Inline),
+        match cx.protocol_version().tasks() {
+            Some(TasksFlavor::Extension) => {
+                let declared = cx.client_capabilities().has_extension(TASKS_EXTENSION);
+                match (support, declared) {
+                    (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => {
+                        Ok(Self::Inline)
+                    }
+                    (_, true) => Ok(Self::MayBecomeTask),
+                    (TaskSupport::Required, false) => Err(missing_extension()),
+                }
+            }
+            Some(TasksFlavor::Experimental) => match (support, task) {
+                (TaskSupport::Forbidden, Some(_)) => Err(ErrorObject::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("Tool {} does not run as a task", tool.name),
+                )),
+                (TaskSupport::Required, None) => Err(ErrorObject::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!(
+                        "Tool {} runs only as a task: call it with a task",
+                        tool.name
+                    ),
+                )),
+                (_, Some(task)) => Ok(Self::Task { ttl_ms: task.ttl }),
+                (_, None) => Ok(Self::Inline),
+            },
+            // revisions without tasks: every tool is answered inline
+            None => Ok(Self::Inline),
         }
     }
 }
@@ -334,7 +336,6 @@ impl Server {
         let live = Arc::new(LiveTask::new(
             record.clone(),
             version,
-            retention,
             cx.cancellation().clone(),
             Arc::clone(tasks),
             cx.peer(),

@@ -20,7 +20,8 @@ use crate::BoxFuture;
 pub struct TaskRecord {
     /// The task id (random, unguessable: it is the only handle on the task).
     pub id: String,
-    /// Who created it: only they see it (see [`TaskOwner`](crate::TaskOwner)).
+    /// Who created it, the only one who sees it: `subject:<sub>` for an authenticated caller,
+    /// `session:<id>` for a session or connection, empty for an anonymous 2026-07-28 caller.
     pub owner: String,
     /// The revision of the request that created it, which decides the wire shapes it is shown
     /// in (`2025-11-25` or `2026-07-28`).
@@ -61,6 +62,17 @@ impl TaskRecord {
         }
         self.ttl_ms
             .map(|ttl| self.created_at_ms.saturating_add(ttl))
+    }
+
+    /// Stamps a change at `now_ms`: `updated_at_ms`, and `ttl_ms` grown by as much, so that the
+    /// task is still kept for the same retention after this change as after the last one.
+    pub fn touch(&mut self, now_ms: u64) {
+        let now = now_ms.max(self.updated_at_ms);
+        if let Some(ttl) = self.ttl_ms {
+            let retention = ttl.saturating_sub(self.updated_at_ms - self.created_at_ms);
+            self.ttl_ms = Some((now - self.created_at_ms).saturating_add(retention));
+        }
+        self.updated_at_ms = now;
     }
 
     /// Whether the task has expired at `now_ms`.
@@ -360,6 +372,19 @@ mod tests {
             result: None,
             error: None,
         }
+    }
+
+    #[test]
+    fn a_change_keeps_the_retention_after_it() {
+        let mut record = task("t", "o");
+        record.touch(1_050);
+        assert_eq!((record.updated_at_ms, record.ttl_ms), (1_050, Some(150)));
+        // time going back does not move it; a huge ttl saturates
+        record.touch(10);
+        assert_eq!(record.updated_at_ms, 1_050);
+        record.ttl_ms = Some(u64::MAX);
+        record.touch(2_000);
+        assert_eq!(record.ttl_ms, Some(u64::MAX));
     }
 
     fn finished(mut task: TaskRecord) -> TaskRecord {
