@@ -156,16 +156,24 @@ impl Client {
         let call = self.call_tool(name.clone(), arguments);
         CallBuilder::new(self, move |client, options| {
             Box::pin(async move {
-                let schemas = client.output_schemas();
-                if !schemas.is_listed() {
+                if !client.tool_listing().is_listed() {
                     // the output schemas come from the server's list
-                    let tools = client.list_tools().options(options.clone()).await?;
-                    schemas.replace(&tools);
+                    client.list_tools_again(&options).await?;
                 }
                 let result = call.options(options).await?;
-                schemas.read(&name, result)
+                client.tool_listing().read(&name, result)
             })
         })
+    }
+
+    /// Lists the tools in full into the client's [`ToolListing`](crate::output::ToolListing)
+    /// (kept unless the list changed meanwhile).
+    pub(crate) async fn list_tools_again(&self, options: &CallOptions) -> Result<(), ClientError> {
+        let listing = self.tool_listing();
+        let generation = listing.generation();
+        let tools = self.list_tools().options(options.clone()).await?;
+        listing.replace(&tools, generation);
+        Ok(())
     }
 
     /// `resources/read`: reads the resource at `uri`. Served from the cache while fresh.

@@ -169,8 +169,8 @@ impl Client {
         self.inner.max_input_rounds
     }
 
-    pub(crate) fn output_schemas(&self) -> &crate::output::OutputSchemas {
-        &self.inner.handle.shared.output_schemas
+    pub(crate) fn tool_listing(&self) -> &crate::output::ToolListing {
+        &self.inner.handle.shared.tool_listing
     }
 
     pub(crate) fn request_timeout(&self) -> Option<Duration> {

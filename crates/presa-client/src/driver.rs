@@ -335,7 +335,7 @@ impl Driver {
                     cache.invalidate(&notification);
                 }
                 if notification.method == "notifications/tools/list_changed" {
-                    self.shared.output_schemas.forget();
+                    self.shared.tool_listing.forget();
                 }
                 // No receiver is fine: nobody listens.
                 let _ = self.notifications.send(notification);

@@ -60,8 +60,8 @@ pub(crate) struct Shared {
     /// Initialize-era resource subscriptions: how many [`Subscription`](crate::Subscription)s
     /// watch each URI (the server keeps one set per session, so only the last may unsubscribe).
     pub(crate) watched: Mutex<HashMap<String, usize>>,
-    /// The tools' output schemas, for typed calls.
-    pub(crate) output_schemas: crate::output::OutputSchemas,
+    /// The tools as last listed: output schemas for typed calls, task support for 2025-11-25.
+    pub(crate) tool_listing: crate::output::ToolListing,
     next_key: AtomicU64,
 }
 
@@ -77,7 +77,7 @@ impl Shared {
             notifications: notifications.downgrade(),
             ended: OnceLock::new(),
             watched: Mutex::default(),
-            output_schemas: crate::output::OutputSchemas::default(),
+            tool_listing: crate::output::ToolListing::default(),
             next_key: AtomicU64::new(0),
         };
         (shared, notifications)

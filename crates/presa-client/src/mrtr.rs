@@ -27,13 +27,14 @@ pub(crate) async fn call_with_input<T: DeserializeOwned>(
 ) -> Result<Completed<T>, ClientError> {
     match call_or_task(client, method, params, options).await? {
         Answered::Complete(done) => Ok(done),
-        Answered::Other(object) => {
-            let result_type = object.get("resultType").cloned().unwrap_or(Value::Null);
-            Err(ClientError::InvalidResult(format!(
-                "unexpected resultType {result_type}"
-            )))
-        }
+        Answered::Other(object) => Err(unexpected_result_type(&object)),
     }
+}
+
+/// The error for a result of a `resultType` the call does not take, naming it.
+pub(crate) fn unexpected_result_type(result: &presa_core::JsonObject) -> ClientError {
+    let result_type = result.get("resultType").cloned().unwrap_or(Value::Null);
+    ClientError::InvalidResult(format!("unexpected resultType {result_type}"))
 }
 
 /// How a call that may take input rounds ended.

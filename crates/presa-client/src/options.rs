@@ -28,6 +28,7 @@ use crate::handler::{InputContext, InputHandler, InputHandlers};
 /// | [`cache`](Self::cache) | off | keep discover, list and read results for their `ttlMs` |
 /// | [`notification_capacity`](Self::notification_capacity) | 256 | notifications buffered per [`Notifications`](crate::Notifications) receiver |
 /// | [`max_input_rounds`](Self::max_input_rounds) | 8 | 2026-07-28 retries of one call answering `input_required` |
+/// | [`tasks`](Self::tasks) | off | let the server answer tool calls with tasks |
 /// | [`capabilities`](Self::capabilities) | derived from the handlers | the capabilities to declare |
 /// | [`sampling`](Self::sampling), [`elicitation`](Self::elicitation), [`roots`](Self::roots) | none | input handlers |
 ///
@@ -74,6 +75,7 @@ impl fmt::Debug for ClientOptions {
             .field("capabilities", &self.capabilities)
             .field("request_timeout", &self.request_timeout)
             .field("probe_timeout", &self.probe_timeout)
+            .field("tasks", &self.tasks)
             .field("cache", &self.cache)
             .field("notification_capacity", &self.notification_capacity)
             .field("max_input_rounds", &self.max_input_rounds)
@@ -116,7 +118,9 @@ impl ClientOptions {
     }
 
     /// The capabilities to declare. By default they follow from the registered handlers:
-    /// `sampling`, `elicitation` (form mode) and `roots` for each handler present.
+    /// `sampling`, `elicitation` (form mode) and `roots` for each handler present. The tasks
+    /// extension is declared by [`tasks`](Self::tasks) alone, before or after this call: it is
+    /// added to these capabilities when tasks are allowed and taken out of them when not.
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = Some(capabilities);
         self
@@ -209,18 +213,32 @@ impl ClientOptions {
         self.protocol_version
     }
 
-    /// The capabilities the client declares: the ones set, or those the handlers imply.
+    /// The capabilities the client declares: the ones set, or those the handlers imply; with
+    /// the tasks extension exactly when [`tasks`](Self::tasks) allows tasks, whichever was set
+    /// first.
     pub fn get_capabilities(&self) -> ClientCapabilities {
-        if let Some(capabilities) = &self.capabilities {
-            return capabilities.clone();
-        }
-        let extensions = self.tasks.then(|| {
-            let mut extensions = presa_core::JsonObject::new();
-            extensions.insert(presa_core::TASKS_EXTENSION.into(), serde_json::json!({}));
+        let mut capabilities = self
+            .capabilities
+            .clone()
+            .unwrap_or_else(|| self.handler_capabilities());
+        // the opt-in is the one rule for the tasks declaration, set capabilities or not
+        let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+        if self.tasks {
             extensions
-        });
+                .entry(presa_core::TASKS_EXTENSION)
+                .or_insert_with(|| serde_json::json!({}));
+        } else {
+            extensions.remove(presa_core::TASKS_EXTENSION);
+        }
+        if extensions.is_empty() {
+            capabilities.extensions = None;
+        }
+        capabilities
+    }
+
+    /// The capabilities the registered handlers imply.
+    fn handler_capabilities(&self) -> ClientCapabilities {
         ClientCapabilities {
-            extensions,
             sampling: self
                 .handlers
                 .sampling
@@ -247,9 +265,15 @@ impl ClientOptions {
     /// [`Client::start_tool`](crate::Client::start_tool) hands the task over.
     ///
     /// ```
-    /// let options = presa_client::ClientOptions::default().tasks(true);
+    /// use presa_client::ClientOptions;
+    /// use presa_core::{ClientCapabilities, TASKS_EXTENSION};
+    ///
+    /// let options = ClientOptions::default().tasks(true);
     /// assert!(options.get_tasks());
-    /// assert!(options.get_capabilities().has_extension(presa_core::TASKS_EXTENSION));
+    /// assert!(options.get_capabilities().has_extension(TASKS_EXTENSION));
+    /// // set capabilities keep the opt-in, in either order
+    /// let custom = ClientOptions::default().tasks(true).capabilities(ClientCapabilities::default());
+    /// assert!(custom.get_capabilities().has_extension(TASKS_EXTENSION));
     /// ```
     pub fn tasks(mut self, allow: bool) -> Self {
         self.tasks = allow;

@@ -1,25 +1,29 @@
-//! Typed tool calls: the output schemas of the server's tools, and reading a result's
-//! structured content as a Rust type.
+//! What the client keeps of the server's tool list: the output schemas typed tool calls check
+//! and read a result's structured content with, and each tool's task support (2025-11-25).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use presa_core::{CallToolResult, JsonObject, Tool, WRAPPED_RESULT, is_wrapped_output_schema};
+use presa_core::{
+    CallToolResult, JsonObject, TaskSupport, Tool, WRAPPED_RESULT, is_wrapped_output_schema,
+};
 use presa_schema::Validator;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{ClientError, ResultText};
 
-/// The most tools whose output schemas a client keeps; a server listing more has the rest
-/// called unchecked.
+/// The most tools a client keeps; a server listing more has the rest called unchecked (and, on
+/// 2025-11-25, listed again when called).
 const MAX_TOOLS: usize = 10_000;
 
-/// What the client knows of one listed tool's output: its schema, compiled on first use.
+/// What the client knows of one listed tool: its output schema, compiled on first use, and
+/// whether it runs as a task (`execution.taskSupport`).
 #[derive(Debug)]
-struct Output {
+struct Listed {
     schema: Option<JsonObject>,
     compiled: OnceLock<Option<Arc<dyn Validator>>>,
+    task_support: TaskSupport,
 }
 
 #[derive(Debug, Default)]
@@ -27,17 +31,20 @@ struct Known {
     /// Whether the tools were listed since the client connected or last heard
     /// `notifications/tools/list_changed`.
     listed: bool,
-    tools: HashMap<String, Arc<Output>>,
+    /// How many times the list changed: a listing asked for before a change is not kept.
+    generation: u64,
+    tools: HashMap<String, Arc<Listed>>,
 }
 
-/// The output schemas of the server's tools, as a typed call last listed them. Only typed calls
-/// fill it; a tools list change empties it.
+/// The server's tools as the client last listed them in full: typed calls check results with
+/// their output schemas, 2025-11-25 calls read their task support. Filled by the first call
+/// that needs it; a tools list change empties it.
 #[derive(Debug, Default)]
-pub(crate) struct OutputSchemas {
+pub(crate) struct ToolListing {
     known: Mutex<Known>,
 }
 
-impl OutputSchemas {
+impl ToolListing {
     fn known(&self) -> MutexGuard<'_, Known> {
         self.known
             .lock()
@@ -49,8 +56,14 @@ impl OutputSchemas {
         self.known().listed
     }
 
-    /// What a full `tools/list` said, replacing what was known.
-    pub(crate) fn replace(&self, tools: &[Tool]) {
+    /// The generation to hand [`replace`](Self::replace) with the listing asked for now.
+    pub(crate) fn generation(&self) -> u64 {
+        self.known().generation
+    }
+
+    /// What a full `tools/list` said, replacing what was known, unless the list changed since
+    /// `generation` was read (the listing may predate the change).
+    pub(crate) fn replace(&self, tools: &[Tool], generation: u64) {
         if tools.len() > MAX_TOOLS {
             tracing::warn!(
                 target: "presa_client",
@@ -62,22 +75,38 @@ impl OutputSchemas {
             .iter()
             .take(MAX_TOOLS)
             .map(|tool| {
-                let output = Output {
+                let listed = Listed {
                     schema: tool.output_schema.clone(),
                     compiled: OnceLock::new(),
+                    task_support: tool.get_task_support(),
                 };
-                (tool.name.clone(), Arc::new(output))
+                (tool.name.clone(), Arc::new(listed))
             })
             .collect();
-        *self.known() = Known {
-            listed: true,
-            tools,
-        };
+        let mut known = self.known();
+        if known.generation != generation {
+            return;
+        }
+        known.listed = true;
+        known.tools = tools;
     }
 
     /// Forgets the list (the server said its tools changed).
     pub(crate) fn forget(&self) {
-        *self.known() = Known::default();
+        let mut known = self.known();
+        known.listed = false;
+        known.generation += 1;
+        known.tools.clear();
+    }
+
+    /// Tool `name`'s task support as listed; `None` when the tools are not listed (or changed
+    /// since) or the list does not hold `name`.
+    pub(crate) fn task_support(&self, name: &str) -> Option<TaskSupport> {
+        let known = self.known();
+        if !known.listed {
+            return None;
+        }
+        known.tools.get(name).map(|tool| tool.task_support)
     }
 
     /// Tool `name`'s output schema, and its compiled form (`None` when the client cannot

@@ -5,19 +5,33 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use presa_core::tasks_extension::{CreateTaskResult, DetailedTask};
+use presa_core::tasks_extension::{CreateTaskResult, DetailedTask, RESULT_TYPE_TASK};
 use presa_core::{
-    CallToolResult, ErrorCode, InputRequiredResult, JsonObject, TASKS_EXTENSION, TaskStatus,
-    TaskSupport, TasksFlavor,
+    CallToolResult, ErrorCode, InputRequests, InputRequiredResult, JsonObject, TASKS_EXTENSION,
+    TaskStatus, TaskSupport, TasksFlavor,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::mrtr::{Answered, call_or_task, fulfil};
+use crate::mrtr::{Answered, call_or_task, fulfil, unexpected_result_type};
 use crate::{CallOptions, Client, ClientError};
 
-/// How often a task is polled when the server suggests nothing, in milliseconds.
-const DEFAULT_POLL_MS: u64 = 1000;
+/// How often a task is polled when the server suggests nothing.
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
+
+/// The shortest polling interval, whatever the server suggests: `pollIntervalMs: 0` would
+/// otherwise make a busy loop of `tasks/get` requests.
+const MIN_POLL: Duration = Duration::from_millis(10);
+
+/// The longest polling interval, whatever the server suggests: a huge `pollIntervalMs` would
+/// otherwise mean never polling again.
+const MAX_POLL: Duration = Duration::from_secs(60);
+
+/// The polling interval the server suggests (`pollIntervalMs`), held between [`MIN_POLL`] and
+/// [`MAX_POLL`]; `None` when it suggests none.
+fn poll_interval(suggested_ms: Option<u64>) -> Option<Duration> {
+    suggested_ms.map(|ms| Duration::from_millis(ms).clamp(MIN_POLL, MAX_POLL))
+}
 
 /// How a tool call was answered: at once, or with a task to follow.
 #[derive(Debug)]
@@ -36,7 +50,7 @@ pub struct TaskState {
     pub status: TaskStatus,
     /// The server's status detail (e.g. the handler's progress message).
     pub status_message: Option<String>,
-    /// The polling interval the server suggests.
+    /// The polling interval the server suggests, held between 10 ms and 60 s.
     pub poll_interval: Option<Duration>,
 }
 
@@ -46,13 +60,40 @@ pub struct TaskState {
 /// ([`Client::resume_task`]).
 ///
 /// The task's questions (2026-07-28: its `inputRequests`) are answered with the client's input
-/// handlers while polling, each once.
+/// handlers while polling, each once, however many clones of the handle poll at the same time.
 #[derive(Clone, Debug)]
 pub struct TaskHandle {
     client: Client,
     id: String,
-    /// Input request keys already answered (never answered twice).
-    answered: Arc<Mutex<HashSet<String>>>,
+    /// Input request keys being answered or answered (never asked twice), shared by clones.
+    claimed: Arc<Mutex<HashSet<String>>>,
+}
+
+/// Input request keys claimed for one answer: given back when dropped unkept (the answer failed
+/// or was abandoned), so that a later poll asks again.
+struct Claim<'a> {
+    claimed: &'a Mutex<HashSet<String>>,
+    keys: Vec<String>,
+    kept: bool,
+}
+
+impl Claim<'_> {
+    /// The keys were answered: they stay claimed.
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let mut claimed = self.claimed.lock().unwrap_or_else(|p| p.into_inner());
+        for key in &self.keys {
+            claimed.remove(key);
+        }
+    }
 }
 
 impl TaskHandle {
@@ -60,7 +101,7 @@ impl TaskHandle {
         Self {
             client: client.clone(),
             id,
-            answered: Arc::default(),
+            claimed: Arc::default(),
         }
     }
 
@@ -93,20 +134,27 @@ impl TaskHandle {
         Ok(task)
     }
 
-    /// Answers the questions not answered yet with the client's input handlers, with one
-    /// `tasks/update`.
-    async fn answer(&self, requests: &presa_core::InputRequests) -> Result<(), ClientError> {
-        let new: presa_core::InputRequests = {
-            let answered = self.answered.lock().unwrap_or_else(|p| p.into_inner());
-            requests
-                .iter()
-                .filter(|(key, _)| !answered.contains(*key))
-                .map(|(key, request)| (key.clone(), request.clone()))
-                .collect()
-        };
+    /// Answers the questions no clone answers or answered yet with the client's input
+    /// handlers, with one `tasks/update`. Their keys are claimed first, and given back when
+    /// answering fails.
+    async fn answer(&self, requests: &InputRequests) -> Result<(), ClientError> {
+        let mut new = InputRequests::new();
+        {
+            let mut claimed = self.claimed.lock().unwrap_or_else(|p| p.into_inner());
+            for (key, request) in requests {
+                if claimed.insert(key.clone()) {
+                    new.insert(key.clone(), request.clone());
+                }
+            }
+        }
         if new.is_empty() {
             return Ok(());
         }
+        let claim = Claim {
+            claimed: &self.claimed,
+            keys: new.keys().cloned().collect(),
+            kept: false,
+        };
         let asked = InputRequiredResult {
             input_requests: Some(new),
             ..InputRequiredResult::new()
@@ -120,8 +168,7 @@ impl TaskHandle {
             .handle()
             .send("tasks/update", Some(params), &CallOptions::default())
             .await?;
-        let mut answered = self.answered.lock().unwrap_or_else(|p| p.into_inner());
-        answered.extend(responses.into_keys());
+        claim.keep();
         Ok(())
     }
 
@@ -132,13 +179,14 @@ impl TaskHandle {
         Ok(TaskState {
             status: task.task.status,
             status_message: task.task.status_message,
-            poll_interval: task.task.poll_interval_ms.map(Duration::from_millis),
+            poll_interval: poll_interval(task.task.poll_interval_ms),
         })
     }
 
     /// Waits for the task's end and returns the tool's result: polling at the interval the
-    /// server suggests (2026-07-28), or with `tasks/result` (2025-11-25). A task that failed is
-    /// the server's error; one that was cancelled is [`ClientError::TaskCancelled`].
+    /// server suggests, held between 10 ms and 60 s (1 s when it suggests none; 2026-07-28),
+    /// or with `tasks/result` (2025-11-25). A task that failed is the server's error; one that
+    /// was cancelled is [`ClientError::TaskCancelled`].
     pub async fn wait(&self) -> Result<CallToolResult, ClientError> {
         if self.legacy() {
             return self.wait_legacy().await;
@@ -166,8 +214,8 @@ impl TaskHandle {
                 }
                 TaskStatus::Working | TaskStatus::InputRequired => {}
             }
-            let interval = task.task.poll_interval_ms.unwrap_or(DEFAULT_POLL_MS);
-            tokio::time::sleep(Duration::from_millis(interval)).await;
+            let interval = poll_interval(task.task.poll_interval_ms).unwrap_or(DEFAULT_POLL);
+            tokio::time::sleep(interval).await;
         }
     }
 
@@ -291,18 +339,55 @@ impl Client {
         let answered = call_or_task::<CallToolResult>(self, "tools/call", params, options).await;
         match answered {
             Ok(Answered::Complete(done)) => Ok(ToolCall::Complete(done.result)),
-            Ok(Answered::Other(object)) => {
-                let created: CreateTaskResult = serde_json::from_value(Value::Object(object))
-                    .map_err(|e| ClientError::InvalidResult(e.to_string()))?;
-                Ok(ToolCall::Task(TaskHandle::new(self, created.task.task_id)))
-            }
+            Ok(Answered::Other(object)) => self.created_task(object).map(ToolCall::Task),
             Err(error) if needs_tasks(&error) => Err(ClientError::TaskRequired { tool: name }),
             Err(error) => Err(error),
         }
     }
 
+    /// The task a 2026-07-28 `tools/call` answered with (`resultType: "task"`). Refused, naming
+    /// what came back: another `resultType`, or a task this client did not allow (no
+    /// [`ClientOptions::tasks`](crate::ClientOptions::tasks), or a revision without the tasks
+    /// extension).
+    fn created_task(&self, result: JsonObject) -> Result<TaskHandle, ClientError> {
+        if result.get("resultType").and_then(Value::as_str) != Some(RESULT_TYPE_TASK) {
+            return Err(unexpected_result_type(&result));
+        }
+        let version = self.protocol_version();
+        let refused = if !self.allows_tasks() {
+            Some("this client does not allow tasks (ClientOptions::tasks)".to_owned())
+        } else if version.tasks() != Some(TasksFlavor::Extension) {
+            Some(format!("{version} has no tasks extension"))
+        } else {
+            None
+        };
+        if let Some(why) = refused {
+            let task = result.get("taskId").cloned().unwrap_or(Value::Null);
+            return Err(ClientError::InvalidResult(format!(
+                "the server answered with task {task}, but {why}"
+            )));
+        }
+        let created: CreateTaskResult = serde_json::from_value(Value::Object(result))
+            .map_err(|e| ClientError::InvalidResult(e.to_string()))?;
+        Ok(TaskHandle::new(self, created.task.task_id))
+    }
+
+    /// Tool `name`'s task support as last listed (2025-11-25), listing the tools first when
+    /// they changed since or do not hold `name`: a tool the server does not list has none.
+    async fn task_support(&self, name: &str) -> Result<TaskSupport, ClientError> {
+        if let Some(support) = self.tool_listing().task_support(name) {
+            return Ok(support);
+        }
+        self.list_tools_again(&CallOptions::default()).await?;
+        Ok(self
+            .tool_listing()
+            .task_support(name)
+            .unwrap_or(TaskSupport::Forbidden))
+    }
+
     /// 2025-11-25: a task-augmented call when the client allows tasks and the server lists the
-    /// tool as task-capable; an ordinary call otherwise.
+    /// tool as task-capable (as last listed: [`task_support`](Self::task_support)); an
+    /// ordinary call otherwise.
     async fn start_legacy(
         &self,
         name: String,
@@ -318,11 +403,7 @@ impl Client {
             .and_then(|r| r.tools.as_ref())
             .is_some_and(|tools| tools.contains_key("call"));
         let support = if offered {
-            let tools = self.list_tools().await?;
-            tools
-                .iter()
-                .find(|tool| tool.name == name)
-                .map_or(TaskSupport::Forbidden, presa_core::Tool::get_task_support)
+            self.task_support(&name).await?
         } else {
             TaskSupport::Forbidden
         };

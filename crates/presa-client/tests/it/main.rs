@@ -10,6 +10,7 @@ mod headers;
 mod input;
 mod lifecycle;
 mod subscriptions;
+mod tasks;
 
 use presa_client::{Client, ClientOptions};
 use presa_test::fake::{self, Fake, FakeConfig};
