@@ -78,8 +78,9 @@ pub(crate) struct Definitions {
 #[derive(Default)]
 pub(crate) struct SnapshotCache {
     pub(crate) session_config: OnceLock<Arc<ServerSessionConfig>>,
-    /// By [`ListSlot`] and era: one slot per page, filled when the page is first asked for.
-    pages: [OnceLock<Box<[OnceLock<RawJson>]>>; 8],
+    /// By [`ListSlot`] and [`ListShape`]: one slot per page, filled when the page is first
+    /// asked for.
+    pages: [OnceLock<Box<[OnceLock<RawJson>]>>; 12],
 }
 
 impl Clone for SnapshotCache {
@@ -98,16 +99,37 @@ pub(crate) enum ListSlot {
     Prompts,
 }
 
+/// The shapes a list page is served in: 2026-07-28's, and the initialize era's with or without
+/// 2025-11-25's tasks (a tool's `execution.taskSupport` is listed there only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListShape {
+    Stateless,
+    Initialize,
+    InitializeWithTasks,
+}
+
+impl ListShape {
+    pub(crate) fn of(version: presa_core::ProtocolVersion) -> Self {
+        match (version.era(), version.tasks()) {
+            (Era::Stateless, _) => Self::Stateless,
+            (Era::Initialize, Some(presa_core::TasksFlavor::Experimental)) => {
+                Self::InitializeWithTasks
+            }
+            (Era::Initialize, _) => Self::Initialize,
+        }
+    }
+}
+
 impl SnapshotCache {
-    /// The cache slot of page `index` of a list of `pages` pages, served in `era`.
+    /// The cache slot of page `index` of a list of `pages` pages, served in `shape`.
     pub(crate) fn page(
         &self,
         list: ListSlot,
-        era: Era,
+        shape: ListShape,
         pages: usize,
         index: usize,
     ) -> Option<&OnceLock<RawJson>> {
-        let slot = list as usize * 2 + usize::from(era == Era::Stateless);
+        let slot = list as usize * 3 + shape as usize;
         self.pages
             .get(slot)?
             .get_or_init(|| (0..pages).map(|_| OnceLock::new()).collect())

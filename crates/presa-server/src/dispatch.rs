@@ -21,7 +21,8 @@ use crate::BoxFuture;
 use crate::catch::catch_unwind;
 use crate::context::Context;
 use crate::definitions::{
-    CompletionTarget, Definitions, ListSlot, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry,
+    CompletionTarget, Definitions, ListShape, ListSlot, PromptEntry, ResourceEntry, TemplateEntry,
+    ToolEntry,
 };
 use crate::input::Suspension;
 use crate::middleware::{ListFilter, McpResponse, Target};
@@ -93,6 +94,7 @@ impl Server {
     ) -> Result<RawJson, ErrorObject> {
         let declared = self.declared(defs);
         let era = cx.protocol_version().era();
+        let shape = ListShape::of(cx.protocol_version());
         match method {
             "tools/list" if declared.tools => self.list(
                 defs,
@@ -100,12 +102,15 @@ impl Server {
                 &defs.tools,
                 params,
                 &cx,
-                |t| match era {
-                    // `execution.taskSupport` is 2025-11-25's: the extension decides by request
-                    Era::Stateless if t.tool.execution.is_some() => Tool {
-                        execution: None,
-                        ..t.tool.clone()
-                    },
+                |t| match shape {
+                    // `execution.taskSupport` is 2025-11-25's: the extension decides by request,
+                    // earlier revisions have no tasks
+                    ListShape::Stateless | ListShape::Initialize if t.tool.execution.is_some() => {
+                        Tool {
+                            execution: None,
+                            ..t.tool.clone()
+                        }
+                    }
                     _ => t.tool.clone(),
                 },
                 |p| ListToolsResult {
@@ -257,7 +262,8 @@ impl Server {
         let (range, next_cursor) = page.into_parts();
         let cached = (visible.is_none() && range.start % page_size == 0).then(|| {
             let pages = entries.len().div_ceil(page_size).max(1);
-            defs.cache.page(slot, era, pages, range.start / page_size)
+            let shape = ListShape::of(cx.protocol_version());
+            defs.cache.page(slot, shape, pages, range.start / page_size)
         });
         if let Some(json) = cached.flatten().and_then(|slot| slot.get()) {
             return Ok(json.clone());
@@ -370,8 +376,9 @@ impl Server {
         let ran = match mode {
             CallMode::Inline => running.await,
             CallMode::Task { ttl_ms } => {
+                let record = self.create_task(&cx, ttl_ms).await?;
                 let task = self.task_run(entry, era, running);
-                return Ok((self.start_task(&cx, ttl_ms, task).await?, false));
+                return Ok((self.run_task(&cx, record, task)?, false));
             }
             CallMode::MayBecomeTask => {
                 // answered at once when it finishes (or asks for input) on its first poll
@@ -381,10 +388,21 @@ impl Server {
                 .await;
                 match first {
                     std::task::Poll::Ready(ran) => ran,
-                    std::task::Poll::Pending => {
-                        let task = self.task_run(entry, era, running);
-                        return Ok((self.start_task(&cx, None, task).await?, false));
-                    }
+                    std::task::Poll::Pending => match self.create_task(&cx, None).await {
+                        Ok(record) => {
+                            let task = self.task_run(entry, era, running);
+                            return Ok((self.run_task(&cx, record, task)?, false));
+                        }
+                        // the client takes either answer: one the store cannot keep is inline
+                        Err(error) => {
+                            tracing::warn!(
+                                tool = %entry.tool.name,
+                                error = %error.message,
+                                "no task could be made for a call: it is answered inline"
+                            );
+                            running.await
+                        }
+                    },
                 }
             }
         };

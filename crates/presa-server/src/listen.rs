@@ -1,6 +1,8 @@
 //! `subscriptions/listen` (2026-07-28): a request whose answer is a stream of change
 //! notifications.
 
+use std::collections::HashSet;
+
 use presa_core::{ErrorObject, RawJson};
 use presa_core::{
     Notification, SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
@@ -42,6 +44,12 @@ impl Server {
             ..Default::default()
         };
         let id = cx.request_id().clone();
+        let watched_tasks: HashSet<&str> = honoured
+            .task_ids
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
         // subscribe before acknowledging, so that nothing after the acknowledgement is missed
         let mut changes = self.changes();
         let ack = SubscriptionsAcknowledgedNotificationParams::new(&id, honoured.clone());
@@ -83,16 +91,23 @@ impl Server {
                     )
                 }
                 Ok(Change::TaskChanged(task)) => {
-                    let watched = honoured.task_ids.iter().flatten().any(|w| *w == task);
-                    match watched {
-                        true => match self.task_notification(&task, &cx, &id).await {
-                            Some(notification) => Ok(notification),
-                            None => continue,
-                        },
-                        false => continue,
+                    if !watched_tasks.contains(task.as_str()) {
+                        continue;
+                    }
+                    match self.task_notification(&task, &cx, &id).await {
+                        Some(notification) => Ok(notification),
+                        None => continue,
                     }
                 }
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // changes were missed: everything listened to is told anew (a list to
+                    // list again, a resource to read again, each task as it is now), so that
+                    // no last change (a task's end) is lost
+                    for notification in self.resync(&honoured, &watched_tasks, &cx, &id).await {
+                        cx.notify(notification).await;
+                    }
+                    continue;
+                }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             };
             if let Ok(notification) = notification {
@@ -104,8 +119,39 @@ impl Server {
 }
 
 impl Server {
+    /// What a listen that missed changes is sent instead of them: a list change for each list
+    /// it listens to, an update for each resource, and each task's state now.
+    async fn resync(
+        &self,
+        honoured: &SubscriptionFilter,
+        tasks: &HashSet<&str>,
+        cx: &Context,
+        id: &presa_core::RequestId,
+    ) -> Vec<Notification> {
+        let meta = || serde_json::json!({ "_meta": subscription_meta(id) });
+        let lists = [
+            (ListKind::Tools, honoured.tools_list_changed),
+            (ListKind::Prompts, honoured.prompts_list_changed),
+            (ListKind::Resources, honoured.resources_list_changed),
+        ];
+        let mut sent: Vec<Notification> = lists
+            .into_iter()
+            .filter(|(_, wanted)| *wanted == Some(true))
+            .filter_map(|(kind, _)| Notification::new(list_changed_method(kind), &meta()).ok())
+            .collect();
+        for uri in honoured.resource_subscriptions.iter().flatten() {
+            let params = serde_json::json!({ "_meta": subscription_meta(id), "uri": uri });
+            sent.extend(Notification::new("notifications/resources/updated", &params).ok());
+        }
+        for task in tasks {
+            sent.extend(self.task_notification(task, cx, id).await);
+        }
+        sent
+    }
+
     /// The task ids a listen asked for that it gets `notifications/tasks` for: those the caller
-    /// can see. Asking without the tasks extension is `-32021`.
+    /// can see, each once, looked up for at most as many ids as one caller may have tasks.
+    /// Asking without the tasks extension is `-32021`.
     async fn listened_tasks(
         &self,
         asked: Option<&[String]>,
@@ -117,15 +163,15 @@ impl Server {
         if !self.declared(&self.snapshot()).tasks {
             return Ok(None);
         }
-        if !cx
-            .client_capabilities()
-            .has_extension(presa_core::TASKS_EXTENSION)
-        {
-            return Err(crate::tasks::missing_extension());
-        }
+        crate::tasks::require_tasks(cx)?;
+        let most = self.inner.tasks.options.get_limits().per_owner;
+        let mut seen = HashSet::new();
         let mut honoured = Vec::new();
         for id in asked {
-            if self.find_task(id, cx).await.is_ok() && !honoured.contains(id) {
+            if seen.len() == most {
+                break;
+            }
+            if seen.insert(id.as_str()) && self.find_task(id, cx).await.is_ok() {
                 honoured.push(id.clone());
             }
         }

@@ -2,7 +2,9 @@
 //! its cancellation, and the input requests its handler waits on.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use presa_core::{
     ErrorObject, InputRequest, InputResponse, META_RELATED_TASK, Notification, ProtocolVersion,
@@ -17,6 +19,11 @@ use crate::events::Change;
 use crate::input::InputError;
 
 use super::{Tasks, now_ms, wire};
+
+/// How often the final state of a task is tried, and the pause after the first failure (four
+/// times longer after each further one).
+const FINAL_WRITE_ATTEMPTS: u32 = 4;
+const FINAL_WRITE_PAUSE: Duration = Duration::from_millis(100);
 
 /// How a task's request ended.
 pub(crate) enum TaskEnd {
@@ -34,9 +41,11 @@ pub(crate) enum TaskEnd {
 /// Checks an answer to one input request before the handler gets it.
 pub(crate) type AnswerCheck = Box<dyn Fn(&InputResponse) -> Result<(), String> + Send + Sync>;
 
+/// The handler's waits on one key: the first one's check, and a reply for each (a handler
+/// asking the same key twice at once gets the one answer twice).
 struct Waiter {
     check: AnswerCheck,
-    reply: oneshot::Sender<InputResponse>,
+    replies: Vec<oneshot::Sender<InputResponse>>,
 }
 
 #[derive(Default)]
@@ -56,6 +65,8 @@ pub(crate) struct LiveTask {
     /// order.
     record: tokio::sync::Mutex<super::TaskRecord>,
     pub(crate) cancellation: Cancellation,
+    /// Whether the sweeper gave the task up (it waited for input past its ttl).
+    expired: AtomicBool,
     inputs: Mutex<Inputs>,
     /// Told on every change of the state.
     pub(crate) changed: Notify,
@@ -89,6 +100,7 @@ impl LiveTask {
             version,
             record: tokio::sync::Mutex::new(record),
             cancellation,
+            expired: AtomicBool::new(false),
             inputs: Mutex::default(),
             changed: Notify::new(),
             tasks,
@@ -110,14 +122,12 @@ impl LiveTask {
         if record.status.is_terminal() {
             return false;
         }
-        let before = record.status;
+        let before_shown = wire::legacy_task(&record).status;
         edit(&mut record);
         record.touch(now_ms());
-        if let Err(error) = self.tasks.options.store.update(record.clone()).await {
-            tracing::warn!(task = %self.id, %error, "a task's state could not be saved");
-        }
-        let status_changed = record.status != before;
-        let status = (self.experimental() && status_changed).then(|| wire::legacy_task(&record));
+        self.save(&record).await;
+        let status = self.experimental().then(|| wire::legacy_task(&record));
+        let status = status.filter(|task| task.status != before_shown);
         drop(record);
         self.changed.notify_waiters();
         self.tasks.bus.publish(Change::TaskChanged(self.id.clone()));
@@ -127,6 +137,53 @@ impl LiveTask {
             self.peer.notify(None, notification).await;
         }
         true
+    }
+
+    /// Writes the state through to the store. The final state is tried again a few times: a
+    /// task whose end is lost would show as running until its store forgets it.
+    async fn save(&self, record: &super::TaskRecord) {
+        let attempts = if record.status.is_terminal() {
+            FINAL_WRITE_ATTEMPTS
+        } else {
+            1
+        };
+        let mut pause = FINAL_WRITE_PAUSE;
+        for attempt in 1..=attempts {
+            match self.tasks.options.store.update(record.clone()).await {
+                Ok(()) => return,
+                Err(error) if attempt < attempts => {
+                    tracing::warn!(task = %self.id, %error, attempt, "a task's end could not be saved yet");
+                    tokio::time::sleep(pause).await;
+                    pause *= 4;
+                }
+                Err(error) => {
+                    tracing::warn!(task = %self.id, %error, "a task's state could not be saved");
+                }
+            }
+        }
+    }
+
+    /// How the runner ends when the task's cancellation fired: cancelled, or failed when the
+    /// sweeper gave it up ([`expire_if_waiting`](Self::expire_if_waiting)).
+    pub(crate) fn stopped(&self) -> TaskEnd {
+        match self.expired.load(Ordering::Acquire) {
+            true => TaskEnd::Failed(ErrorObject::internal_error(
+                "The task expired waiting for input: no answer came within its ttl",
+            )),
+            false => TaskEnd::Cancelled,
+        }
+    }
+
+    /// Gives up a task that has waited for input past its ttl at `now_ms` (nobody is coming
+    /// back for it: the client went away, its session closed): its handler is stopped and the
+    /// task fails.
+    pub(crate) async fn expire_if_waiting(&self, now_ms: u64) {
+        let record = self.record.lock().await;
+        let waiting = record.status == TaskStatus::InputRequired;
+        if waiting && record.deadline_ms().is_some_and(|at| at <= now_ms) {
+            self.expired.store(true, Ordering::Release);
+            self.cancellation.cancel();
+        }
     }
 
     /// The state now.
@@ -151,18 +208,13 @@ impl LiveTask {
 
     /// The request ended: the task's final state.
     pub(crate) async fn finish(&self, end: TaskEnd) {
-        let legacy = self.experimental();
         self.change(|record| {
             record.input_requests.clear();
             match end {
                 TaskEnd::Completed { result, is_error } => {
-                    // 2025-11-25 calls a tool error a failed task; the extension a completed one
-                    record.status = if legacy && is_error {
-                        TaskStatus::Failed
-                    } else {
-                        TaskStatus::Completed
-                    };
+                    record.status = TaskStatus::Completed;
                     record.result = Some(result);
+                    record.is_error = is_error;
                 }
                 TaskEnd::Failed(error) => {
                     record.status = TaskStatus::Failed;
@@ -193,7 +245,15 @@ impl LiveTask {
                 return Ok(answer.clone());
             }
             let (reply, answer) = oneshot::channel();
-            inputs.waiting.insert(key.clone(), Waiter { check, reply });
+            match inputs.waiting.get_mut(&key) {
+                Some(waiter) => waiter.replies.push(reply),
+                None => {
+                    let replies = vec![reply];
+                    inputs
+                        .waiting
+                        .insert(key.clone(), Waiter { check, replies });
+                }
+            }
             answer
         };
         self.change(|record| {
@@ -290,7 +350,9 @@ impl LiveTask {
         })
         .await;
         for (waiter, response) in delivered {
-            let _ = waiter.reply.send(response);
+            for reply in waiter.replies {
+                let _ = reply.send(response.clone());
+            }
         }
         Ok(())
     }

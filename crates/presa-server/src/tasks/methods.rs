@@ -6,13 +6,13 @@ use std::sync::Arc;
 use presa_core::tasks_extension::{CreateTaskResult, UpdateTaskRequestParams};
 use presa_core::{
     EmptyResult, ErrorObject, ListTasksRequestParams, ListTasksResult, META_RELATED_TASK, Meta,
-    ProtocolVersion, RawJson, RequestId, ResultType, TASKS_EXTENSION, TaskRequestParams,
-    TaskStatus, TasksFlavor,
+    ProtocolVersion, RawJson, RequestId, RequestTasks, ResultType, TaskRequestParams, TaskStatus,
+    TasksFlavor,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{LiveTask, TaskRecord, missing_extension, now_ms, owner_of, wire};
+use super::{LiveTask, TaskRecord, now_ms, owner_of, require_tasks, wire};
 use crate::context::Context;
 use crate::dispatch::{parse, raw};
 use crate::server::Server;
@@ -24,7 +24,24 @@ fn experimental(cx: &Context) -> bool {
 
 /// The error for a task the caller cannot see: unknown, expired, or someone else's.
 fn not_found(id: &str) -> ErrorObject {
-    ErrorObject::invalid_params(format!("Failed to retrieve task: Task not found: {id}"))
+    ErrorObject::invalid_params(format!(
+        "Failed to retrieve task: Task not found: {}",
+        shown(id)
+    ))
+}
+
+/// A task id or cursor from the peer as an error message shows it: at most 64 bytes of it
+/// (ours are 22), whatever it sent.
+fn shown(id: &str) -> String {
+    const MOST: usize = 64;
+    if id.len() <= MOST {
+        return id.to_owned();
+    }
+    let end = (0..=MOST)
+        .rev()
+        .find(|at| id.is_char_boundary(*at))
+        .unwrap_or(0);
+    format!("{}…", &id[..end])
 }
 
 /// Removes a `tasks/result` request's stream from its task when the request ends, answered or
@@ -65,27 +82,24 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
-        match cx.protocol_version().tasks() {
-            Some(TasksFlavor::Extension) => {
-                // the extension is checked before anything else, a bogus task id included
-                if !cx.client_capabilities().has_extension(TASKS_EXTENSION) {
-                    return Err(missing_extension());
-                }
-                match method {
-                    "tasks/get" => self.get_task(params, &cx).await,
-                    "tasks/update" => self.update_task(params, &cx).await,
-                    "tasks/cancel" => self.cancel_task(params, &cx).await,
-                    _ => Err(ErrorObject::method_not_found(method)),
-                }
-            }
-            Some(TasksFlavor::Experimental) => match method {
+        // the extension is checked before anything else, a bogus task id included
+        match require_tasks(&cx)? {
+            RequestTasks::Extension => match method {
+                "tasks/get" => self.get_task(params, &cx).await,
+                "tasks/update" => self.update_task(params, &cx).await,
+                "tasks/cancel" => self.cancel_task(params, &cx).await,
+                _ => Err(ErrorObject::method_not_found(method)),
+            },
+            RequestTasks::Experimental => match method {
                 "tasks/get" => self.get_task(params, &cx).await,
                 "tasks/result" => self.task_result(params, &cx).await,
                 "tasks/list" => self.list_tasks(params, &cx).await,
                 "tasks/cancel" => self.cancel_task(params, &cx).await,
                 _ => Err(ErrorObject::method_not_found(method)),
             },
-            None => Err(ErrorObject::method_not_found(method)),
+            RequestTasks::Unavailable | RequestTasks::Undeclared => {
+                Err(ErrorObject::method_not_found(method))
+            }
         }
     }
 
@@ -269,7 +283,8 @@ impl Server {
             let known = store.get(cursor, now).await.map_err(failed)?;
             if known.is_none_or(|task| task.owner != owner) {
                 return Err(ErrorObject::invalid_params(format!(
-                    "Invalid cursor: {cursor}"
+                    "Invalid cursor: {}",
+                    shown(cursor)
                 )));
             }
         }

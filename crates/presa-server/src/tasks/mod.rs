@@ -29,8 +29,8 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use presa_core::{
-    ClientCapabilities, Era, ErrorCode, ErrorObject, RawJson, TASKS_EXTENSION, TaskMetadata,
-    TaskStatus, TaskSupport, TasksFlavor, Tool,
+    ClientCapabilities, Era, ErrorCode, ErrorObject, RawJson, RequestTasks, TASKS_EXTENSION,
+    TaskMetadata, TaskStatus, TaskSupport, Tool,
 };
 
 pub(crate) use live::{AnswerCheck, LiveTask, TaskEnd};
@@ -179,7 +179,8 @@ impl Tasks {
         self.live().get(id).cloned()
     }
 
-    /// Evicts expired tasks now and then while the store holds any.
+    /// Evicts expired tasks now and then while the store holds any, and fails the tasks running
+    /// here that waited for input past their ttl.
     fn sweep(self: &Arc<Self>) {
         self.created.fetch_add(1, Ordering::AcqRel);
         if self.sweeping.swap(true, Ordering::AcqRel) {
@@ -191,7 +192,13 @@ impl Tasks {
                 tokio::time::sleep(SWEEP_INTERVAL).await;
                 let Some(tasks) = tasks.upgrade() else { return };
                 let created = tasks.created.load(Ordering::Acquire);
-                let left = tasks.options.store.evict_expired(now_ms()).await;
+                let now = now_ms();
+                // a task waiting for input past its ttl was given up on: it fails
+                let live: Vec<Arc<LiveTask>> = tasks.live().values().cloned().collect();
+                for task in live {
+                    task.expire_if_waiting(now).await;
+                }
+                let left = tasks.options.store.evict_expired(now).await;
                 if matches!(left, Ok(0)) && tasks.live().is_empty() {
                     tasks.sweeping.store(false, Ordering::Release);
                     // a task created meanwhile may have seen this sweeper still running
@@ -229,18 +236,16 @@ impl CallMode {
         task: Option<&TaskMetadata>,
     ) -> Result<Self, ErrorObject> {
         let support = tool.get_task_support();
-        match cx.protocol_version().tasks() {
-            Some(TasksFlavor::Extension) => {
-                let declared = cx.client_capabilities().has_extension(TASKS_EXTENSION);
-                match (support, declared) {
-                    (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => {
-                        Ok(Self::Inline)
-                    }
-                    (_, true) => Ok(Self::MayBecomeTask),
-                    (TaskSupport::Required, false) => Err(missing_extension()),
-                }
-            }
-            Some(TasksFlavor::Experimental) => match (support, task) {
+        match request_tasks(cx) {
+            RequestTasks::Extension => match support {
+                TaskSupport::Forbidden => Ok(Self::Inline),
+                TaskSupport::Optional | TaskSupport::Required => Ok(Self::MayBecomeTask),
+            },
+            RequestTasks::Undeclared => match support {
+                TaskSupport::Required => Err(missing_extension()),
+                TaskSupport::Forbidden | TaskSupport::Optional => Ok(Self::Inline),
+            },
+            RequestTasks::Experimental => match (support, task) {
                 (TaskSupport::Forbidden, Some(_)) => Err(ErrorObject::new(
                     ErrorCode::METHOD_NOT_FOUND,
                     format!("Tool {} does not run as a task", tool.name),
@@ -256,13 +261,28 @@ impl CallMode {
                 (_, None) => Ok(Self::Inline),
             },
             // revisions without tasks: every tool is answered inline
-            None => Ok(Self::Inline),
+            RequestTasks::Unavailable => Ok(Self::Inline),
         }
     }
 }
 
+/// Which tasks the request `cx` serves may use (presa-core's rule).
+pub(crate) fn request_tasks(cx: &Context) -> RequestTasks {
+    cx.protocol_version()
+        .request_tasks(cx.client_capabilities())
+}
+
+/// Which tasks the request `cx` serves may use, refusing one that needs them without having
+/// declared the extension its revision asks for.
+pub(crate) fn require_tasks(cx: &Context) -> Result<RequestTasks, ErrorObject> {
+    match request_tasks(cx) {
+        RequestTasks::Undeclared => Err(missing_extension()),
+        tasks => Ok(tasks),
+    }
+}
+
 /// `-32021` naming the tasks extension (the error of a request that needs it undeclared).
-pub(crate) fn missing_extension() -> ErrorObject {
+fn missing_extension() -> ErrorObject {
     let mut extensions = presa_core::JsonObject::new();
     extensions.insert(TASKS_EXTENSION.into(), serde_json::json!({}));
     let required = ClientCapabilities {
@@ -297,27 +317,24 @@ fn new_task_id() -> Result<String, ErrorObject> {
 pub(crate) type TaskRun = BoxFuture<'static, TaskEnd>;
 
 impl Server {
-    /// Makes the call `cx` serves a task running `run` (the handler, already started when the
-    /// call may have been answered inline): stored before the answer goes out, so that a
-    /// `tasks/get` right after it finds the task. Returns the answer announcing the task.
-    pub(crate) async fn start_task(
+    /// Stores a new task for the call `cx` serves, kept for at most `ttl_ms` (what a 2025-11-25
+    /// request asked for) and the server's retention. Fails when the store refuses it (full, or
+    /// its engine failed).
+    pub(crate) async fn create_task(
         &self,
         cx: &Context,
         ttl_ms: Option<u64>,
-        run: TaskRun,
-    ) -> Result<RawJson, ErrorObject> {
-        let tasks = &self.inner.tasks;
-        let options = &tasks.options;
+    ) -> Result<TaskRecord, ErrorObject> {
+        let options = &self.inner.tasks.options;
         let now = now_ms();
         let retention = match (options.retention_ms(), ttl_ms) {
             (Some(kept), Some(asked)) => Some(kept.min(asked)),
             (kept, asked) => kept.or(asked),
         };
-        let version = cx.protocol_version();
         let record = TaskRecord {
             id: new_task_id()?,
             owner: owner_of(cx),
-            protocol_version: version.as_str().to_owned(),
+            protocol_version: cx.protocol_version().as_str().to_owned(),
             status: TaskStatus::Working,
             status_message: None,
             created_at_ms: now,
@@ -326,6 +343,7 @@ impl Server {
             poll_interval_ms: Some(duration_ms(options.poll_interval)),
             input_requests: Default::default(),
             result: None,
+            is_error: false,
             error: None,
         };
         options
@@ -333,27 +351,58 @@ impl Server {
             .create(record.clone(), options.limits, now)
             .await
             .map_err(|error| ErrorObject::internal_error(error.to_string()))?;
+        Ok(record)
+    }
+
+    /// Runs `run` (the handler, already started when the call may have been answered inline)
+    /// as the task `record` (stored by [`create_task`](Self::create_task) before the answer goes
+    /// out, so that a `tasks/get` right after it finds the task). Returns the answer announcing
+    /// the task.
+    pub(crate) fn run_task(
+        &self,
+        cx: &Context,
+        record: TaskRecord,
+        run: TaskRun,
+    ) -> Result<RawJson, ErrorObject> {
+        let tasks = &self.inner.tasks;
+        let version = cx.protocol_version();
+        let answer = self.created_result(&record, version);
         let live = Arc::new(LiveTask::new(
-            record.clone(),
+            record,
             version,
             cx.cancellation().clone(),
             Arc::clone(tasks),
             cx.peer(),
         ));
-        tasks.live().insert(record.id.clone(), Arc::clone(&live));
+        tasks.live().insert(live.id.clone(), Arc::clone(&live));
+        let running = Running {
+            tasks: Arc::clone(tasks),
+            id: live.id.clone(),
+        };
         cx.attach_task(Arc::clone(&live));
         tasks.sweep();
-        let server = self.clone();
         tokio::spawn(async move {
+            let _running = running;
             let end = tokio::select! {
                 // a handler that finished as the cancel came reports its real end
                 biased;
                 end = run => end,
-                () = live.cancellation.cancelled() => TaskEnd::Cancelled,
+                () = live.cancellation.cancelled() => live.stopped(),
             };
             live.finish(end).await;
-            server.inner.tasks.live().remove(&live.id);
         });
-        self.created_result(&record, version)
+        answer
+    }
+}
+
+/// A task's runner: takes the task off the live ones when it ends, however it ends.
+struct Running {
+    tasks: Arc<Tasks>,
+    id: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.tasks.live().remove(&self.id);
     }
 }

@@ -48,6 +48,10 @@ pub struct TaskRecord {
     /// The result of the request, once `completed` (a tool result, `isError` ones included).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Box<RawValue>>,
+    /// Whether the result is a tool's error (`isError: true`): 2026-07-28 shows such a task
+    /// `completed`, 2025-11-25 `failed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
     /// The JSON-RPC error the request ended with, once `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorObject>,
@@ -60,6 +64,12 @@ impl TaskRecord {
         if !self.status.is_terminal() {
             return None;
         }
+        self.deadline_ms()
+    }
+
+    /// `ttl_ms` after creation, whatever the status: when a task that ended expires, and when
+    /// one still waiting for input is given up.
+    pub fn deadline_ms(&self) -> Option<u64> {
         self.ttl_ms
             .map(|ttl| self.created_at_ms.saturating_add(ttl))
     }
@@ -163,7 +173,8 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
     ) -> BoxFuture<'_, Result<Option<TaskRecord>, TaskStoreError>>;
 
     /// Replaces a task's state with `task` (its runner's writes). A task that is gone stays
-    /// gone.
+    /// gone, and one that ended stays as it ended: a late write (a runner that has not seen a
+    /// cancel made elsewhere) changes nothing.
     fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
 
     /// Up to `limit` of `owner`'s tasks in creation order, starting after the task `after`.
@@ -311,7 +322,9 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
-        if let Some((_, slot)) = self.tables().tasks.get_mut(&task.id) {
+        if let Some((_, slot)) = self.tables().tasks.get_mut(&task.id)
+            && !slot.status.is_terminal()
+        {
             *slot = task;
         }
         Box::pin(std::future::ready(Ok(())))
@@ -370,6 +383,7 @@ mod tests {
             poll_interval_ms: None,
             input_requests: InputRequests::new(),
             result: None,
+            is_error: false,
             error: None,
         }
     }
@@ -446,6 +460,26 @@ mod tests {
         // a task that is gone is not brought back by a late write
         store.update(finished(task("t", "o"))).await.unwrap();
         assert!(store.get("t", 0).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_task_that_ended_stays_as_it_ended() {
+        let store = InMemoryTaskStore::new();
+        store
+            .create(task("t", "o"), TaskLimits::default(), 0)
+            .await
+            .unwrap();
+        let mut cancelled = task("t", "o");
+        cancelled.status = TaskStatus::Cancelled;
+        store.update(cancelled).await.unwrap();
+        // a runner elsewhere that missed the cancel writes its progress, then its end
+        let mut progress = task("t", "o");
+        progress.status_message = Some("half way".into());
+        store.update(progress).await.unwrap();
+        store.update(finished(task("t", "o"))).await.unwrap();
+        let stored = store.get("t", 0).await.unwrap().unwrap();
+        assert_eq!(stored.status, TaskStatus::Cancelled);
+        assert_eq!(stored.status_message, None);
     }
 
     #[tokio::test]

@@ -2,7 +2,7 @@
 //! `Task` of 2025-11-25.
 
 use presa_core::tasks_extension::{self, DetailedTask};
-use presa_core::{JsonObject, format_timestamp};
+use presa_core::{JsonObject, TaskStatus, format_timestamp};
 
 use super::TaskRecord;
 
@@ -36,11 +36,15 @@ pub(crate) fn detailed(record: &TaskRecord) -> DetailedTask {
     }
 }
 
-/// The 2025-11-25 `Task`.
+/// The 2025-11-25 `Task`: a tool's error (`isError`) is a failed task there.
 pub(crate) fn legacy_task(record: &TaskRecord) -> presa_core::Task {
+    let status = match record.status {
+        TaskStatus::Completed if record.is_error => TaskStatus::Failed,
+        status => status,
+    };
     presa_core::Task {
         task_id: record.id.clone(),
-        status: record.status,
+        status,
         status_message: record.status_message.clone(),
         created_at: format_timestamp(record.created_at_ms),
         last_updated_at: format_timestamp(record.updated_at_ms),

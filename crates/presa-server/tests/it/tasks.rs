@@ -176,6 +176,13 @@ fn server_with(gate: &Arc<Gate>, options: TaskOptions) -> Server {
             |_: Value, _| async { "at once" },
         )
         .tool(
+            Tool::without_params("yields").task_support(TaskSupport::Optional),
+            |_: Value, _| async {
+                tokio::task::yield_now().await;
+                "yielded"
+            },
+        )
+        .tool(
             Tool::without_params("tool_error").task_support(TaskSupport::Required),
             |_: Value, _| async {
                 tokio::task::yield_now().await;
@@ -449,7 +456,7 @@ async fn another_connection_sees_no_such_task() {
 }
 
 #[tokio::test]
-async fn a_full_store_refuses_and_a_finished_task_expires_after_its_retention() {
+async fn a_full_store_answers_inline_and_a_finished_task_expires_after_its_retention() {
     let gate = Arc::new(Gate::default());
     let limits = TaskLimits {
         per_owner: 1,
@@ -464,16 +471,15 @@ async fn a_full_store_refuses_and_a_finished_task_expires_after_its_retention() 
         .call(1, "tools/call", call_params("gated", json!({})))
         .await;
     let id = first["result"]["taskId"].as_str().unwrap().to_owned();
-    let refused = wire
-        .call(2, "tools/call", call_params("gated", json!({})))
+    // the store is full: a call that goes on is answered when it ends, not refused
+    let inline = wire
+        .call(2, "tools/call", call_params("yields", json!({})))
         .await;
-    assert_eq!(refused["error"]["code"], -32603, "{refused}");
-    assert!(
-        refused["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("too many tasks")
+    assert_eq!(
+        inline["result"]["content"][0]["text"], "yielded",
+        "{inline}"
     );
+    assert!(inline["result"].get("taskId").is_none(), "{inline}");
     // ended with no retention: gone, and its room is free again
     let mut changes = server.changes();
     gate.open.notify_one();
@@ -490,14 +496,85 @@ async fn a_full_store_refuses_and_a_finished_task_expires_after_its_retention() 
             }
         }
     }
-    let again = wire
-        .call(4, "tools/call", call_params("quick", json!({})))
-        .await;
-    assert_eq!(again["result"]["content"][0]["text"], "at once");
     let next = wire
-        .call(5, "tools/call", call_params("gated", json!({})))
+        .call(5, "tools/call", call_params("yields", json!({})))
         .await;
     assert_eq!(next["result"]["resultType"], "task", "{next}");
+}
+
+#[tokio::test]
+async fn a_task_left_waiting_for_input_fails_once_its_ttl_passed() {
+    let options = TaskOptions::default().retention(Some(std::time::Duration::from_millis(50)));
+    let server = server_with(&Arc::default(), options);
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("asks", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    wire.until(&id, "input_required").await;
+    // nobody answers: the sweeper gives the task up, and it fails saying why
+    let failed = wire.until(&id, "failed").await;
+    assert!(
+        failed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired waiting for input"),
+        "{failed}"
+    );
+    assert!(failed.get("inputRequests").is_none(), "{failed}");
+}
+
+#[tokio::test]
+async fn the_same_question_asked_twice_at_once_gets_the_one_answer() {
+    let server = Server::builder("tasks", "1")
+        .tasks(TaskOptions::default())
+        .tool(
+            Tool::without_params("twice").task_support(TaskSupport::Optional),
+            |_: Value, cx: Context| async move {
+                cx.run_as_task().await;
+                let (a, b) = tokio::join!(
+                    cx.elicit_keyed("who", form("Who?")),
+                    cx.elicit_keyed("who", form("Who?"))
+                );
+                let same = a?.content == b?.content;
+                Ok::<_, InputError>(format!("same answer: {same}"))
+            },
+        )
+        .build()
+        .unwrap();
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("twice", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = wire.until(&id, "input_required").await;
+    assert_eq!(waiting["inputRequests"].as_object().unwrap().len(), 1);
+    let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+    let update = json!({"taskId": id, "inputResponses": {"who": answer}, "_meta": with_tasks()});
+    let acked = wire.call(2, "tasks/update", update).await;
+    assert!(acked.get("result").is_some(), "{acked}");
+    let done = wire.until(&id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "same answer: true");
+}
+
+#[tokio::test]
+async fn errors_show_at_most_a_bounded_part_of_a_bogus_task_id() {
+    let server = server(&Arc::default());
+    let mut wire = Wire::open(&server);
+    let long = "x".repeat(100_000);
+    let refused = wire
+        .call(
+            1,
+            "tasks/get",
+            json!({"taskId": long, "_meta": with_tasks()}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32602);
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("not found") && message.len() < 200,
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -543,6 +620,113 @@ async fn a_listen_naming_a_task_hears_of_its_changes() {
     }
 }
 
+/// A bus whose every new listener has already missed changes (as a slow one does).
+#[derive(Debug)]
+struct LaggingBus(broadcast::Sender<Change>);
+
+impl EventBus for LaggingBus {
+    fn publish(&self, change: Change) {
+        let _ = self.0.send(change);
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Change> {
+        let receiver = self.0.subscribe();
+        for _ in 0..3 {
+            let _ = self.0.send(Change::ListChanged(ListKind::Prompts));
+        }
+        receiver
+    }
+}
+
+#[tokio::test]
+async fn a_listen_that_missed_changes_is_told_the_state_of_its_tasks() {
+    let gate = Arc::new(Gate::default());
+    let server = Server::builder("tasks", "1")
+        .event_bus(Arc::new(LaggingBus(broadcast::channel(1).0)))
+        .tasks(TaskOptions::default())
+        .tool(
+            Tool::without_params("gated").task_support(TaskSupport::Optional),
+            {
+                let gate = Arc::clone(&gate);
+                move |_: Value, _cx: Context| {
+                    let gate = Arc::clone(&gate);
+                    async move {
+                        gate.open.notified().await;
+                        "opened"
+                    }
+                }
+            },
+        )
+        .build()
+        .unwrap();
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("gated", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    wire.send(request(
+        2,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [id, id]}, "_meta": with_tasks()}),
+    ))
+    .await;
+    let ack = wire.next().await;
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([id]),
+        "each id once"
+    );
+    // nothing happened to the task, but what the listen missed might have: it is told anew
+    let told = wire.next().await;
+    assert_eq!(told["method"], "notifications/tasks", "{told}");
+    assert_eq!(told["params"]["taskId"], id.as_str());
+    assert_eq!(told["params"]["status"], "working");
+    gate.open.notify_one();
+}
+
+#[tokio::test]
+async fn a_listen_looks_up_no_more_task_ids_than_a_caller_may_have_tasks() {
+    let options = TaskOptions::default().limits(TaskLimits {
+        per_owner: 2,
+        total: 10,
+    });
+    let gate = Arc::new(Gate::default());
+    let server = server_with(&gate, options);
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("gated", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut asked: Vec<String> = (0..10_000).map(|n| format!("bogus-{n}")).collect();
+    asked.push(id.clone());
+    wire.send(request(
+        2,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": asked}, "_meta": with_tasks()}),
+    ))
+    .await;
+    let ack = wire.next().await;
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([]),
+        "{ack}"
+    );
+    // named among the first ones, it is honoured
+    wire.send(request(
+        3,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": ["bogus", id]}, "_meta": with_tasks()}),
+    ))
+    .await;
+    let ack = wire.next().await;
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([id]),
+        "{ack}"
+    );
+    gate.open.notify_one();
+}
+
 // ----- 2025-11-25 -----
 
 #[tokio::test]
@@ -569,6 +753,38 @@ async fn initialize_announces_the_legacy_capability_and_lists_task_support() {
     let mut older = Wire::open(&server);
     let init = older.initialize("2025-06-18", json!({})).await;
     assert!(init["result"]["capabilities"].get("tasks").is_none());
+    let tools = older.call_legacy(1, "tools/list", json!({})).await;
+    let tools = tools["result"]["tools"].as_array().unwrap();
+    assert!(
+        tools.iter().all(|t| t.get("execution").is_none()),
+        "{tools:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_legacy_task_the_full_store_cannot_keep_is_refused() {
+    let options = TaskOptions::default().limits(TaskLimits {
+        per_owner: 1,
+        total: 10,
+    });
+    let gate = Arc::new(Gate::default());
+    let server = server_with(&gate, options);
+    let mut wire = Wire::open(&server);
+    wire.initialize("2025-11-25", json!({})).await;
+    let first = wire
+        .call_legacy(1, "tools/call", json!({"name": "gated", "task": {}}))
+        .await;
+    assert_eq!(first["result"]["task"]["status"], "working", "{first}");
+    // the client asked for a task: there is no inline answer to fall back on
+    let refused = wire
+        .call_legacy(2, "tools/call", json!({"name": "gated", "task": {}}))
+        .await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("too many tasks") && message.contains("per owner"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
