@@ -20,6 +20,8 @@ use serde_json::value::RawValue;
 use crate::BoxFuture;
 use crate::catch::catch_unwind;
 use crate::context::Context;
+use presa_core::clipped;
+
 use crate::definitions::{
     CompletionTarget, Definitions, ListShape, ListSlot, PromptEntry, ResourceEntry, TemplateEntry,
     ToolEntry,
@@ -320,7 +322,7 @@ impl Server {
         let Some(entry) = defs.tool(&params.name) else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
-                params.name
+                clipped(&params.name)
             )));
         };
         let arguments = Value::Object(params.arguments.unwrap_or_default());
@@ -332,6 +334,7 @@ impl Server {
         check_scopes(&cx, Described("tool", &params.name), &entry.scopes)?;
         let mode = CallMode::of(&entry.tool, &cx, params.task.as_ref())?;
         // a call that may outlive its request is stopped by `tasks/cancel` alone once it does
+        let request_cancellation = cx.cancellation().clone();
         let cx = match mode {
             CallMode::Inline => cx,
             CallMode::MayBecomeTask | CallMode::Task { .. } => cx.for_possible_task(),
@@ -393,14 +396,21 @@ impl Server {
                             let task = self.task_run(entry, era, running);
                             return Ok((self.run_task(&cx, record, task)?, false));
                         }
-                        // the client takes either answer: one the store cannot keep is inline
+                        // the client takes either answer: one the store cannot keep is inline,
+                        // stopped by its request's cancellation again
                         Err(error) => {
                             tracing::warn!(
                                 tool = %entry.tool.name,
                                 error = %error.message,
                                 "no task could be made for a call: it is answered inline"
                             );
-                            running.await
+                            tokio::select! {
+                                ran = &mut running => ran,
+                                () = request_cancellation.cancelled() => {
+                                    cx.cancellation().cancel();
+                                    running.await
+                                }
+                            }
                         }
                     },
                 }
@@ -550,7 +560,7 @@ impl Server {
         let Some(entry) = defs.prompt(&params.name) else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown prompt: {}",
-                params.name
+                clipped(&params.name)
             )));
         };
         check_scopes(&cx, Described("prompt", &params.name), &entry.scopes)?;
@@ -611,7 +621,7 @@ impl Server {
                 let Some(entry) = defs.prompt(&p.name) else {
                     return Err(ErrorObject::invalid_params(format!(
                         "Unknown prompt: {}",
-                        p.name
+                        clipped(&p.name)
                     )));
                 };
                 check_scopes(&cx, Described("prompt", &p.name), &entry.scopes)?;
@@ -624,7 +634,7 @@ impl Server {
                     (None, None) => {
                         return Err(ErrorObject::invalid_params(format!(
                             "Unknown resource template: {}",
-                            r.uri
+                            clipped(&r.uri)
                         )));
                     }
                 };

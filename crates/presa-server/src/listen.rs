@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 
+use tokio::sync::broadcast::error::TryRecvError;
+
 use presa_core::{ErrorObject, RawJson};
 use presa_core::{
     Notification, SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
@@ -35,10 +37,16 @@ impl Server {
             tools_list_changed: honour(asked.tools_list_changed),
             prompts_list_changed: honour(asked.prompts_list_changed),
             resources_list_changed: honour(asked.resources_list_changed),
-            resource_subscriptions: if options.subscribe {
-                asked.resource_subscriptions.clone()
-            } else {
-                None
+            resource_subscriptions: match options.subscribe {
+                true => asked.resource_subscriptions.as_ref().map(|uris| {
+                    let mut seen = HashSet::new();
+                    uris.iter()
+                        .filter(|uri| seen.insert(uri.as_str()))
+                        .take(MOST_RESOURCE_SUBSCRIPTIONS)
+                        .cloned()
+                        .collect()
+                }),
+                false => None,
             },
             task_ids: self.listened_tasks(asked.task_ids.as_deref(), &cx).await?,
             ..Default::default()
@@ -71,10 +79,7 @@ impl Server {
                     if wanted != Some(true) {
                         continue;
                     }
-                    Notification::new(
-                        list_changed_method(kind),
-                        &serde_json::json!({ "_meta": subscription_meta(&id) }),
-                    )
+                    list_changed(kind, &id)
                 }
                 Ok(Change::ResourceUpdated(uri)) => {
                     let watched = honoured
@@ -85,10 +90,7 @@ impl Server {
                     if !watched {
                         continue;
                     }
-                    Notification::new(
-                        "notifications/resources/updated",
-                        &serde_json::json!({ "_meta": subscription_meta(&id), "uri": uri }),
-                    )
+                    resource_updated(&uri, &id)
                 }
                 Ok(Change::TaskChanged(task)) => {
                     if !watched_tasks.contains(task.as_str()) {
@@ -102,7 +104,9 @@ impl Server {
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     // changes were missed: everything listened to is told anew (a list to
                     // list again, a resource to read again, each task as it is now), so that
-                    // no last change (a task's end) is lost
+                    // no last change (a task's end) is lost; what queued meanwhile is told by
+                    // that too
+                    while let Ok(_) | Err(TryRecvError::Lagged(_)) = changes.try_recv() {}
                     for notification in self.resync(&honoured, &watched_tasks, &cx, &id).await {
                         cx.notify(notification).await;
                     }
@@ -118,6 +122,27 @@ impl Server {
     }
 }
 
+/// How many resources one listen watches at most (the first ones it names).
+const MOST_RESOURCE_SUBSCRIPTIONS: usize = 1000;
+
+/// A list change for the listen `id`.
+fn list_changed(
+    kind: ListKind,
+    id: &presa_core::RequestId,
+) -> Result<Notification, serde_json::Error> {
+    let params = serde_json::json!({ "_meta": subscription_meta(id) });
+    Notification::new(list_changed_method(kind), &params)
+}
+
+/// A resource update for the listen `id`.
+fn resource_updated(
+    uri: &str,
+    id: &presa_core::RequestId,
+) -> Result<Notification, serde_json::Error> {
+    let params = serde_json::json!({ "_meta": subscription_meta(id), "uri": uri });
+    Notification::new("notifications/resources/updated", &params)
+}
+
 impl Server {
     /// What a listen that missed changes is sent instead of them: a list change for each list
     /// it listens to, an update for each resource, and each task's state now.
@@ -128,7 +153,6 @@ impl Server {
         cx: &Context,
         id: &presa_core::RequestId,
     ) -> Vec<Notification> {
-        let meta = || serde_json::json!({ "_meta": subscription_meta(id) });
         let lists = [
             (ListKind::Tools, honoured.tools_list_changed),
             (ListKind::Prompts, honoured.prompts_list_changed),
@@ -137,11 +161,10 @@ impl Server {
         let mut sent: Vec<Notification> = lists
             .into_iter()
             .filter(|(_, wanted)| *wanted == Some(true))
-            .filter_map(|(kind, _)| Notification::new(list_changed_method(kind), &meta()).ok())
+            .filter_map(|(kind, _)| list_changed(kind, id).ok())
             .collect();
         for uri in honoured.resource_subscriptions.iter().flatten() {
-            let params = serde_json::json!({ "_meta": subscription_meta(id), "uri": uri });
-            sent.extend(Notification::new("notifications/resources/updated", &params).ok());
+            sent.extend(resource_updated(uri, id).ok());
         }
         for task in tasks {
             sent.extend(self.task_notification(task, cx, id).await);

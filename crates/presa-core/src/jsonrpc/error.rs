@@ -116,7 +116,7 @@ impl ErrorObject {
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             ErrorCode::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
+            format!("Method not found: {}", clipped(method)),
         )
     }
 
@@ -138,3 +138,26 @@ impl fmt::Display for ErrorObject {
 }
 
 impl std::error::Error for ErrorObject {}
+
+/// A peer's text (a name, an id, a cursor) as an error message quotes it: whole up to 64 bytes,
+/// else its first 64 bytes (cut at a character boundary) and `…`, so that an error never echoes
+/// an unbounded string back.
+///
+/// ```
+/// use presa_core::clipped;
+///
+/// assert_eq!(clipped("add"), "add");
+/// assert_eq!(clipped(&"x".repeat(1000)).len(), 64 + '…'.len_utf8());
+/// assert!(clipped(&"é".repeat(100)).ends_with("é…"));
+/// ```
+pub fn clipped(text: &str) -> std::borrow::Cow<'_, str> {
+    const MOST: usize = 64;
+    if text.len() <= MOST {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let end = (0..=MOST)
+        .rev()
+        .find(|at| text.is_char_boundary(*at))
+        .unwrap_or(0);
+    std::borrow::Cow::Owned(format!("{}…", &text[..end]))
+}

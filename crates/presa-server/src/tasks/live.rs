@@ -20,10 +20,10 @@ use crate::input::InputError;
 
 use super::{Tasks, now_ms, wire};
 
-/// How often the final state of a task is tried, and the pause after the first failure (four
-/// times longer after each further one).
-const FINAL_WRITE_ATTEMPTS: u32 = 4;
+/// The pause after a task's end failed to be saved: twice as long after each further failure,
+/// up to [`FINAL_WRITE_MOST_PAUSE`].
 const FINAL_WRITE_PAUSE: Duration = Duration::from_millis(100);
+const FINAL_WRITE_MOST_PAUSE: Duration = Duration::from_secs(30);
 
 /// How a task's request ended.
 pub(crate) enum TaskEnd {
@@ -61,9 +61,11 @@ struct Inputs {
 pub(crate) struct LiveTask {
     pub(crate) id: String,
     pub(crate) version: ProtocolVersion,
-    /// The state, written through to the store under this lock so that writes keep their
-    /// order.
+    /// The state.
     record: tokio::sync::Mutex<super::TaskRecord>,
+    /// Held from a change until it is written through, so that writes reach the store in the
+    /// order of the changes (the state itself is not locked while the store works).
+    writing: tokio::sync::Mutex<()>,
     pub(crate) cancellation: Cancellation,
     /// Whether the sweeper gave the task up (it waited for input past its ttl).
     expired: AtomicBool,
@@ -99,6 +101,7 @@ impl LiveTask {
             id: record.id.clone(),
             version,
             record: tokio::sync::Mutex::new(record),
+            writing: tokio::sync::Mutex::new(()),
             cancellation,
             expired: AtomicBool::new(false),
             inputs: Mutex::default(),
@@ -122,16 +125,21 @@ impl LiveTask {
         if record.status.is_terminal() {
             return false;
         }
-        let before_shown = wire::legacy_task(&record).status;
+        let experimental = self.experimental();
+        let shown_before = experimental.then(|| wire::legacy_task(&record).status);
         edit(&mut record);
         record.touch(now_ms());
-        self.save(&record).await;
-        let status = self.experimental().then(|| wire::legacy_task(&record));
-        let status = status.filter(|task| task.status != before_shown);
+        let saved = record.clone();
+        let writing = self.writing.lock().await;
         drop(record);
+        self.save(&saved).await;
+        drop(writing);
         self.changed.notify_waiters();
         self.tasks.bus.publish(Change::TaskChanged(self.id.clone()));
-        if let Some(task) = status
+        let status = shown_before
+            .map(|before| (before, wire::legacy_task(&saved)))
+            .filter(|(before, task)| task.status != *before);
+        if let Some((_, task)) = status
             && let Ok(notification) = Notification::new("notifications/tasks/status", &task)
         {
             self.peer.notify(None, notification).await;
@@ -139,25 +147,29 @@ impl LiveTask {
         true
     }
 
-    /// Writes the state through to the store. The final state is tried again a few times: a
-    /// task whose end is lost would show as running until its store forgets it.
+    /// Writes the state through to the store. The task's end is tried until the store takes
+    /// it (a task whose end is lost would hold its place as a running one); a store that
+    /// refuses a change because the task ended there (cancelled from another instance) stops
+    /// the handler.
     async fn save(&self, record: &super::TaskRecord) {
-        let attempts = if record.status.is_terminal() {
-            FINAL_WRITE_ATTEMPTS
-        } else {
-            1
-        };
         let mut pause = FINAL_WRITE_PAUSE;
-        for attempt in 1..=attempts {
+        loop {
             match self.tasks.options.store.update(record.clone()).await {
-                Ok(()) => return,
-                Err(error) if attempt < attempts => {
-                    tracing::warn!(task = %self.id, %error, attempt, "a task's end could not be saved yet");
+                Ok(true) => return,
+                Ok(false) => {
+                    if !record.status.is_terminal() {
+                        self.cancellation.cancel();
+                    }
+                    return;
+                }
+                Err(error) if record.status.is_terminal() => {
+                    tracing::warn!(task = %self.id, %error, "a task's end could not be saved yet");
                     tokio::time::sleep(pause).await;
-                    pause *= 4;
+                    pause = (pause * 2).min(FINAL_WRITE_MOST_PAUSE);
                 }
                 Err(error) => {
                     tracing::warn!(task = %self.id, %error, "a task's state could not be saved");
+                    return;
                 }
             }
         }
@@ -168,19 +180,23 @@ impl LiveTask {
     pub(crate) fn stopped(&self) -> TaskEnd {
         match self.expired.load(Ordering::Acquire) {
             true => TaskEnd::Failed(ErrorObject::internal_error(
-                "The task expired waiting for input: no answer came within its ttl",
+                "The task expired waiting for input: no answer came in time",
             )),
             false => TaskEnd::Cancelled,
         }
     }
 
-    /// Gives up a task that has waited for input past its ttl at `now_ms` (nobody is coming
+    /// Gives up a task that has waited for input for `timeout` at `now_ms` (nobody is coming
     /// back for it: the client went away, its session closed): its handler is stopped and the
-    /// task fails.
-    pub(crate) async fn expire_if_waiting(&self, now_ms: u64) {
-        let record = self.record.lock().await;
+    /// task fails. A task being changed right now is not waiting.
+    pub(crate) fn expire_if_waiting(&self, now_ms: u64, timeout: Duration) {
+        let Ok(record) = self.record.try_lock() else {
+            return;
+        };
         let waiting = record.status == TaskStatus::InputRequired;
-        if waiting && record.deadline_ms().is_some_and(|at| at <= now_ms) {
+        let since = record.updated_at_ms;
+        let timeout = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        if waiting && since.saturating_add(timeout) <= now_ms && !self.cancellation.is_cancelled() {
             self.expired.store(true, Ordering::Release);
             self.cancellation.cancel();
         }
@@ -257,7 +273,8 @@ impl LiveTask {
             answer
         };
         self.change(|record| {
-            record.input_requests.insert(key, request);
+            // a key names one request: asked again, it is the first one still
+            record.input_requests.entry(key).or_insert(request);
             record.status = TaskStatus::InputRequired;
         })
         .await;

@@ -26,22 +26,8 @@ fn experimental(cx: &Context) -> bool {
 fn not_found(id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!(
         "Failed to retrieve task: Task not found: {}",
-        shown(id)
+        presa_core::clipped(id)
     ))
-}
-
-/// A task id or cursor from the peer as an error message shows it: at most 64 bytes of it
-/// (ours are 22), whatever it sent.
-fn shown(id: &str) -> String {
-    const MOST: usize = 64;
-    if id.len() <= MOST {
-        return id.to_owned();
-    }
-    let end = (0..=MOST)
-        .rev()
-        .find(|at| id.is_char_boundary(*at))
-        .unwrap_or(0);
-    format!("{}…", &id[..end])
 }
 
 /// Removes a `tasks/result` request's stream from its task when the request ends, answered or
@@ -196,14 +182,14 @@ impl Server {
                 let mut cancelled = record;
                 cancelled.status = TaskStatus::Cancelled;
                 cancelled.touch(now_ms());
-                self.inner
-                    .tasks
-                    .options
-                    .store
-                    .update(cancelled.clone())
-                    .await
-                    .map_err(|error| ErrorObject::internal_error(error.to_string()))?;
-                cancelled
+                let store = &self.inner.tasks.options.store;
+                let failed =
+                    |error: super::TaskStoreError| ErrorObject::internal_error(error.to_string());
+                match store.update(cancelled.clone()).await.map_err(failed)? {
+                    true => cancelled,
+                    // it ended (or went) meanwhile: as it is now
+                    false => self.find_task(&params.task_id, cx).await?.0,
+                }
             }
             None => record,
         };
@@ -284,7 +270,7 @@ impl Server {
             if known.is_none_or(|task| task.owner != owner) {
                 return Err(ErrorObject::invalid_params(format!(
                     "Invalid cursor: {}",
-                    shown(cursor)
+                    presa_core::clipped(cursor)
                 )));
             }
         }

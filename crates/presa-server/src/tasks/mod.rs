@@ -61,17 +61,20 @@ pub struct TaskOptions {
     limits: TaskLimits,
     retention: Option<Duration>,
     poll_interval: Duration,
+    input_timeout: Option<Duration>,
 }
 
 impl Default for TaskOptions {
     /// In memory, finished tasks kept for an hour after their last change, a poll every
-    /// second suggested, the default [`TaskLimits`].
+    /// second suggested, a task waiting for input given up after an hour, the default
+    /// [`TaskLimits`].
     fn default() -> Self {
         Self {
             store: Arc::new(InMemoryTaskStore::new()),
             limits: TaskLimits::default(),
             retention: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_secs(1),
+            input_timeout: Some(Duration::from_secs(3600)),
         }
     }
 }
@@ -100,8 +103,8 @@ impl TaskOptions {
 
     /// How long a task is kept after its last change (its `ttlMs` counts from creation and grows
     /// with each change); `None` keeps finished tasks for good, counted by the limits (which
-    /// then refuse new tasks: they never evict). A 2025-11-25 client may ask for less with the
-    /// `task.ttl` of its request.
+    /// then never make room: new 2025-11-25 tasks are refused, 2026-07-28 calls answered
+    /// inline). A 2025-11-25 client may ask for less with the `task.ttl` of its request.
     #[must_use]
     pub fn retention(mut self, retention: Option<Duration>) -> Self {
         self.retention = retention;
@@ -113,6 +116,20 @@ impl TaskOptions {
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval.max(Duration::from_millis(1));
         self
+    }
+
+    /// How long a task may wait for an answer to its input request before it is given up
+    /// (its handler dropped, the task `failed`): the client went away, or its session closed.
+    /// `None` waits for good.
+    #[must_use]
+    pub fn input_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.input_timeout = timeout;
+        self
+    }
+
+    /// The input timeout.
+    pub fn get_input_timeout(&self) -> Option<Duration> {
+        self.input_timeout
     }
 
     /// The limits.
@@ -180,7 +197,7 @@ impl Tasks {
     }
 
     /// Evicts expired tasks now and then while the store holds any, and fails the tasks running
-    /// here that waited for input past their ttl.
+    /// here that waited for input past the input timeout.
     fn sweep(self: &Arc<Self>) {
         self.created.fetch_add(1, Ordering::AcqRel);
         if self.sweeping.swap(true, Ordering::AcqRel) {
@@ -193,10 +210,11 @@ impl Tasks {
                 let Some(tasks) = tasks.upgrade() else { return };
                 let created = tasks.created.load(Ordering::Acquire);
                 let now = now_ms();
-                // a task waiting for input past its ttl was given up on: it fails
-                let live: Vec<Arc<LiveTask>> = tasks.live().values().cloned().collect();
-                for task in live {
-                    task.expire_if_waiting(now).await;
+                // a task waiting for input too long was given up on: it fails
+                if let Some(timeout) = tasks.options.input_timeout {
+                    for task in tasks.live().values() {
+                        task.expire_if_waiting(now, timeout);
+                    }
                 }
                 let left = tasks.options.store.evict_expired(now).await;
                 if matches!(left, Ok(0)) && tasks.live().is_empty() {
@@ -366,7 +384,7 @@ impl Server {
     ) -> Result<RawJson, ErrorObject> {
         let tasks = &self.inner.tasks;
         let version = cx.protocol_version();
-        let answer = self.created_result(&record, version);
+        let answer = self.created_result(&record, version)?;
         let live = Arc::new(LiveTask::new(
             record,
             version,
@@ -391,7 +409,7 @@ impl Server {
             };
             live.finish(end).await;
         });
-        answer
+        Ok(answer)
     }
 }
 

@@ -67,8 +67,7 @@ impl TaskRecord {
         self.deadline_ms()
     }
 
-    /// `ttl_ms` after creation, whatever the status: when a task that ended expires, and when
-    /// one still waiting for input is given up.
+    /// `ttl_ms` after creation, whatever the status (when a task that ended expires).
     pub fn deadline_ms(&self) -> Option<u64> {
         self.ttl_ms
             .map(|ttl| self.created_at_ms.saturating_add(ttl))
@@ -95,7 +94,9 @@ impl TaskRecord {
 /// past either with [`TaskStoreError::Full`]; finished tasks count until they expire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskLimits {
-    /// Tasks one owner may have at once.
+    /// Tasks one owner may have at once (all unauthenticated 2026-07-28 callers are one
+    /// owner: see [`TaskRecord::owner`]). It also bounds how many task ids one
+    /// `subscriptions/listen` looks up.
     pub per_owner: usize,
     /// Tasks of all owners at once.
     pub total: usize,
@@ -172,10 +173,11 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
         now_ms: u64,
     ) -> BoxFuture<'_, Result<Option<TaskRecord>, TaskStoreError>>;
 
-    /// Replaces a task's state with `task` (its runner's writes). A task that is gone stays
-    /// gone, and one that ended stays as it ended: a late write (a runner that has not seen a
-    /// cancel made elsewhere) changes nothing.
-    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
+    /// Replaces a task's state with `task` (its runner's writes); returns whether it did. A
+    /// task that is gone stays gone, and one that ended stays as it ended: a late write (a
+    /// runner that has not seen a cancel made elsewhere) changes nothing and returns `false`,
+    /// which tells the runner to stop its handler.
+    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
 
     /// Up to `limit` of `owner`'s tasks in creation order, starting after the task `after`.
     fn list(
@@ -321,13 +323,15 @@ impl TaskStore for InMemoryTaskStore {
         Box::pin(std::future::ready(Ok(task)))
     }
 
-    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
-        if let Some((_, slot)) = self.tables().tasks.get_mut(&task.id)
-            && !slot.status.is_terminal()
-        {
-            *slot = task;
-        }
-        Box::pin(std::future::ready(Ok(())))
+    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        let updated = match self.tables().tasks.get_mut(&task.id) {
+            Some((_, slot)) if !slot.status.is_terminal() => {
+                *slot = task;
+                true
+            }
+            _ => false,
+        };
+        Box::pin(std::future::ready(Ok(updated)))
     }
 
     fn list(
@@ -458,7 +462,7 @@ mod tests {
         assert!(store.get("t", 1_100).await.unwrap().is_none());
         assert_eq!(store.evict_expired(1_100).await.unwrap(), 0);
         // a task that is gone is not brought back by a late write
-        store.update(finished(task("t", "o"))).await.unwrap();
+        assert!(!store.update(finished(task("t", "o"))).await.unwrap());
         assert!(store.get("t", 0).await.unwrap().is_none());
     }
 
@@ -471,12 +475,12 @@ mod tests {
             .unwrap();
         let mut cancelled = task("t", "o");
         cancelled.status = TaskStatus::Cancelled;
-        store.update(cancelled).await.unwrap();
+        assert!(store.update(cancelled).await.unwrap());
         // a runner elsewhere that missed the cancel writes its progress, then its end
         let mut progress = task("t", "o");
         progress.status_message = Some("half way".into());
-        store.update(progress).await.unwrap();
-        store.update(finished(task("t", "o"))).await.unwrap();
+        assert!(!store.update(progress).await.unwrap());
+        assert!(!store.update(finished(task("t", "o"))).await.unwrap());
         let stored = store.get("t", 0).await.unwrap().unwrap();
         assert_eq!(stored.status, TaskStatus::Cancelled);
         assert_eq!(stored.status_message, None);

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use presa_core::{
     ElicitRequestFormParams, ElicitationSchema, ErrorCode, META_CLIENT_CAPABILITIES,
-    META_PROTOCOL_VERSION, StringSchema, TASKS_EXTENSION, TaskSupport, Tool, Transmit,
+    META_PROTOCOL_VERSION, StringSchema, TASKS_EXTENSION, TaskStatus, TaskSupport, Tool, Transmit,
 };
 use presa_server::*;
 use presa_test::message::{initialize_with, legacy_notification, legacy_request, request};
@@ -78,6 +78,7 @@ impl Wire {
             if got["result"]["status"] == status {
                 return got["result"].clone();
             }
+            assert!(got.get("error").is_none(), "no such task: {got}");
             assert_ne!(
                 got["result"]["status"], "completed",
                 "ended otherwise: {got}"
@@ -503,8 +504,10 @@ async fn a_full_store_answers_inline_and_a_finished_task_expires_after_its_reten
 }
 
 #[tokio::test]
-async fn a_task_left_waiting_for_input_fails_once_its_ttl_passed() {
-    let options = TaskOptions::default().retention(Some(std::time::Duration::from_millis(50)));
+async fn a_task_left_waiting_for_input_fails_once_the_input_timeout_passed() {
+    let options = TaskOptions::default()
+        .input_timeout(Some(std::time::Duration::from_millis(50)))
+        .retention(Some(std::time::Duration::from_secs(60)));
     let server = server_with(&Arc::default(), options);
     let mut wire = Wire::open(&server);
     let created = wire
@@ -534,7 +537,7 @@ async fn the_same_question_asked_twice_at_once_gets_the_one_answer() {
                 cx.run_as_task().await;
                 let (a, b) = tokio::join!(
                     cx.elicit_keyed("who", form("Who?")),
-                    cx.elicit_keyed("who", form("Who?"))
+                    cx.elicit_keyed("who", form("Who else?"))
                 );
                 let same = a?.content == b?.content;
                 Ok::<_, InputError>(format!("same answer: {same}"))
@@ -548,7 +551,12 @@ async fn the_same_question_asked_twice_at_once_gets_the_one_answer() {
         .await;
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
     let waiting = wire.until(&id, "input_required").await;
+    // one key, one request: the first one asked, which the answer is checked against
     assert_eq!(waiting["inputRequests"].as_object().unwrap().len(), 1);
+    assert_eq!(
+        waiting["inputRequests"]["who"]["params"]["message"], "Who?",
+        "{waiting}"
+    );
     let answer = json!({"action": "accept", "content": {"name": "Ada"}});
     let update = json!({"taskId": id, "inputResponses": {"who": answer}, "_meta": with_tasks()});
     let acked = wire.call(2, "tasks/update", update).await;
@@ -561,20 +569,21 @@ async fn the_same_question_asked_twice_at_once_gets_the_one_answer() {
 async fn errors_show_at_most_a_bounded_part_of_a_bogus_task_id() {
     let server = server(&Arc::default());
     let mut wire = Wire::open(&server);
-    let long = "x".repeat(100_000);
-    let refused = wire
-        .call(
-            1,
-            "tasks/get",
-            json!({"taskId": long, "_meta": with_tasks()}),
-        )
-        .await;
-    assert_eq!(refused["error"]["code"], -32602);
-    let message = refused["error"]["message"].as_str().unwrap();
-    assert!(
-        message.contains("not found") && message.len() < 200,
-        "{message}"
-    );
+    for long in ["x".repeat(100_000), "é".repeat(100)] {
+        let refused = wire
+            .call(
+                1,
+                "tasks/get",
+                json!({"taskId": long, "_meta": with_tasks()}),
+            )
+            .await;
+        assert_eq!(refused["error"]["code"], -32602);
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("not found") && message.len() < 200,
+            "{message}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -983,4 +992,138 @@ async fn ended_tasks_leave_the_store_once_they_expire() {
         .unwrap()
         .as_millis() as u64;
     assert_eq!(store.evict_expired(now).await.unwrap(), 0);
+}
+
+/// A store whose engine fails the first `failures` writes of a task's end, and that can be
+/// written to from "another instance".
+#[derive(Debug, Default)]
+struct FlakyStore {
+    inner: InMemoryTaskStore,
+    failures: std::sync::atomic::AtomicUsize,
+}
+
+impl TaskStore for FlakyStore {
+    fn create(
+        &self,
+        task: TaskRecord,
+        limits: TaskLimits,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        self.inner.create(task, limits, now_ms)
+    }
+
+    fn get(
+        &self,
+        id: &str,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.inner.get(id, now_ms)
+    }
+
+    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        use std::sync::atomic::Ordering;
+        let fail = task.status.is_terminal()
+            && self
+                .failures
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+                .is_ok();
+        if fail {
+            let error = std::io::Error::other("the engine is down");
+            return Box::pin(async move { Err(TaskStoreError::Backend(Box::new(error))) });
+        }
+        self.inner.update(task)
+    }
+
+    fn list(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Vec<TaskRecord>, TaskStoreError>> {
+        self.inner.list(owner, after, limit, now_ms)
+    }
+
+    fn evict_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
+        self.inner.evict_expired(now_ms)
+    }
+}
+
+#[tokio::test]
+async fn a_tasks_end_is_saved_once_the_store_takes_it_again() {
+    let store = Arc::new(FlakyStore {
+        failures: 2.into(),
+        ..Default::default()
+    });
+    let gate = Arc::new(Gate::default());
+    let options = TaskOptions::default().shared_store(Arc::clone(&store) as Arc<dyn TaskStore>);
+    let server = server_with(&gate, options);
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("gated", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut changes = server.changes();
+    gate.open.notify_one();
+    // the end is told once it is saved, after two failed tries
+    loop {
+        if let Ok(Change::TaskChanged(changed)) = changes.recv().await
+            && changed == id
+            && store.inner.get(&id, 0).await.unwrap().unwrap().status == TaskStatus::Completed
+        {
+            break;
+        }
+    }
+    assert_eq!(store.failures.load(std::sync::atomic::Ordering::Acquire), 0);
+    let done = wire.until(&id, "completed").await;
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("opened")
+    );
+}
+
+#[tokio::test]
+async fn a_cancel_made_elsewhere_stops_the_handler_at_its_next_change() {
+    let store = Arc::new(FlakyStore::default());
+    let gate = Arc::new(Gate::default());
+    let (opens, drops) = (Arc::clone(&gate), Arc::clone(&gate));
+    let server = Server::builder("tasks", "1")
+        .tasks(TaskOptions::default().shared_store(Arc::clone(&store) as Arc<dyn TaskStore>))
+        .tool(
+            Tool::without_params("steps").task_support(TaskSupport::Optional),
+            move |_: Value, cx: Context| {
+                let (opens, guard) = (Arc::clone(&opens), Dropped(Arc::clone(&drops)));
+                async move {
+                    let _guard = guard;
+                    cx.run_as_task().await;
+                    for _ in 0..u32::MAX {
+                        opens.open.notified().await;
+                        cx.progress(1.0, None, Some("a step")).await;
+                    }
+                    "all steps"
+                }
+            },
+        )
+        .build()
+        .unwrap();
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("steps", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // another instance cancels it in the shared store
+    let mut cancelled = store.inner.get(&id, 0).await.unwrap().unwrap();
+    cancelled.status = TaskStatus::Cancelled;
+    assert!(store.inner.update(cancelled).await.unwrap());
+    let dropped = gate.dropped.notified();
+    gate.open.notify_one();
+    dropped.await;
+    let got = wire.until(&id, "cancelled").await;
+    assert_eq!(got["status"], "cancelled");
+    assert_eq!(
+        store.inner.get(&id, 0).await.unwrap().unwrap().status,
+        TaskStatus::Cancelled
+    );
 }
