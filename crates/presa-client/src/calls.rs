@@ -167,13 +167,21 @@ impl Client {
     }
 
     /// Lists the tools in full into the client's [`ToolListing`](crate::output::ToolListing)
-    /// (kept unless the list changed meanwhile).
-    pub(crate) async fn list_tools_again(&self, options: &CallOptions) -> Result<(), ClientError> {
+    /// (kept unless the list changed meanwhile) and returns them, one caller at a time: `None`
+    /// when another caller listed them while this one waited for its turn.
+    pub(crate) async fn list_tools_again(
+        &self,
+        options: &CallOptions,
+    ) -> Result<Option<Vec<Tool>>, ClientError> {
         let listing = self.tool_listing();
+        let _turn = listing.refill().await;
+        if listing.is_listed() {
+            return Ok(None);
+        }
         let generation = listing.generation();
         let tools = self.list_tools().options(options.clone()).await?;
         listing.replace(&tools, generation);
-        Ok(())
+        Ok(Some(tools))
     }
 
     /// `resources/read`: reads the resource at `uri`. Served from the cache while fresh.

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use presa_core::{ClientCapabilities, ClientSession, Notification, ProtocolVersion};
+use presa_core::{ClientCapabilities, ClientSession, Notification, ProtocolVersion, RequestTasks};
 use tokio::sync::mpsc;
 
 use crate::driver::Driver;
@@ -163,6 +163,12 @@ impl Client {
 
     pub(crate) fn capabilities(&self) -> &ClientCapabilities {
         &self.inner.capabilities
+    }
+
+    /// Whether this client's requests may use tasks, and which: the core rule the server
+    /// applies to them too.
+    pub(crate) fn request_tasks(&self) -> RequestTasks {
+        self.protocol_version().request_tasks(self.capabilities())
     }
 
     pub(crate) fn max_input_rounds(&self) -> usize {

@@ -13,27 +13,29 @@ use serde_json::Value;
 
 use crate::{ClientError, ResultText};
 
-/// The most tools a client keeps; a server listing more has the rest called unchecked (and, on
-/// 2025-11-25, listed again when called).
+/// The most tools whose output schemas a client keeps; a server listing more has the rest
+/// called unchecked. Task support is kept for every tool listed.
 const MAX_TOOLS: usize = 10_000;
 
-/// What the client knows of one listed tool: its output schema, compiled on first use, and
-/// whether it runs as a task (`execution.taskSupport`).
+/// What the client knows of one listed tool's output: its schema, compiled on first use.
 #[derive(Debug)]
-struct Listed {
+struct Output {
     schema: Option<JsonObject>,
     compiled: OnceLock<Option<Arc<dyn Validator>>>,
-    task_support: TaskSupport,
 }
 
 #[derive(Debug, Default)]
 struct Known {
-    /// Whether the tools were listed since the client connected or last heard
-    /// `notifications/tools/list_changed`.
+    /// Whether the tools were listed in full since the client connected or last heard
+    /// `notifications/tools/list_changed`: then a tool the listing lacks does not exist.
     listed: bool,
     /// How many times the list changed: a listing asked for before a change is not kept.
     generation: u64,
-    tools: HashMap<String, Arc<Listed>>,
+    /// The output schemas of the first [`MAX_TOOLS`] tools listed.
+    outputs: HashMap<String, Arc<Output>>,
+    /// The task support of every listed tool that may run as a task (one that is not held
+    /// here is [`TaskSupport::Forbidden`]).
+    tasks: HashMap<String, TaskSupport>,
 }
 
 /// The server's tools as the client last listed them in full: typed calls check results with
@@ -42,6 +44,16 @@ struct Known {
 #[derive(Debug, Default)]
 pub(crate) struct ToolListing {
     known: Mutex<Known>,
+    /// Held while the tools are listed again, so that callers at once list once.
+    refill: tokio::sync::Mutex<()>,
+}
+
+/// Tool `name`'s task support in a full listing of `tools`: none for a tool it lacks.
+pub(crate) fn task_support_in(tools: &[Tool], name: &str) -> TaskSupport {
+    tools
+        .iter()
+        .find(|tool| tool.name == name)
+        .map_or(TaskSupport::Forbidden, Tool::get_task_support)
 }
 
 impl ToolListing {
@@ -61,6 +73,12 @@ impl ToolListing {
         self.known().generation
     }
 
+    /// The turn to list the tools again: one caller at a time, the others then find them
+    /// listed.
+    pub(crate) async fn refill(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.refill.lock().await
+    }
+
     /// What a full `tools/list` said, replacing what was known, unless the list changed since
     /// `generation` was read (the listing may predate the change).
     pub(crate) fn replace(&self, tools: &[Tool], generation: u64) {
@@ -71,24 +89,30 @@ impl ToolListing {
                 tools.len()
             );
         }
-        let tools = tools
+        let outputs = tools
             .iter()
             .take(MAX_TOOLS)
             .map(|tool| {
-                let listed = Listed {
+                let output = Output {
                     schema: tool.output_schema.clone(),
                     compiled: OnceLock::new(),
-                    task_support: tool.get_task_support(),
                 };
-                (tool.name.clone(), Arc::new(listed))
+                (tool.name.clone(), Arc::new(output))
             })
+            .collect();
+        let tasks = tools
+            .iter()
+            .map(|tool| (tool, tool.get_task_support()))
+            .filter(|(_, support)| *support != TaskSupport::Forbidden)
+            .map(|(tool, support)| (tool.name.clone(), support))
             .collect();
         let mut known = self.known();
         if known.generation != generation {
             return;
         }
         known.listed = true;
-        known.tools = tools;
+        known.outputs = outputs;
+        known.tasks = tasks;
     }
 
     /// Forgets the list (the server said its tools changed).
@@ -96,23 +120,30 @@ impl ToolListing {
         let mut known = self.known();
         known.listed = false;
         known.generation += 1;
-        known.tools.clear();
+        known.outputs = HashMap::new();
+        known.tasks = HashMap::new();
     }
 
-    /// Tool `name`'s task support as listed; `None` when the tools are not listed (or changed
-    /// since) or the list does not hold `name`.
+    /// Tool `name`'s task support as listed (none for a tool the full listing lacks); `None`
+    /// when the tools are not listed (or changed since).
     pub(crate) fn task_support(&self, name: &str) -> Option<TaskSupport> {
         let known = self.known();
         if !known.listed {
             return None;
         }
-        known.tools.get(name).map(|tool| tool.task_support)
+        Some(
+            known
+                .tasks
+                .get(name)
+                .copied()
+                .unwrap_or(TaskSupport::Forbidden),
+        )
     }
 
     /// Tool `name`'s output schema, and its compiled form (`None` when the client cannot
     /// compile it: then it is not checked, and the log says so).
     fn output(&self, name: &str) -> Option<(JsonObject, Option<Arc<dyn Validator>>)> {
-        let output = self.known().tools.get(name).cloned()?;
+        let output = self.known().outputs.get(name).cloned()?;
         let schema = output.schema.clone()?;
         let validator = output
             .compiled

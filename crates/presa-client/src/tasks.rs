@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use presa_core::tasks_extension::{CreateTaskResult, DetailedTask, RESULT_TYPE_TASK};
 use presa_core::{
-    CallToolResult, ErrorCode, InputRequests, InputRequiredResult, JsonObject, TASKS_EXTENSION,
-    TaskStatus, TaskSupport, TasksFlavor,
+    CallToolResult, ErrorCode, InputRequests, InputRequiredResult, JsonObject, RequestTasks,
+    TASKS_EXTENSION, TaskStatus, TaskSupport,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -111,7 +111,7 @@ impl TaskHandle {
     }
 
     fn legacy(&self) -> bool {
-        self.client.protocol_version().tasks() == Some(TasksFlavor::Experimental)
+        self.client.request_tasks() == RequestTasks::Experimental
     }
 
     fn id_params(&self) -> Map<String, Value> {
@@ -333,7 +333,7 @@ impl Client {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        if self.protocol_version().tasks() == Some(TasksFlavor::Experimental) {
+        if self.request_tasks() == RequestTasks::Experimental {
             return self.start_legacy(name, params, options).await;
         }
         let answered = call_or_task::<CallToolResult>(self, "tools/call", params, options).await;
@@ -353,13 +353,16 @@ impl Client {
         if result.get("resultType").and_then(Value::as_str) != Some(RESULT_TYPE_TASK) {
             return Err(unexpected_result_type(&result));
         }
-        let version = self.protocol_version();
-        let refused = if !self.allows_tasks() {
-            Some("this client does not allow tasks (ClientOptions::tasks)".to_owned())
-        } else if version.tasks() != Some(TasksFlavor::Extension) {
-            Some(format!("{version} has no tasks extension"))
-        } else {
-            None
+        // the core rule the server follows too: a task only for a request declaring the extension
+        let refused = match self.request_tasks() {
+            RequestTasks::Extension => None,
+            RequestTasks::Undeclared => {
+                Some("this client does not allow tasks (ClientOptions::tasks)".to_owned())
+            }
+            _ => Some(format!(
+                "{} has no tasks extension",
+                self.protocol_version()
+            )),
         };
         if let Some(why) = refused {
             let task = result.get("taskId").cloned().unwrap_or(Value::Null);
@@ -372,17 +375,25 @@ impl Client {
         Ok(TaskHandle::new(self, created.task.task_id))
     }
 
-    /// Tool `name`'s task support as last listed (2025-11-25), listing the tools first when
-    /// they changed since or do not hold `name`: a tool the server does not list has none.
-    async fn task_support(&self, name: &str) -> Result<TaskSupport, ClientError> {
-        if let Some(support) = self.tool_listing().task_support(name) {
-            return Ok(support);
+    /// Tool `name`'s task support as last listed (2025-11-25), listing the tools first (with
+    /// the call's `options`) when they were not listed in full or changed since: a tool the
+    /// server does not list has none.
+    async fn task_support(
+        &self,
+        name: &str,
+        options: &CallOptions,
+    ) -> Result<TaskSupport, ClientError> {
+        loop {
+            if let Some(support) = self.tool_listing().task_support(name) {
+                return Ok(support);
+            }
+            // read from the tools listed, kept or not: a list change meanwhile discards the
+            // listing, not this call's answer
+            if let Some(tools) = self.list_tools_again(options).await? {
+                return Ok(crate::output::task_support_in(&tools, name));
+            }
+            // another caller listed them meanwhile: read its listing (again if it changed)
         }
-        self.list_tools_again(&CallOptions::default()).await?;
-        Ok(self
-            .tool_listing()
-            .task_support(name)
-            .unwrap_or(TaskSupport::Forbidden))
     }
 
     /// 2025-11-25: a task-augmented call when the client allows tasks and the server lists the
@@ -403,7 +414,7 @@ impl Client {
             .and_then(|r| r.tools.as_ref())
             .is_some_and(|tools| tools.contains_key("call"));
         let support = if offered {
-            self.task_support(&name).await?
+            self.task_support(&name, options).await?
         } else {
             TaskSupport::Forbidden
         };

@@ -37,6 +37,8 @@ enum Reply {
     Error(ErrorObject),
     /// Sends `notifications/tools/list_changed`, then the result.
     ToolsChangedThen(Value),
+    /// Never answers.
+    Silent,
 }
 
 type Script = Box<dyn FnMut(&str, &Value) -> Reply + Send>;
@@ -126,6 +128,7 @@ async fn serve(
                     params: params.clone(),
                 });
                 let outcome = match script(&request.method, &params) {
+                    Reply::Silent => continue,
                     Reply::Result(result) => Ok(result),
                     Reply::Error(error) => Err(error),
                     Reply::ToolsChangedThen(result) => {
@@ -460,9 +463,9 @@ async fn task_support_is_listed_once_until_the_list_changes() {
     client.call_tool("fresh", json!({})).await.unwrap();
     assert_eq!(log.count("tools/list"), 2);
 
-    // a tool the listing does not hold: listed again
+    // a tool the full listing does not hold does not exist: not listed again
     client.call_tool("unlisted", json!({})).await.unwrap();
-    assert_eq!(log.count("tools/list"), 3);
+    assert_eq!(log.count("tools/list"), 2);
 }
 
 /// Finding 4, with tasks allowed: a task-capable tool is called as a task, others are not, with
@@ -561,4 +564,144 @@ async fn the_opt_in_survives_set_capabilities_2025() {
         "{declared}"
     );
     assert!(declared["extensions"]["x-other"].is_object(), "{declared}");
+}
+
+/// Review finding 1: a `notifications/tools/list_changed` sent while answering `tools/list`
+/// discards the listing, but not the task support the call read from it: a task-only tool is
+/// still called as a task.
+#[tokio::test(start_paused = true)]
+async fn a_list_change_while_listing_keeps_the_task_support() {
+    let (client, log) = scripted(
+        LEGACY,
+        ClientOptions::default().tasks(true),
+        |method, params| match (method, params["name"].as_str()) {
+            ("tools/list", _) => Reply::ToolsChangedThen(legacy_tools(false)),
+            ("tools/call", Some("only_task")) if params.get("task").is_some() => {
+                Reply::Result(json!({"task": {
+                    "taskId": "t-3", "status": "working", "ttl": null,
+                    "createdAt": "2025-12-01T09:00:00Z", "lastUpdatedAt": "2025-12-01T09:00:00Z"
+                }}))
+            }
+            ("tools/call", Some("only_task")) => Reply::Error(ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "only_task runs only as a task",
+            )),
+            (other, _) => panic!("unexpected {other}"),
+        },
+    )
+    .await;
+    let ToolCall::Task(task) = client.start_tool("only_task", json!({})).await.unwrap() else {
+        panic!("a task")
+    };
+    assert_eq!(task.id(), "t-3");
+    assert_eq!(log.count("tools/list"), 1);
+    let calls = log.of("tools/call");
+    assert!(calls[0].params.get("task").is_some(), "{:?}", calls[0]);
+}
+
+/// Review finding 2: a tool missing from a full listing is not a reason to list again, until
+/// the list changes.
+#[tokio::test(start_paused = true)]
+async fn a_tool_missing_from_a_full_listing_is_not_listed_again() {
+    let (client, log) = scripted(LEGACY, ClientOptions::default(), legacy_script()).await;
+    for _ in 0..3 {
+        client.call_tool("unlisted", json!({})).await.unwrap();
+    }
+    assert_eq!(log.count("tools/list"), 1);
+    client.call_tool("bump", json!({})).await.unwrap();
+    client.call_tool("unlisted", json!({})).await.unwrap();
+    assert_eq!(log.count("tools/list"), 2, "listed again after the change");
+}
+
+/// Review finding 2: the task support of every listed tool is kept, past the tools whose output
+/// schemas are kept (10,000).
+#[tokio::test(start_paused = true)]
+async fn task_support_is_kept_for_every_listed_tool() {
+    let mut tools: Vec<Value> = (0..10_000)
+        .map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}}))
+        .collect();
+    tools.push(json!({"name": "last", "inputSchema": {"type": "object"},
+                      "execution": {"taskSupport": "required"}}));
+    let listing = json!({ "tools": tools });
+    let (client, log) = scripted(
+        LEGACY,
+        ClientOptions::default(),
+        move |method, _| match method {
+            "tools/list" => Reply::Result(listing.clone()),
+            other => panic!("unexpected {other}"),
+        },
+    )
+    .await;
+    for _ in 0..2 {
+        let refused = client.start_tool("last", json!({})).await.unwrap_err();
+        assert_eq!(
+            refused,
+            ClientError::TaskRequired {
+                tool: "last".into()
+            }
+        );
+    }
+    assert_eq!(log.count("tools/list"), 1);
+}
+
+/// Review finding 2: clones calling at once before the tools are listed list them once.
+#[tokio::test(start_paused = true)]
+async fn callers_at_once_list_once() {
+    let (client, log) = scripted(LEGACY, ClientOptions::default(), legacy_script()).await;
+    let (a, b, c) = tokio::join!(
+        client.call_tool("plain", json!({})),
+        client.call_tool("maybe", json!({})),
+        client.call_tool("unlisted", json!({})),
+    );
+    a.unwrap();
+    b.unwrap();
+    c.unwrap();
+    assert_eq!(log.count("tools/list"), 1);
+    assert_eq!(log.count("tools/call"), 3);
+}
+
+/// Review finding 2: the listing a call needs is made with the call's options (here its
+/// timeout), not the defaults.
+#[tokio::test(start_paused = true)]
+async fn the_listing_follows_the_call_options() {
+    let (client, log) = scripted(LEGACY, ClientOptions::default(), |method, _| match method {
+        "tools/list" => Reply::Silent,
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let started = Instant::now();
+    let error = client
+        .call_tool("plain", json!({}))
+        .timeout(Duration::from_secs(2))
+        .await
+        .unwrap_err();
+    assert_eq!(error, ClientError::TimedOut);
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_secs(2), "{waited:?}");
+    assert!(waited < Duration::from_secs(3), "{waited:?}");
+    assert_eq!(log.count("tools/list"), 1);
+    assert_eq!(log.count("tools/call"), 0);
+}
+
+/// Review finding 3: the client follows presa-core's rule for tasks (`RequestTasks`): a task
+/// from a revision without the tasks extension is refused however the client is set.
+#[tokio::test(start_paused = true)]
+async fn a_task_from_a_revision_without_the_extension_is_refused() {
+    let (client, _log) = scripted(
+        ProtocolVersion::V2025_06_18,
+        ClientOptions::default().tasks(true),
+        |method, _| {
+            assert_eq!(method, "tools/call");
+            Reply::Result(created())
+        },
+    )
+    .await;
+    let error = client.start_tool("export", json!({})).await.unwrap_err();
+    let ClientError::InvalidResult(message) = &error else {
+        panic!("InvalidResult, not {error:?}")
+    };
+    assert!(
+        message.contains("2025-06-18 has no tasks extension"),
+        "{message}"
+    );
 }
