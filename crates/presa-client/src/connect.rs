@@ -56,7 +56,7 @@ async fn discover(
                 // the session started with the initialize capabilities: declare this era's
                 let declared = options.get_capabilities();
                 if declared != options.initialize_capabilities() {
-                    handle.command(Command::Declare(Box::new(declared))).await?;
+                    handle.command(Command::Declare(declared)).await?;
                 }
                 if let (Some(mut cache), Some(generation)) = (handle.shared.cache(), generation) {
                     cache.store(

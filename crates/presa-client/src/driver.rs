@@ -203,7 +203,7 @@ impl Driver {
         match command {
             Command::Request(call) => self.send_request(call),
             Command::Stateless(version) => self.session.use_stateless(version),
-            Command::Declare(capabilities) => self.declare(*capabilities),
+            Command::Declare(capabilities) => self.declare(capabilities),
             Command::Notify(notification) => self.session.notify(notification),
             Command::Initialize(reply) => match self.session.initialize(now()) {
                 Ok(id) => self.init = Some((id, reply)),

@@ -29,7 +29,7 @@ pub(crate) enum Command {
     /// Declare these capabilities with every request from now on: the 2026-07-28 ones (with
     /// the tasks extension when allowed), once `server/discover` found such a server. Sent
     /// while no request is pending.
-    Declare(Box<presa_core::ClientCapabilities>),
+    Declare(presa_core::ClientCapabilities),
     /// Send a notification.
     Notify(Notification),
     /// Run the initialize handshake.
