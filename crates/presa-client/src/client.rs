@@ -4,9 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use presa_core::{
-    ClientCapabilities, ClientSession, Era, Notification, ProtocolVersion, RequestTasks,
-};
+use presa_core::{ClientCapabilities, ClientSession, Notification, ProtocolVersion, RequestTasks};
 use tokio::sync::mpsc;
 
 use crate::driver::Driver;
@@ -100,16 +98,11 @@ impl Client {
         tokio::spawn(driver.run());
         let handle = Handle::new(commands, cancels, shared);
         let info = connect::negotiate(&handle, &options).await?;
-        // what the session declares in this era (see ClientOptions::get_capabilities)
-        let capabilities = match info.protocol_version.era() {
-            Era::Stateless => options.get_capabilities(),
-            Era::Initialize => options.initialize_capabilities(),
-        };
         Ok(Self {
             inner: Arc::new(Inner {
                 handle,
                 info,
-                capabilities,
+                capabilities: options.get_capabilities(),
                 handlers: options.handlers.clone(),
                 max_input_rounds: options.input_rounds(),
                 request_timeout: options.default_timeout(),

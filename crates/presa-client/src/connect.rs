@@ -53,11 +53,6 @@ async fn discover(
                     ClientError::Handshake(HandshakeError::MalformedResult(e.to_string()))
                 })?;
                 let info = ServerInfo::from_discover(version, result.clone(), raw.get());
-                // the session started with the initialize capabilities: declare this era's
-                let declared = options.get_capabilities();
-                if declared != options.initialize_capabilities() {
-                    handle.command(Command::Declare(declared)).await?;
-                }
                 if let (Some(mut cache), Some(generation)) = (handle.shared.cache(), generation) {
                     cache.store(
                         CacheKey::new(DISCOVER, None),

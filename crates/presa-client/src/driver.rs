@@ -203,7 +203,6 @@ impl Driver {
         match command {
             Command::Request(call) => self.send_request(call),
             Command::Stateless(version) => self.session.use_stateless(version),
-            Command::Declare(capabilities) => self.declare(capabilities),
             Command::Notify(notification) => self.session.notify(notification),
             Command::Initialize(reply) => match self.session.initialize(now()) {
                 Ok(id) => self.init = Some((id, reply)),
@@ -215,23 +214,6 @@ impl Driver {
             Command::Close(done) => {
                 let _ = done.send(());
             }
-        }
-    }
-
-    /// Declares `capabilities` from now on: a session configured with them takes over, in the
-    /// same revision. The core session keeps its configuration for good, and the one it
-    /// started with declares what `initialize` would (no 2026-07-28 tasks extension).
-    fn declare(&mut self, capabilities: presa_core::ClientCapabilities) {
-        if self.session.requests_pending() > 0 {
-            // never the case: connect declares between negotiation and the first request
-            tracing::warn!(target: "presa_client", "capabilities not redeclared: requests pending");
-            return;
-        }
-        let config = self.session.config().clone().capabilities(capabilities);
-        let version = self.session.protocol_version();
-        self.session = ClientSession::new(config);
-        if let Some(version) = version {
-            self.session.use_stateless(version);
         }
     }
 

@@ -26,10 +26,6 @@ pub(crate) enum Command {
     Request(OutgoingCall),
     /// Speak a 2026-07-28-era revision from now on.
     Stateless(ProtocolVersion),
-    /// Declare these capabilities with every request from now on: the 2026-07-28 ones (with
-    /// the tasks extension when allowed), once `server/discover` found such a server. Sent
-    /// while no request is pending.
-    Declare(presa_core::ClientCapabilities),
     /// Send a notification.
     Notify(Notification),
     /// Run the initialize handshake.

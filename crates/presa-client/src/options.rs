@@ -213,11 +213,9 @@ impl ClientOptions {
         self.protocol_version
     }
 
-    /// The capabilities the client declares with each 2026-07-28 request: the ones set, or
-    /// those the handlers imply; with the tasks extension exactly when [`tasks`](Self::tasks)
-    /// allows tasks, whichever was set first. At `initialize` (2025-11-25 and before) they are
-    /// declared without the tasks extension, which those revisions do not have: there the
-    /// opt-in is the `task` param of a `tools/call`.
+    /// The capabilities the client declares: the ones set, or those the handlers imply; with
+    /// the tasks extension exactly when [`tasks`](Self::tasks) allows tasks, whichever was set
+    /// first.
     pub fn get_capabilities(&self) -> ClientCapabilities {
         let mut capabilities = self
             .capabilities
@@ -234,19 +232,6 @@ impl ClientOptions {
         }
         if extensions.is_empty() {
             capabilities.extensions = None;
-        }
-        capabilities
-    }
-
-    /// The capabilities declared at `initialize`: [`get_capabilities`](Self::get_capabilities)
-    /// without the tasks extension.
-    pub(crate) fn initialize_capabilities(&self) -> ClientCapabilities {
-        let mut capabilities = self.get_capabilities();
-        if let Some(extensions) = capabilities.extensions.as_mut() {
-            extensions.remove(presa_core::TASKS_EXTENSION);
-            if extensions.is_empty() {
-                capabilities.extensions = None;
-            }
         }
         capabilities
     }
@@ -320,8 +305,7 @@ impl ClientOptions {
         self.max_input_rounds
     }
 
-    /// The session configuration these options describe, declaring the `initialize`
-    /// capabilities (connecting declares the 2026-07-28 ones once it found such a server).
+    /// The session configuration these options describe.
     pub(crate) fn session_config(&self) -> ClientSessionConfig {
         let versions = self
             .protocol_version
@@ -329,7 +313,7 @@ impl ClientOptions {
             .unwrap_or_default();
         ClientSessionConfig::new(self.client_info.clone())
             .versions(versions)
-            .capabilities(self.initialize_capabilities())
+            .capabilities(self.get_capabilities())
             .request_timeout(self.request_timeout)
     }
 }
