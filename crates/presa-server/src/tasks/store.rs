@@ -211,8 +211,10 @@ pub struct InMemoryTaskStore {
 
 #[derive(Debug, Default)]
 struct Tables {
-    /// Each task, with its place in its owner's creation order.
-    tasks: HashMap<String, (u64, TaskRecord)>,
+    /// Each task, with its place in its owner's creation order. A B-tree, whose memory is
+    /// many small nodes: a hash table's one big table, grown and freed with each burst of
+    /// tasks, makes the allocator keep (and not give back) far more than the tasks held.
+    tasks: BTreeMap<String, (u64, TaskRecord)>,
     /// Each owner's task ids by creation order.
     by_owner: HashMap<String, BTreeMap<u64, String>>,
     /// The next place in creation order.
@@ -250,21 +252,25 @@ impl Tables {
     }
 
     fn evict_expired(&mut self, now_ms: u64) {
-        let expired: Vec<String> = self
-            .tasks
-            .values()
-            .filter(|(_, task)| task.is_expired(now_ms))
-            .map(|(_, task)| task.id.clone())
-            .collect();
-        if expired.is_empty() {
-            return;
+        // a batch at a time: no list of every expired id at once
+        const BATCH: usize = 256;
+        loop {
+            let expired: Vec<String> = self
+                .tasks
+                .values()
+                .filter(|(_, task)| task.is_expired(now_ms))
+                .map(|(_, task)| task.id.clone())
+                .take(BATCH)
+                .collect();
+            for id in &expired {
+                self.remove(id);
+            }
+            if expired.len() < BATCH {
+                break;
+            }
         }
-        for id in &expired {
-            self.remove(id);
-        }
-        // give back what a burst of tasks took
-        if self.tasks.capacity() > 64 && self.tasks.len() < self.tasks.capacity() / 4 {
-            self.tasks.shrink_to_fit();
+        // give back the room of owners that were many once
+        if self.by_owner.capacity() > 64 && self.by_owner.len() < self.by_owner.capacity() / 4 {
             self.by_owner.shrink_to_fit();
         }
     }
