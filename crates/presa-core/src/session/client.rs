@@ -351,7 +351,7 @@ impl ClientSession {
             .ok_or(ClientSendError::NotConnected)?;
         let params = InitializeRequestParams {
             protocol_version: version.as_str().to_owned(),
-            capabilities: self.config.capabilities.clone(),
+            capabilities: self.config.capabilities.for_version(version),
             client_info: self.config.client_info.clone(),
             meta: None,
         };
@@ -447,7 +447,7 @@ impl ClientSession {
                     let mut meta = Map::new();
                     RequestMeta {
                         protocol_version: version.as_str().to_owned(),
-                        client_capabilities: self.config.capabilities.clone(),
+                        client_capabilities: self.config.capabilities.for_version(version),
                         client_info: Some(self.config.client_info.clone()),
                         log_level: None,
                         progress_token: None,
@@ -656,7 +656,7 @@ impl ClientSession {
         }
         let client = ClientContext {
             protocol_version: version,
-            capabilities: self.config.capabilities.clone(),
+            capabilities: self.config.capabilities.for_version(version),
             client_info: Some(self.config.client_info.clone()),
         };
         self.events

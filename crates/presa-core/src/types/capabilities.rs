@@ -53,6 +53,32 @@ impl ClientCapabilities {
         self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
     }
 
+    /// These capabilities as a client speaking `version` declares them: the tasks extension
+    /// ([`TASKS_EXTENSION`]) on revisions that have it only, the `tasks` capability on
+    /// 2025-11-25 only (what [`ServerCapabilities::for_version`] does for a server).
+    ///
+    /// [`TASKS_EXTENSION`]: crate::TASKS_EXTENSION
+    ///
+    /// ```
+    /// use presa_core::{ClientCapabilities, ProtocolVersion, TASKS_EXTENSION};
+    ///
+    /// let mut both = ClientCapabilities::default();
+    /// both.extensions = Some(serde_json::json!({ TASKS_EXTENSION: {} }).as_object().unwrap().clone());
+    /// assert!(both.for_version(ProtocolVersion::V2026_07_28).has_extension(TASKS_EXTENSION));
+    /// assert!(both.for_version(ProtocolVersion::V2025_11_25).extensions.is_none());
+    /// ```
+    pub fn for_version(&self, version: crate::ProtocolVersion) -> Self {
+        let mut capabilities = self.clone();
+        let flavor = version.tasks();
+        if flavor != Some(crate::TasksFlavor::Experimental) {
+            capabilities.tasks = None;
+        }
+        if flavor != Some(crate::TasksFlavor::Extension) {
+            without_tasks_extension(&mut capabilities.extensions);
+        }
+        capabilities
+    }
+
     /// Whether form-mode elicitation is declared (`elicitation: {}` counts as form).
     pub fn supports_elicitation_form(&self) -> bool {
         self.elicitation
@@ -248,15 +274,20 @@ impl ServerCapabilities {
         if flavor != Some(crate::TasksFlavor::Experimental) {
             capabilities.tasks = None;
         }
-        if flavor != Some(crate::TasksFlavor::Extension)
-            && let Some(extensions) = capabilities.extensions.as_mut()
-        {
-            extensions.remove(crate::TASKS_EXTENSION);
-            if extensions.is_empty() {
-                capabilities.extensions = None;
-            }
+        if flavor != Some(crate::TasksFlavor::Extension) {
+            without_tasks_extension(&mut capabilities.extensions);
         }
         capabilities
+    }
+}
+
+/// Takes the tasks extension out of `extensions` (and the member away once it is empty).
+fn without_tasks_extension(extensions: &mut Option<JsonObject>) {
+    if let Some(listed) = extensions.as_mut() {
+        listed.remove(crate::TASKS_EXTENSION);
+        if listed.is_empty() {
+            *extensions = None;
+        }
     }
 }
 

@@ -236,21 +236,41 @@ async fn tasks_over_http_2025() {
 }
 
 #[tokio::test]
-async fn a_full_store_refuses_the_next_task() {
+async fn a_full_store_answers_inline_on_2026_and_refuses_on_2025() {
     guarded(async {
-        let gate = Arc::new(Notify::new());
-        let limits = TaskLimits {
-            per_owner: 1,
-            total: 10,
-        };
-        let setup = Setup::start(Transport::InProcess, limits, &gate).await;
-        let client = setup.client(options(MODERN, true)).await;
-        let ToolCall::Task(_first) = client.start_tool("gated", json!({})).await.unwrap() else {
-            panic!("a task");
-        };
-        let refused = client.start_tool("gated", json!({})).await.unwrap_err();
-        assert_eq!(refused.code(), Some(ErrorCode::INTERNAL_ERROR));
-        assert!(refused.to_string().contains("too many tasks"), "{refused}");
+        for transport in [Transport::InProcess, Transport::Http] {
+            let gate = Arc::new(Notify::new());
+            let limits = TaskLimits {
+                per_owner: 1,
+                total: 10,
+            };
+            let setup = Setup::start(transport, limits, &gate).await;
+            for version in [MODERN, LEGACY] {
+                let client = setup.client(options(version, true)).await;
+                let ToolCall::Task(_first) = client.start_tool("gated", json!({})).await.unwrap()
+                else {
+                    panic!("a task ({transport:?}, {version})");
+                };
+                let second = client.start_tool("only_task", json!({})).await;
+                if version == MODERN {
+                    // the client takes either answer: the call goes on inline
+                    let Ok(ToolCall::Complete(result)) = second else {
+                        panic!("answered inline ({transport:?}): {second:?}");
+                    };
+                    assert!(result.is_error(), "{result:?}");
+                    assert_eq!(result.text(), "broke as a tool");
+                } else {
+                    // it asked for a task: refused
+                    let refused = second.unwrap_err();
+                    assert_eq!(
+                        refused.code(),
+                        Some(ErrorCode::INTERNAL_ERROR),
+                        "{transport:?}"
+                    );
+                    assert!(refused.to_string().contains("too many tasks"), "{refused}");
+                }
+            }
+        }
     })
     .await;
 }
