@@ -598,6 +598,10 @@ impl Bench {
         .await?;
         tokio::time::sleep(Duration::from_millis(200)).await;
         let start_kib = process::status_kib(server.pid, "VmRSS")?;
+        // the anonymous part (the heap) beside the whole: code pages first run in a burst count
+        // in the RSS too
+        let start_anon_kib = process::status_kib(server.pid, "RssAnon")?;
+        let mut expired_anon_kib = Vec::new();
         // two bursts: the first is the one measured; the memory after the second's expiry
         // tells whether the first left anything behind (a leak grows it again) or the
         // allocator merely keeps what it got back for reuse
@@ -626,16 +630,22 @@ impl Bench {
             // retention, then the sweeper's next pass (once a second), with room to spare
             tokio::time::sleep(Duration::from_millis(RETENTION_MS + 2500)).await;
             expired_kib.push(process::status_kib(server.pid, "VmRSS")?);
+            expired_anon_kib.push(process::status_kib(server.pid, "RssAnon")?);
             measured.get_or_insert((latencies, requests, seconds, peak));
         }
         let (latencies, requests, seconds, peak) = measured.ok_or("no burst ran")?;
         let after: Vec<String> = expired_kib
             .iter()
-            .map(|kib| format!("{:.1} MiB", *kib as f64 / 1024.0))
+            .zip(&expired_anon_kib)
+            .map(|(kib, anon)| {
+                let mib = |kib: &u64| *kib as f64 / 1024.0;
+                format!("{:.1} MiB ({:.1} anonymous)", mib(kib), mib(anon))
+            })
             .collect();
         eprintln!(
-            "tasks: RSS at the start {:.1} MiB; after each burst expired: {}",
+            "tasks: RSS at the start {:.1} MiB ({:.1} anonymous); after each burst expired: {}",
             start_kib as f64 / 1024.0,
+            start_anon_kib as f64 / 1024.0,
             after.join(", ")
         );
         let expired_kib = expired_kib[0];
