@@ -34,7 +34,10 @@ pub(crate) async fn call_with_input<T: DeserializeOwned>(
 /// The error for a result of a `resultType` the call does not take, naming it.
 pub(crate) fn unexpected_result_type(result: &presa_core::JsonObject) -> ClientError {
     let result_type = result.get("resultType").cloned().unwrap_or(Value::Null);
-    ClientError::InvalidResult(format!("unexpected resultType {result_type}"))
+    ClientError::InvalidResult(format!(
+        "unexpected resultType {}",
+        presa_core::clipped(&result_type.to_string())
+    ))
 }
 
 /// How a call that may take input rounds ended.

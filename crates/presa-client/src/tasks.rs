@@ -367,7 +367,8 @@ impl Client {
         if let Some(why) = refused {
             let task = result.get("taskId").cloned().unwrap_or(Value::Null);
             return Err(ClientError::InvalidResult(format!(
-                "the server answered with task {task}, but {why}"
+                "the server answered with task {}, but {why}",
+                presa_core::clipped(&task.to_string())
             )));
         }
         let created: CreateTaskResult = serde_json::from_value(Value::Object(result))

@@ -439,7 +439,8 @@ fn legacy_script() -> impl FnMut(&str, &Value) -> Reply + Send + 'static {
 }
 
 /// Finding 4: the task support of tools comes from the last listing, not a `tools/list` per
-/// call; the list is read again after it changed, or for a tool it did not hold.
+/// call; the list is read again after it changed, and a tool a full listing lacks is not
+/// listed again.
 #[tokio::test(start_paused = true)]
 async fn task_support_is_listed_once_until_the_list_changes() {
     let (client, log) = scripted(LEGACY, ClientOptions::default(), legacy_script()).await;
@@ -525,11 +526,10 @@ async fn the_opt_in_survives_set_capabilities_2026() {
     }
 }
 
-/// Finding 5: on 2025-11-25 the opt-in is declared at `initialize` whatever the order; without
-/// it, set capabilities naming the extension do not declare it.
+/// The extension is 2026-07-28's: an initialize-era client declares none at `initialize`
+/// (it opts in with the `task` param of a call), whatever the capabilities set.
 #[tokio::test(start_paused = true)]
 async fn a_2025_initialize_declares_no_tasks_extension() {
-    // the extension is 2026-07-28's: an initialize-era client opts in with the `task` param
     let orders = [
         ClientOptions::default().tasks(true).capabilities(custom()),
         ClientOptions::default().capabilities(custom()).tasks(true),
@@ -552,11 +552,38 @@ async fn a_2025_initialize_declares_no_tasks_extension() {
     );
     let options = ClientOptions::default().tasks(true).capabilities(naming);
     let (channel, mut fake) = fake::spawn(FakeConfig::legacy());
-    let _client = Client::connect(channel, options.tasks(false))
-        .await
-        .unwrap();
+    let _client = Client::connect(channel, options).await.unwrap();
     let initialize = fake.request("initialize").await;
     let declared = &initialize["params"]["capabilities"];
+    assert!(
+        declared["extensions"].get(TASKS_EXTENSION).is_none(),
+        "{declared}"
+    );
+    assert!(declared["extensions"]["x-other"].is_object(), "{declared}");
+}
+
+/// Without the opt-in, capabilities set naming the extension do not declare it (2026-07-28).
+#[tokio::test(start_paused = true)]
+async fn without_the_opt_in_set_capabilities_do_not_declare_tasks() {
+    let mut naming = custom();
+    naming.extensions = Some(
+        json!({TASKS_EXTENSION: {}, "x-other": {}})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let options = ClientOptions::default().tasks(true).capabilities(naming);
+    let (channel, mut fake) = fake::spawn(FakeConfig::default());
+    let client = Client::connect(channel, options.tasks(false))
+        .await
+        .unwrap();
+    assert_eq!(client.protocol_version(), MODERN);
+    client
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .unwrap();
+    let call = fake.request("tools/call").await;
+    let declared = &call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
     assert!(
         declared["extensions"].get(TASKS_EXTENSION).is_none(),
         "{declared}"

@@ -2,7 +2,7 @@
 //! its cancellation, and the input requests its handler waits on.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -24,6 +24,11 @@ use super::{Tasks, now_ms, wire};
 /// up to [`FINAL_WRITE_MOST_PAUSE`].
 const FINAL_WRITE_PAUSE: Duration = Duration::from_millis(100);
 const FINAL_WRITE_MOST_PAUSE: Duration = Duration::from_secs(30);
+
+/// Why a task's handler was stopped (see [`LiveTask::stopped`]).
+const RUNNING: u8 = 0;
+const CANCELLED: u8 = 1;
+const EXPIRED: u8 = 2;
 
 /// How a task's request ended.
 pub(crate) enum TaskEnd {
@@ -63,12 +68,13 @@ pub(crate) struct LiveTask {
     pub(crate) version: ProtocolVersion,
     /// The state.
     record: tokio::sync::Mutex<super::TaskRecord>,
-    /// Held from a change until it is written through, so that writes reach the store in the
-    /// order of the changes (the state itself is not locked while the store works).
+    /// Held by a change until it is written through and told, so that changes go out in their
+    /// order (the state itself is not locked while the store works).
     writing: tokio::sync::Mutex<()>,
     pub(crate) cancellation: Cancellation,
-    /// Whether the sweeper gave the task up (it waited for input past its ttl).
-    expired: AtomicBool,
+    /// Why the handler was stopped, decided once: [`RUNNING`] until the task is cancelled
+    /// ([`CANCELLED`]) or given up waiting for input ([`EXPIRED`]).
+    stop: AtomicU8,
     inputs: Mutex<Inputs>,
     /// Told on every change of the state.
     pub(crate) changed: Notify,
@@ -103,7 +109,7 @@ impl LiveTask {
             record: tokio::sync::Mutex::new(record),
             writing: tokio::sync::Mutex::new(()),
             cancellation,
-            expired: AtomicBool::new(false),
+            stop: AtomicU8::new(RUNNING),
             inputs: Mutex::default(),
             changed: Notify::new(),
             tasks,
@@ -120,20 +126,28 @@ impl LiveTask {
 
     /// Applies `edit` to a task that has not ended, stamps the change and writes it through.
     /// Returns whether anything was applied.
+    ///
+    /// Changes reach the store, the listeners and the session in the order they were made: the
+    /// next one waits for this one's write, while the state itself is locked only to be edited
+    /// (a `tasks/get` does not wait for the store).
     pub(crate) async fn change(&self, edit: impl FnOnce(&mut super::TaskRecord)) -> bool {
+        if self.record.lock().await.status.is_terminal() {
+            // no change queues behind an end that is still being saved
+            return false;
+        }
+        let writing = self.writing.lock().await;
         let mut record = self.record.lock().await;
         if record.status.is_terminal() {
             return false;
         }
-        let experimental = self.experimental();
-        let shown_before = experimental.then(|| wire::legacy_task(&record).status);
+        let shown_before = self
+            .experimental()
+            .then(|| wire::legacy_task(&record).status);
         edit(&mut record);
         record.touch(now_ms());
         let saved = record.clone();
-        let writing = self.writing.lock().await;
         drop(record);
         self.save(&saved).await;
-        drop(writing);
         self.changed.notify_waiters();
         self.tasks.bus.publish(Change::TaskChanged(self.id.clone()));
         let status = shown_before
@@ -144,6 +158,7 @@ impl LiveTask {
         {
             self.peer.notify(None, notification).await;
         }
+        drop(writing);
         true
     }
 
@@ -158,7 +173,7 @@ impl LiveTask {
                 Ok(true) => return,
                 Ok(false) => {
                     if !record.status.is_terminal() {
-                        self.cancellation.cancel();
+                        self.cancel();
                     }
                     return;
                 }
@@ -175,14 +190,22 @@ impl LiveTask {
         }
     }
 
+    /// Stops the handler: the task ends `cancelled` (unless it was given up first).
+    pub(crate) fn cancel(&self) {
+        let _ = self
+            .stop
+            .compare_exchange(RUNNING, CANCELLED, Ordering::AcqRel, Ordering::Acquire);
+        self.cancellation.cancel();
+    }
+
     /// How the runner ends when the task's cancellation fired: cancelled, or failed when the
     /// sweeper gave it up ([`expire_if_waiting`](Self::expire_if_waiting)).
     pub(crate) fn stopped(&self) -> TaskEnd {
-        match self.expired.load(Ordering::Acquire) {
-            true => TaskEnd::Failed(ErrorObject::internal_error(
+        match self.stop.load(Ordering::Acquire) {
+            EXPIRED => TaskEnd::Failed(ErrorObject::internal_error(
                 "The task expired waiting for input: no answer came in time",
             )),
-            false => TaskEnd::Cancelled,
+            _ => TaskEnd::Cancelled,
         }
     }
 
@@ -196,8 +219,13 @@ impl LiveTask {
         let waiting = record.status == TaskStatus::InputRequired;
         let since = record.updated_at_ms;
         let timeout = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        if waiting && since.saturating_add(timeout) <= now_ms && !self.cancellation.is_cancelled() {
-            self.expired.store(true, Ordering::Release);
+        let expired = waiting
+            && since.saturating_add(timeout) <= now_ms
+            && self
+                .stop
+                .compare_exchange(RUNNING, EXPIRED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+        if expired {
             self.cancellation.cancel();
         }
     }
@@ -272,12 +300,19 @@ impl LiveTask {
             }
             answer
         };
-        self.change(|record| {
-            // a key names one request: asked again, it is the first one still
-            record.input_requests.entry(key).or_insert(request);
-            record.status = TaskStatus::InputRequired;
-        })
-        .await;
+        let shown = key.clone();
+        let asked = self
+            .change(|record| {
+                // a key names one request: asked again, it is the first one still
+                record.input_requests.entry(shown).or_insert(request);
+                record.status = TaskStatus::InputRequired;
+            })
+            .await;
+        if !asked {
+            // the task ended meanwhile: nobody will answer
+            lock(&self.inputs).waiting.remove(&key);
+            return Err(InputError::Unavailable("the task ended".into()));
+        }
         answer
             .await
             .map_err(|_| InputError::Unavailable("the task ended".into()))

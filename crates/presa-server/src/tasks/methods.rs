@@ -109,7 +109,14 @@ impl Server {
                 (stored.ok_or_else(|| not_found(id))?, None)
             }
         };
-        if record.owner != owner_of(cx) {
+        // a task is the caller's, and seen in the tasks it was made with: a 2025-11-25 task has
+        // no `inputRequests` to show a 2026-07-28 caller, nor the other way round
+        let flavor = record
+            .protocol_version
+            .parse::<ProtocolVersion>()
+            .ok()
+            .and_then(ProtocolVersion::tasks);
+        if record.owner != owner_of(cx) || flavor != cx.protocol_version().tasks() {
             return Err(not_found(id));
         }
         Ok((record, live))
@@ -139,13 +146,19 @@ impl Server {
         cx: &Context,
     ) -> Result<RawJson, ErrorObject> {
         let params: UpdateTaskRequestParams = parse(params)?;
-        let (_, live) = self.find_task(&params.task_id, cx).await?;
+        let (record, live) = self.find_task(&params.task_id, cx).await?;
         match live {
             Some(live) => live.answer(params.input_responses).await?,
-            None => tracing::debug!(
-                task = %params.task_id,
-                "tasks/update for a task not running in this process: ignored"
-            ),
+            // ended: nothing waits for an answer any more
+            None if record.status.is_terminal() => {}
+            // its handler runs on another instance, which this one cannot hand answers to: the
+            // client keeps them and asks again
+            None => {
+                return Err(ErrorObject::internal_error(format!(
+                    "Task {} runs on another server instance: its answers cannot be delivered here; send them again",
+                    record.id
+                )));
+            }
         }
         self.ack()
     }
@@ -174,7 +187,7 @@ impl Server {
                     live.change(|record| record.status = TaskStatus::Cancelled)
                         .await;
                 }
-                live.cancellation.cancel();
+                live.cancel();
                 live.record().await
             }
             None if legacy && !record.status.is_terminal() => {

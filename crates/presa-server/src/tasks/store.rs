@@ -23,8 +23,8 @@ pub struct TaskRecord {
     /// Who created it, the only one who sees it: `subject:<sub>` for an authenticated caller,
     /// `session:<id>` for a session or connection, empty for an anonymous 2026-07-28 caller.
     pub owner: String,
-    /// The revision of the request that created it, which decides the wire shapes it is shown
-    /// in (`2025-11-25` or `2026-07-28`).
+    /// The revision of the request that created it (`2025-11-25` or `2026-07-28`): the task is
+    /// seen only by requests of a revision with the same tasks.
     pub protocol_version: String,
     /// Current status.
     pub status: TaskStatus,
@@ -64,11 +64,6 @@ impl TaskRecord {
         if !self.status.is_terminal() {
             return None;
         }
-        self.deadline_ms()
-    }
-
-    /// `ttl_ms` after creation, whatever the status (when a task that ended expires).
-    pub fn deadline_ms(&self) -> Option<u64> {
         self.ttl_ms
             .map(|ttl| self.created_at_ms.saturating_add(ttl))
     }

@@ -1127,3 +1127,39 @@ async fn a_cancel_made_elsewhere_stops_the_handler_at_its_next_change() {
         TaskStatus::Cancelled
     );
 }
+
+#[tokio::test]
+async fn answers_for_a_task_running_on_another_instance_are_refused_so_they_are_sent_again() {
+    let store = Arc::new(FlakyStore::default());
+    let gate = Arc::new(Gate::default());
+    let options = TaskOptions::default().shared_store(Arc::clone(&store) as Arc<dyn TaskStore>);
+    let server = server_with(&gate, options);
+    let mut wire = Wire::open(&server);
+    let created = wire
+        .call(1, "tools/call", call_params("gated", json!({})))
+        .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // another instance runs a task of the same caller, waiting for input
+    let mut elsewhere = store.inner.get(&id, 0).await.unwrap().unwrap();
+    elsewhere.id = "runs-elsewhere".into();
+    elsewhere.status = TaskStatus::InputRequired;
+    let limits = TaskLimits::default();
+    store.inner.create(elsewhere, limits, 0).await.unwrap();
+    let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+    let update = json!({
+        "taskId": "runs-elsewhere",
+        "inputResponses": {"who": answer},
+        "_meta": with_tasks(),
+    });
+    let refused = wire.call(2, "tasks/update", update).await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another server instance"),
+        "{refused}"
+    );
+    gate.open.notify_one();
+    wire.until(&id, "completed").await;
+}
