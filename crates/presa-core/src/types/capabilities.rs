@@ -69,13 +69,11 @@ impl ClientCapabilities {
     /// ```
     pub fn for_version(&self, version: crate::ProtocolVersion) -> Self {
         let mut capabilities = self.clone();
-        let flavor = version.tasks();
-        if flavor != Some(crate::TasksFlavor::Experimental) {
-            capabilities.tasks = None;
-        }
-        if flavor != Some(crate::TasksFlavor::Extension) {
-            without_tasks_extension(&mut capabilities.extensions);
-        }
+        keep_the_tasks_of(
+            version,
+            &mut capabilities.tasks,
+            &mut capabilities.extensions,
+        );
         capabilities
     }
 
@@ -270,20 +268,30 @@ impl ServerCapabilities {
     /// ```
     pub fn for_version(&self, version: crate::ProtocolVersion) -> Self {
         let mut capabilities = self.clone();
-        let flavor = version.tasks();
-        if flavor != Some(crate::TasksFlavor::Experimental) {
-            capabilities.tasks = None;
-        }
-        if flavor != Some(crate::TasksFlavor::Extension) {
-            without_tasks_extension(&mut capabilities.extensions);
-        }
+        keep_the_tasks_of(
+            version,
+            &mut capabilities.tasks,
+            &mut capabilities.extensions,
+        );
         capabilities
     }
 }
 
-/// Takes the tasks extension out of `extensions` (and the member away once it is empty).
-fn without_tasks_extension(extensions: &mut Option<JsonObject>) {
-    if let Some(listed) = extensions.as_mut() {
+/// Leaves of a peer's `tasks` capability and tasks extension what `version` has: the capability
+/// on 2025-11-25 only, the extension on revisions with it only (the one rule of both
+/// `for_version`s).
+fn keep_the_tasks_of<T>(
+    version: crate::ProtocolVersion,
+    tasks: &mut Option<T>,
+    extensions: &mut Option<JsonObject>,
+) {
+    let flavor = version.tasks();
+    if flavor != Some(crate::TasksFlavor::Experimental) {
+        *tasks = None;
+    }
+    if flavor != Some(crate::TasksFlavor::Extension)
+        && let Some(listed) = extensions.as_mut()
+    {
         listed.remove(crate::TASKS_EXTENSION);
         if listed.is_empty() {
             *extensions = None;

@@ -17,11 +17,6 @@ use crate::context::Context;
 use crate::dispatch::{parse, raw};
 use crate::server::Server;
 
-/// Whether `cx`'s request speaks 2025-11-25's tasks (their shapes and rules).
-fn experimental(cx: &Context) -> bool {
-    cx.protocol_version().tasks() == Some(TasksFlavor::Experimental)
-}
-
 /// The error for a task the caller cannot see: unknown, expired, or someone else's.
 fn not_found(id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!(
@@ -71,16 +66,16 @@ impl Server {
         // the extension is checked before anything else, a bogus task id included
         match require_tasks(&cx)? {
             RequestTasks::Extension => match method {
-                "tasks/get" => self.get_task(params, &cx).await,
+                "tasks/get" => self.get_task(params, &cx, false).await,
                 "tasks/update" => self.update_task(params, &cx).await,
-                "tasks/cancel" => self.cancel_task(params, &cx).await,
+                "tasks/cancel" => self.cancel_task(params, &cx, false).await,
                 _ => Err(ErrorObject::method_not_found(method)),
             },
             RequestTasks::Experimental => match method {
-                "tasks/get" => self.get_task(params, &cx).await,
+                "tasks/get" => self.get_task(params, &cx, true).await,
                 "tasks/result" => self.task_result(params, &cx).await,
                 "tasks/list" => self.list_tasks(params, &cx).await,
-                "tasks/cancel" => self.cancel_task(params, &cx).await,
+                "tasks/cancel" => self.cancel_task(params, &cx, true).await,
                 _ => Err(ErrorObject::method_not_found(method)),
             },
             RequestTasks::Unavailable | RequestTasks::Undeclared => {
@@ -122,14 +117,16 @@ impl Server {
         Ok((record, live))
     }
 
+    /// `tasks/get`, answered in the extension's shape or (`legacy`) in 2025-11-25's.
     async fn get_task(
         &self,
         params: Option<&RawValue>,
         cx: &Context,
+        legacy: bool,
     ) -> Result<RawJson, ErrorObject> {
         let params: TaskRequestParams = parse(params)?;
         let (record, _) = self.find_task(&params.task_id, cx).await?;
-        if experimental(cx) {
+        if legacy {
             return raw(&wire::legacy_task(&record));
         }
         let mut task = wire::detailed(&record);
@@ -170,10 +167,10 @@ impl Server {
         &self,
         params: Option<&RawValue>,
         cx: &Context,
+        legacy: bool,
     ) -> Result<RawJson, ErrorObject> {
         let params: TaskRequestParams = parse(params)?;
         let (record, live) = self.find_task(&params.task_id, cx).await?;
-        let legacy = experimental(cx);
         if legacy && record.status.is_terminal() {
             return Err(ErrorObject::invalid_params(format!(
                 "Task {} already ended ({}); it cannot be cancelled",
