@@ -1,7 +1,7 @@
 //! Where tasks live: the [`TaskStore`] trait, the state it keeps as plain data
 //! ([`TaskRecord`]), and the in-memory store every server starts with.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::{Mutex, MutexGuard};
 
@@ -212,6 +212,9 @@ struct Tables {
     tasks: BTreeMap<String, (u64, TaskRecord)>,
     /// Each owner's task ids by creation order.
     by_owner: HashMap<String, BTreeMap<u64, String>>,
+    /// The tasks that ended, by when they expire (an ended task changes no more): what
+    /// eviction reads, touching only what expired.
+    expiring: BTreeSet<(u64, String)>,
     /// The next place in creation order.
     next: u64,
 }
@@ -234,6 +237,9 @@ impl Tables {
         let Some((place, task)) = self.tasks.remove(id) else {
             return;
         };
+        if let Some(at) = task.expires_at_ms() {
+            self.expiring.remove(&(at, task.id.clone()));
+        }
         if let Some(ids) = self.by_owner.get_mut(&task.owner) {
             ids.remove(&place);
             if ids.is_empty() {
@@ -246,22 +252,19 @@ impl Tables {
         self.by_owner.get(owner).map_or(0, BTreeMap::len)
     }
 
+    /// Notes when `task` expires, once it ended.
+    fn note_expiry(&mut self, task: &TaskRecord) {
+        if let Some(at) = task.expires_at_ms() {
+            self.expiring.insert((at, task.id.clone()));
+        }
+    }
+
     fn evict_expired(&mut self, now_ms: u64) {
-        // a batch at a time: no list of every expired id at once
-        const BATCH: usize = 256;
-        loop {
-            let expired: Vec<String> = self
-                .tasks
-                .values()
-                .filter(|(_, task)| task.is_expired(now_ms))
-                .map(|(_, task)| task.id.clone())
-                .take(BATCH)
-                .collect();
-            for id in &expired {
-                self.remove(id);
-            }
-            if expired.len() < BATCH {
-                break;
+        while let Some((at, _)) = self.expiring.first()
+            && *at <= now_ms
+        {
+            if let Some((_, id)) = self.expiring.pop_first() {
+                self.remove(&id);
             }
         }
         // give back the room of owners that were many once
@@ -303,6 +306,7 @@ impl TaskStore for InMemoryTaskStore {
                 .entry(task.owner.clone())
                 .or_default()
                 .insert(place, task.id.clone());
+            tables.note_expiry(&task);
             tables.tasks.insert(task.id.clone(), (place, task));
             Ok(())
         })();
@@ -325,13 +329,19 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
-        let updated = match self.tables().tasks.get_mut(&task.id) {
+        let mut tables = self.tables();
+        let expiry = task.expires_at_ms().map(|at| (at, task.id.clone()));
+        let updated = match tables.tasks.get_mut(&task.id) {
             Some((_, slot)) if !slot.status.is_terminal() => {
                 *slot = task;
                 true
             }
             _ => false,
         };
+        if let (true, Some(expiry)) = (updated, expiry) {
+            tables.expiring.insert(expiry);
+        }
+        drop(tables);
         Box::pin(std::future::ready(Ok(updated)))
     }
 
@@ -465,6 +475,33 @@ mod tests {
         // a task that is gone is not brought back by a late write
         assert!(!store.update(finished(task("t", "o"))).await.unwrap());
         assert!(store.get("t", 0).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn eviction_takes_what_expired_in_order_and_nothing_else() {
+        let store = InMemoryTaskStore::new();
+        for (id, ttl) in [("soon", 10), ("later", 500), ("running", 1)] {
+            let mut record = task(id, "o");
+            record.ttl_ms = Some(ttl);
+            store
+                .create(record, TaskLimits::default(), 0)
+                .await
+                .unwrap();
+        }
+        for (id, ttl) in [("soon", 10), ("later", 500)] {
+            let mut ended = finished(task(id, "o"));
+            ended.ttl_ms = Some(ttl);
+            assert!(store.update(ended).await.unwrap());
+        }
+        // expiry counts from creation (1,000 here)
+        assert_eq!(store.evict_expired(1_009).await.unwrap(), 3);
+        assert_eq!(store.evict_expired(1_010).await.unwrap(), 2);
+        assert!(store.get("soon", 0).await.unwrap().is_none());
+        assert_eq!(store.evict_expired(1_500).await.unwrap(), 1);
+        // a running task never expires
+        assert_eq!(store.evict_expired(u64::MAX).await.unwrap(), 1);
+        assert!(store.get("running", u64::MAX).await.unwrap().is_some());
+        assert!(store.tables().expiring.is_empty());
     }
 
     #[tokio::test]
