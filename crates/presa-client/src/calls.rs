@@ -174,7 +174,13 @@ impl Client {
         options: &CallOptions,
     ) -> Result<Option<Vec<Tool>>, ClientError> {
         let listing = self.tool_listing();
-        let _turn = listing.refill().await;
+        // waiting for another caller's listing counts against this call's timeout
+        let _turn = match options.get_timeout().or_else(|| self.request_timeout()) {
+            Some(limit) => tokio::time::timeout(limit, listing.refill())
+                .await
+                .map_err(|_| ClientError::TimedOut)?,
+            None => listing.refill().await,
+        };
         if listing.is_listed() {
             return Ok(None);
         }

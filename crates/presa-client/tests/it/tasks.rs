@@ -708,6 +708,37 @@ async fn the_listing_follows_the_call_options() {
     assert_eq!(log.count("tools/call"), 0);
 }
 
+/// A call waiting for another caller's listing waits no longer than its own timeout.
+#[tokio::test(start_paused = true)]
+async fn waiting_for_another_callers_listing_counts_against_the_timeout() {
+    let (client, log) = scripted(LEGACY, ClientOptions::default(), |method, _| match method {
+        "tools/list" => Reply::Silent,
+        other => panic!("unexpected {other}"),
+    })
+    .await;
+    let slow = client.clone();
+    let first = tokio::spawn(async move {
+        slow.call_tool("plain", json!({}))
+            .timeout(Duration::from_secs(30))
+            .await
+    });
+    // the first call is listing now
+    while log.count("tools/list") == 0 {
+        tokio::task::yield_now().await;
+    }
+    let started = Instant::now();
+    let error = client
+        .call_tool("plain", json!({}))
+        .timeout(Duration::from_secs(2))
+        .await
+        .unwrap_err();
+    assert_eq!(error, ClientError::TimedOut);
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(3), "{waited:?}");
+    assert_eq!(log.count("tools/list"), 1, "one listing at a time");
+    first.abort();
+}
+
 /// Review finding 3: the client follows presa-core's rule for tasks (`RequestTasks`): a task
 /// from a revision without the tasks extension is refused however the client is set.
 #[tokio::test(start_paused = true)]
