@@ -96,7 +96,6 @@ impl Server {
     ) -> Result<RawJson, ErrorObject> {
         let declared = self.declared(defs);
         let era = cx.protocol_version().era();
-        let shape = ListShape::of(cx.protocol_version());
         match method {
             "tools/list" if declared.tools => self.list(
                 defs,
@@ -104,7 +103,7 @@ impl Server {
                 &defs.tools,
                 params,
                 &cx,
-                |t| match shape {
+                |t, shape| match shape {
                     // `execution.taskSupport` is 2025-11-25's: the extension decides by request,
                     // earlier revisions have no tasks
                     ListShape::Stateless | ListShape::Initialize if t.tool.execution.is_some() => {
@@ -129,7 +128,7 @@ impl Server {
                 &defs.resources,
                 params,
                 &cx,
-                |r| r.resource.clone(),
+                |r, _| r.resource.clone(),
                 |p| ListResourcesResult {
                     resources: p.items,
                     next_cursor: p.next_cursor,
@@ -144,7 +143,7 @@ impl Server {
                 &defs.templates,
                 params,
                 &cx,
-                |t| t.template.clone(),
+                |t, _| t.template.clone(),
                 |p| ListResourceTemplatesResult {
                     resource_templates: p.items,
                     next_cursor: p.next_cursor,
@@ -160,7 +159,7 @@ impl Server {
                 &defs.prompts,
                 params,
                 &cx,
-                |p| p.prompt.clone(),
+                |p, _| p.prompt.clone(),
                 |p| ListPromptsResult {
                     prompts: p.items,
                     next_cursor: p.next_cursor,
@@ -234,7 +233,7 @@ impl Server {
 
     /// One page of a list: the entries' wire descriptions, the next cursor and the cache hints,
     /// made into the list's result by `build`. A page that starts where pages start is made once
-    /// per snapshot and era and kept with the snapshot.
+    /// per snapshot and shape (`describe` is told which) and kept with the snapshot.
     #[allow(clippy::too_many_arguments)]
     fn list<E: Listed, T, R>(
         &self,
@@ -243,13 +242,15 @@ impl Server {
         entries: &[Arc<E>],
         params: Option<&RawValue>,
         cx: &Context,
-        describe: impl Fn(&E) -> T,
+        describe: impl Fn(&E, ListShape) -> T,
         build: impl FnOnce(ListPage<T>) -> R,
     ) -> Result<RawJson, ErrorObject>
     where
         R: Serialize + HasResultType + HasMeta,
     {
         let era = cx.protocol_version().era();
+        // the shape the page is made in and cached under: one value for both
+        let shape = ListShape::of(cx.protocol_version());
         let params: PaginatedRequestParams = parse(params)?;
         let page_size = self.inner.options.page_size;
         // a middleware may show this request only part of the list: its pages are its own
@@ -264,7 +265,6 @@ impl Server {
         let (range, next_cursor) = page.into_parts();
         let cached = (visible.is_none() && range.start % page_size == 0).then(|| {
             let pages = entries.len().div_ceil(page_size).max(1);
-            let shape = ListShape::of(cx.protocol_version());
             defs.cache.page(slot, shape, pages, range.start / page_size)
         });
         if let Some(json) = cached.flatten().and_then(|slot| slot.get()) {
@@ -276,13 +276,13 @@ impl Server {
                 .get(range)
                 .unwrap_or_default()
                 .iter()
-                .map(|entry| describe(entry))
+                .map(|entry| describe(entry, shape))
                 .collect(),
             None => entries
                 .get(range)
                 .unwrap_or_default()
                 .iter()
-                .map(|entry| describe(entry))
+                .map(|entry| describe(entry, shape))
                 .collect(),
         };
         let result = build(ListPage {

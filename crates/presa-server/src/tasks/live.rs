@@ -140,9 +140,7 @@ impl LiveTask {
         if record.status.is_terminal() {
             return false;
         }
-        let shown_before = self
-            .experimental()
-            .then(|| wire::legacy_task(&record).status);
+        let shown_before = self.experimental().then(|| wire::legacy_status(&record));
         edit(&mut record);
         record.touch(now_ms());
         let saved = record.clone();
@@ -150,11 +148,11 @@ impl LiveTask {
         self.save(&saved).await;
         self.changed.notify_waiters();
         self.tasks.bus.publish(Change::TaskChanged(self.id.clone()));
-        let status = shown_before
-            .map(|before| (before, wire::legacy_task(&saved)))
-            .filter(|(before, task)| task.status != *before);
-        if let Some((_, task)) = status
-            && let Ok(notification) = Notification::new("notifications/tasks/status", &task)
+        let status_changed =
+            shown_before.is_some_and(|before| wire::legacy_status(&saved) != before);
+        if status_changed
+            && let Ok(notification) =
+                Notification::new("notifications/tasks/status", &wire::legacy_task(&saved))
         {
             self.peer.notify(None, notification).await;
         }

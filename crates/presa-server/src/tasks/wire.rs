@@ -36,15 +36,19 @@ pub(crate) fn detailed(record: &TaskRecord) -> DetailedTask {
     }
 }
 
-/// The 2025-11-25 `Task`: a tool's error (`isError`) is a failed task there.
-pub(crate) fn legacy_task(record: &TaskRecord) -> presa_core::Task {
-    let status = match record.status {
+/// The status 2025-11-25 shows: a tool's error (`isError`) is a failed task there.
+pub(crate) fn legacy_status(record: &TaskRecord) -> TaskStatus {
+    match record.status {
         TaskStatus::Completed if record.is_error => TaskStatus::Failed,
         status => status,
-    };
+    }
+}
+
+/// The 2025-11-25 `Task`.
+pub(crate) fn legacy_task(record: &TaskRecord) -> presa_core::Task {
     presa_core::Task {
         task_id: record.id.clone(),
-        status,
+        status: legacy_status(record),
         status_message: record.status_message.clone(),
         created_at: format_timestamp(record.created_at_ms),
         last_updated_at: format_timestamp(record.updated_at_ms),

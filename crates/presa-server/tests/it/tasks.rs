@@ -63,6 +63,15 @@ impl Wire {
         self.response(id).await
     }
 
+    /// Calls `tool` (2026-07-28, declaring the extension) and returns the id of the task it
+    /// became.
+    async fn create_task(&mut self, id: i64, tool: &str) -> String {
+        let created = self
+            .call(id, "tools/call", call_params(tool, json!({})))
+            .await;
+        created["result"]["taskId"].as_str().unwrap().to_owned()
+    }
+
     async fn call_legacy(&mut self, id: i64, method: &str, params: Value) -> Value {
         self.send(legacy_request(id, method, params)).await;
         self.response(id).await
@@ -282,10 +291,7 @@ async fn tool_errors_complete_and_protocol_errors_fail() {
     assert_eq!(ended["result"]["isError"], true);
     assert_eq!(ended["result"]["content"][0]["text"], "it broke");
 
-    let created = wire
-        .call(2, "tools/call", call_params("protocol_error", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(2, "protocol_error").await;
     let ended = wire.until(&id, "failed").await;
     assert_eq!(ended["error"]["code"], -32603);
     assert_eq!(ended["error"]["message"], "deep trouble");
@@ -296,10 +302,7 @@ async fn tool_errors_complete_and_protocol_errors_fail() {
 async fn input_asked_in_a_task_waits_for_tasks_update() {
     let server = server(&Arc::default());
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("asks", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "asks").await;
     let waiting = wire.until(&id, "input_required").await;
     assert_eq!(waiting["statusMessage"], "asking");
     let keys: Vec<&String> = waiting["inputRequests"]
@@ -361,10 +364,7 @@ async fn cancel_stops_the_handler_and_repeats_harmlessly() {
     let gate = Arc::new(Gate::default());
     let server = server(&gate);
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("forever", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "forever").await;
     let dropped = gate.dropped.notified();
     let cancel = json!({"taskId": id, "_meta": with_tasks()});
     let ack = wire.call(2, "tasks/cancel", cancel.clone()).await;
@@ -510,10 +510,7 @@ async fn a_task_left_waiting_for_input_fails_once_the_input_timeout_passed() {
         .retention(Some(std::time::Duration::from_secs(60)));
     let server = server_with(&Arc::default(), options);
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("asks", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "asks").await;
     wire.until(&id, "input_required").await;
     // nobody answers: the sweeper gives the task up, and it fails saying why
     let failed = wire.until(&id, "failed").await;
@@ -546,10 +543,7 @@ async fn the_same_question_asked_twice_at_once_gets_the_one_answer() {
         .build()
         .unwrap();
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("twice", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "twice").await;
     let waiting = wire.until(&id, "input_required").await;
     // one key, one request: the first one asked, which the answer is checked against
     assert_eq!(waiting["inputRequests"].as_object().unwrap().len(), 1);
@@ -591,10 +585,7 @@ async fn a_listen_naming_a_task_hears_of_its_changes() {
     let gate = Arc::new(Gate::default());
     let server = server(&gate);
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("gated", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "gated").await;
     // without the extension: refused
     let refused = wire
         .call(
@@ -669,10 +660,7 @@ async fn a_listen_that_missed_changes_is_told_the_state_of_its_tasks() {
         .build()
         .unwrap();
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("gated", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "gated").await;
     wire.send(request(
         2,
         "subscriptions/listen",
@@ -702,10 +690,7 @@ async fn a_listen_looks_up_no_more_task_ids_than_a_caller_may_have_tasks() {
     let gate = Arc::new(Gate::default());
     let server = server_with(&gate, options);
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("gated", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "gated").await;
     let mut asked: Vec<String> = (0..10_000).map(|n| format!("bogus-{n}")).collect();
     asked.push(id.clone());
     wire.send(request(
@@ -1059,10 +1044,7 @@ async fn a_tasks_end_is_saved_once_the_store_takes_it_again() {
     let options = TaskOptions::default().shared_store(Arc::clone(&store) as Arc<dyn TaskStore>);
     let server = server_with(&gate, options);
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("gated", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "gated").await;
     let mut changes = server.changes();
     gate.open.notify_one();
     // the end is told once it is saved, after two failed tries
@@ -1109,10 +1091,7 @@ async fn a_cancel_made_elsewhere_stops_the_handler_at_its_next_change() {
         .build()
         .unwrap();
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("steps", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "steps").await;
     // another instance cancels it in the shared store
     let mut cancelled = store.inner.get(&id, 0).await.unwrap().unwrap();
     cancelled.status = TaskStatus::Cancelled;
@@ -1135,10 +1114,7 @@ async fn answers_for_a_task_running_on_another_instance_are_refused_so_they_are_
     let options = TaskOptions::default().shared_store(Arc::clone(&store) as Arc<dyn TaskStore>);
     let server = server_with(&gate, options);
     let mut wire = Wire::open(&server);
-    let created = wire
-        .call(1, "tools/call", call_params("gated", json!({})))
-        .await;
-    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let id = wire.create_task(1, "gated").await;
     // another instance runs a task of the same caller, waiting for input
     let mut elsewhere = store.inner.get(&id, 0).await.unwrap().unwrap();
     elsewhere.id = "runs-elsewhere".into();
