@@ -623,11 +623,7 @@ impl ServerBuilder {
         Ok(Server {
             inner: Arc::new(Inner {
                 info_value: serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null),
-                info_meta_member: format!(
-                    r#""_meta":{{{}:{}}}"#,
-                    serde_json::Value::from(presa_core::META_SERVER_INFO),
-                    serde_json::to_string(&self.info).unwrap_or_else(|_| "null".to_owned())
-                ),
+                info_meta: info_meta(&self.info),
                 info: self.info,
                 instructions: self.instructions,
                 options: self.options,
@@ -642,4 +638,13 @@ impl ServerBuilder {
             }),
         })
     }
+}
+
+/// `{"io.modelcontextprotocol/serverInfo":<info>}`, made once per server.
+fn info_meta(info: &Implementation) -> Box<serde_json::value::RawValue> {
+    let mut meta = serde_json::Map::new();
+    let info = serde_json::to_value(info).unwrap_or(serde_json::Value::Null);
+    meta.insert(presa_core::META_SERVER_INFO.to_owned(), info);
+    // a map of JSON values always serializes
+    serde_json::value::to_raw_value(&meta).unwrap_or_default()
 }

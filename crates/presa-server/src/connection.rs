@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use presa_core::{Message, Transmit};
+use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{Notify, mpsc};
 
 use crate::BoxFuture;
@@ -206,11 +207,27 @@ impl TransmitQueue {
         let notified = self.0.queued.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        self.0.writer_waits.store(true, Ordering::Release);
+        // cleared however this ends, also when a `select!` drops it for another branch
+        let _waiting = WriterWaits::set(&self.0.writer_waits);
         if self.messages().is_empty() && !self.0.closed.load(Ordering::Acquire) {
             notified.await;
         }
-        self.0.writer_waits.store(false, Ordering::Release);
+    }
+}
+
+/// [`QueueInner::writer_waits`], set while the writer waits and cleared when it stops waiting.
+struct WriterWaits<'a>(&'a AtomicBool);
+
+impl<'a> WriterWaits<'a> {
+    fn set(flag: &'a AtomicBool) -> Self {
+        flag.store(true, Ordering::Release);
+        Self(flag)
+    }
+}
+
+impl Drop for WriterWaits<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
     }
 }
 
@@ -238,90 +255,39 @@ impl Outbox for TransmitQueue {
     }
 }
 
-/// The outbox of a [`serve_connection`]: an unbounded channel to the connection's task, whose
-/// length is counted so that handlers reporting progress or logging wait past
-/// [`QUEUE_ROOM`] queued messages.
-#[derive(Clone)]
-struct StreamOutbox {
-    messages: mpsc::UnboundedSender<Transmit>,
-    length: Arc<(AtomicUsize, Notify)>,
-}
-
-impl StreamOutbox {
-    fn new() -> (Self, mpsc::UnboundedReceiver<Transmit>) {
-        let (messages, queued) = mpsc::unbounded_channel();
-        let outbox = Self {
-            messages,
-            length: Arc::default(),
-        };
-        (outbox, queued)
-    }
-
-    /// The connection's task took a message off the channel.
-    fn taken(&self) {
-        let (length, drained) = &*self.length;
-        if length.fetch_sub(1, Ordering::AcqRel) >= QUEUE_ROOM {
-            drained.notify_waiters();
-        }
-    }
-}
-
-impl Outbox for StreamOutbox {
-    fn send(&self, transmit: Transmit) {
-        // counted before it can be taken, so that the count never goes below zero
-        self.length.0.fetch_add(1, Ordering::AcqRel);
-        if self.messages.send(transmit).is_err() {
-            self.length.0.fetch_sub(1, Ordering::AcqRel);
-        }
-    }
-
-    fn ready(&self) -> BoxFuture<'static, ()> {
-        let length = Arc::clone(&self.length);
-        Box::pin(async move {
-            loop {
-                let (queued, drained) = &*length;
-                let notified = drained.notified();
-                tokio::pin!(notified);
-                notified.as_mut().enable();
-                if queued.load(Ordering::Acquire) < QUEUE_ROOM {
-                    return;
-                }
-                notified.await;
-            }
-        })
-    }
-}
-
 /// Serves `server` to one peer over `channel` until the peer's input ends and every request in
 /// flight has been answered.
 ///
-/// The connection is a [`DrivenConnection`] driven by this task, writing from a channel that
-/// its handlers fill: a request whose handling
-/// finishes on its first poll (a `tool_sync` tool, a listing) is answered at once on the
-/// connection's task; any other runs on a task of its own, and `notifications/cancelled` aborts
-/// it (no response is sent). So a sync handler holds up the connection while it runs: long or
-/// blocking work belongs in an async handler (with `tokio::task::spawn_blocking` for blocking
-/// calls). Progress and log messages reach the peer only when the request asked for them. With
-/// the server's `list_changed` option, an initialize-era peer is told when lists change. When
-/// the input ends, `subscriptions/listen` requests end with their result and requests waiting
-/// for the client's answer fail.
+/// The connection is a [`DrivenConnection`] driven by this task, writing from a
+/// [`TransmitQueue`] that its handlers fill: a request whose handling finishes on its first poll
+/// (a `tool_sync` tool, a listing) is answered at once on the connection's task; any other runs
+/// on a task of its own, and `notifications/cancelled` aborts it (no response is sent). So a
+/// sync handler holds up the connection while it runs: long or blocking work belongs in an async
+/// handler (with `tokio::task::spawn_blocking` for blocking calls). Progress and log messages
+/// reach the peer only when the request asked for them. With the server's `list_changed` option,
+/// an initialize-era peer is told when lists change. When the input ends,
+/// `subscriptions/listen` requests end with their result and requests waiting for the client's
+/// answer fail.
 pub async fn serve_connection(server: Server, channel: ServerChannel, options: ConnectionOptions) {
     let ServerChannel {
         mut incoming,
         outgoing,
     } = channel;
     let mut changes = server.changes();
-    let (outbox, mut queued) = StreamOutbox::new();
-    let connection = DrivenConnection::with_idle_shrink(server, outbox.clone(), false);
+    // What the connection sends waits here for this task. A message sent while this task is
+    // busy (a request answered on its first poll, as most are) wakes nobody: the loop looks at
+    // the queue next anyway.
+    let queue = TransmitQueue::new();
+    let connection = DrivenConnection::with_idle_shrink(server, queue.clone(), false);
     // the connection is the session its callers are known by (the owner of their tasks)
     let arrival = options.arrival.clone().with_session(connection_id());
     let mut input_open = true;
+    let mut burst = 0;
     loop {
-        // counted before draining: a request that finished had its response sent to the channel
-        // under the same lock that took it out of flight, so nothing is left behind at the end
+        // counted before draining: a request that finished had its response queued under the
+        // same lock that took it out of flight, so nothing is left behind at the end
         let in_flight = connection.in_flight();
-        while let Ok(transmit) = queued.try_recv() {
-            outbox.taken();
+        while let Some(transmit) = queue.pop() {
             if outgoing.send(transmit).await.is_err() {
                 connection.abort();
                 return;
@@ -331,26 +297,32 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             return;
         }
         let reading = input_open && in_flight < options.max_in_flight;
+        // Input already waiting is taken without waiting on everything else first (a busy
+        // peer's next request usually is); every `READ_BURST` inputs the loop waits on all of
+        // it, so that list changes are not held back by a peer that never pauses.
+        if reading && burst < READ_BURST {
+            match incoming.try_recv() {
+                Ok(input) => {
+                    burst += 1;
+                    take(&connection, &arrival, input);
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => {
+                    input_open = false;
+                    connection.close();
+                    continue;
+                }
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        burst = 0;
         tokio::select! {
             biased;
-            // a message to write, which is also how a finished request makes room
-            Some(transmit) = queued.recv() => {
-                outbox.taken();
-                if outgoing.send(transmit).await.is_err() {
-                    connection.abort();
-                    return;
-                }
-            }
+            // a message to write, which is also how a finished request makes room (it is
+            // written at the top of the loop)
+            () = queue.queued() => {}
             input = incoming.recv(), if reading => match input {
-                Some(Incoming::Message(message)) => {
-                    connection.handle(message, &arrival);
-                }
-                Some(Incoming::Authenticated(message, identity)) => {
-                    connection.handle(message, &arrival.clone().with_auth(identity));
-                }
-                Some(Incoming::Frame(bytes)) => {
-                    connection.handle_frame(&bytes, &arrival);
-                }
+                Some(input) => take(&connection, &arrival, input),
                 None => {
                     input_open = false;
                     connection.close();
@@ -361,6 +333,24 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
                     connection.announce(change);
                 }
             },
+        }
+    }
+}
+
+/// How many inputs [`serve_connection`] takes in a row while more are waiting.
+const READ_BURST: usize = 32;
+
+/// Hands one input of the transport to the connection.
+fn take(connection: &DrivenConnection, arrival: &Arrival, input: Incoming) {
+    match input {
+        Incoming::Message(message) => {
+            connection.handle(message, arrival);
+        }
+        Incoming::Authenticated(message, identity) => {
+            connection.handle(message, &arrival.clone().with_auth(identity));
+        }
+        Incoming::Frame(bytes) => {
+            connection.handle_frame(&bytes, arrival);
         }
     }
 }

@@ -198,17 +198,11 @@ impl Server {
             self.stamp_server_info(result.meta_mut());
             return raw(&result);
         }
-        let mut json = serde_json::to_string(&result).map_err(unserializable)?;
-        // a serialized struct is an object: `{...}`
-        if json.ends_with('}') {
-            json.pop();
-            if json.len() > 1 {
-                json.push(',');
-            }
-            json.push_str(&self.inner.info_meta_member);
-            json.push('}');
-        }
-        RawValue::from_string(json).map_err(unserializable)
+        // in one pass, without building the `_meta` map or parsing the text again
+        raw(&WithServerInfo {
+            result: &result,
+            meta: &self.inner.info_meta,
+        })
     }
 
     /// Puts the server's identity in a 2026-07-28 result's `_meta`, unless told not to.
@@ -768,6 +762,15 @@ impl<'de> serde::Deserialize<'de> for MetaObject {
 pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
     serde_json::from_str(params.map_or("{}", RawValue::get))
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+}
+
+/// A 2026-07-28 result without `_meta` of its own, given the server's identity as its `_meta`.
+#[derive(Serialize)]
+struct WithServerInfo<'a, R> {
+    #[serde(flatten)]
+    result: &'a R,
+    #[serde(rename = "_meta")]
+    meta: &'a RawValue,
 }
 
 pub(crate) fn raw(result: &impl Serialize) -> Result<RawJson, ErrorObject> {

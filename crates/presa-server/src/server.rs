@@ -78,9 +78,9 @@ pub(crate) struct Inner {
     pub(crate) info: Implementation,
     /// `info` as JSON, made once: every 2026-07-28 result carries it in `_meta`.
     pub(crate) info_value: serde_json::Value,
-    /// `"_meta":{"io.modelcontextprotocol/serverInfo":<info>}`, the member a 2026-07-28 result
-    /// without `_meta` of its own gets, made once.
-    pub(crate) info_meta_member: String,
+    /// `{"io.modelcontextprotocol/serverInfo":<info>}`, the `_meta` a 2026-07-28 result without
+    /// one of its own gets, made once.
+    pub(crate) info_meta: Box<serde_json::value::RawValue>,
     pub(crate) instructions: Option<String>,
     pub(crate) options: Options,
     /// The current snapshot, read without a lock by every request.
