@@ -183,10 +183,10 @@ impl fmt::Debug for DrivenConnection {
     }
 }
 
-struct Driven {
+/// The connection behind its handle, with its outbox in the same allocation (`O` is unsized to
+/// `dyn Outbox` once made): an idle HTTP session costs one allocation less.
+struct Driven<O: ?Sized = dyn Outbox> {
     server: Server,
-    peer: Arc<dyn Peer>,
-    outbox: Box<dyn Outbox>,
     /// Outside the state's lock, so that dropping the connection never waits for it (the outbox
     /// may hold the last reference to the connection's owner while the state is locked).
     closed: AtomicBool,
@@ -194,6 +194,7 @@ struct Driven {
     /// sessions); a byte-stream connection keeps them for its next request.
     shrink_when_idle: bool,
     state: Mutex<State>,
+    outbox: O,
 }
 
 /// A request being served: its task once it has one (none while its first poll runs), and its
@@ -320,6 +321,9 @@ impl InFlight {
 
 struct State {
     session: ServerSession,
+    /// What the handlers of this connection's requests talk to the session through, made for
+    /// the first request the session starts (a session that only initialized has none).
+    peer: Option<Arc<dyn Peer>>,
     in_flight: InFlight,
     /// Server→client requests waiting for the client's answer.
     waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
@@ -361,21 +365,19 @@ impl DrivenConnection {
     /// (one busy connection, not many idle ones).
     pub(crate) fn with_idle_shrink(server: Server, outbox: impl Outbox, shrink: bool) -> Self {
         let session = ServerSession::new(server.shared_session_config());
-        let inner = Arc::new_cyclic(|weak: &Weak<Driven>| Driven {
+        let inner: Arc<Driven> = Arc::new(Driven {
             server,
-            peer: Arc::new(DrivenPeer {
-                driven: weak.clone(),
-            }),
-            outbox: Box::new(outbox),
             closed: AtomicBool::new(false),
             shrink_when_idle: shrink,
             state: Mutex::new(State {
                 session,
+                peer: None,
                 in_flight: InFlight::default(),
                 waiting: HashMap::new(),
                 subscribed: Subscriptions::default(),
                 listens: HashSet::new(),
             }),
+            outbox,
         });
         Self { inner }
     }
@@ -631,19 +633,19 @@ impl Driven {
             };
             match event {
                 ServerEvent::Request(request) => {
-                    let request = match start(
-                        &self.server,
-                        &mut state.subscribed,
-                        request,
-                        &self.peer,
-                        arrival,
-                    ) {
-                        Start::Answered(id, result) => {
-                            state.session.respond(&id, result);
-                            continue;
-                        }
-                        Start::Handling(request) => request,
-                    };
+                    let peer = state.peer.get_or_insert_with(|| {
+                        Arc::new(DrivenPeer {
+                            driven: Arc::downgrade(self),
+                        })
+                    });
+                    let request =
+                        match start(&self.server, &mut state.subscribed, request, peer, arrival) {
+                            Start::Answered(id, result) => {
+                                state.session.respond(&id, result);
+                                continue;
+                            }
+                            Start::Handling(request) => request,
+                        };
                     if request.listen {
                         state.listens.insert(request.id.clone());
                     }
