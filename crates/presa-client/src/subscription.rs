@@ -444,11 +444,7 @@ impl Subscription {
                     ChangeEvent::ResourcesListChanged => {
                         honoured.resources_list_changed == Some(true)
                     }
-                    ChangeEvent::ResourceUpdated { uri } => honoured
-                        .resource_subscriptions
-                        .iter()
-                        .flatten()
-                        .any(|w| uri.starts_with(w.as_str())),
+                    ChangeEvent::ResourceUpdated { uri } => honoured.watches_resource(uri),
                     ChangeEvent::Other(_) => false,
                 };
                 wanted.then_some(event)

@@ -40,8 +40,9 @@ impl Server {
             resource_subscriptions: match options.subscribe {
                 true => asked.resource_subscriptions.as_ref().map(|uris| {
                     let mut seen = HashSet::new();
+                    // an empty URI watches nothing, so it is not honoured
                     uris.iter()
-                        .filter(|uri| seen.insert(uri.as_str()))
+                        .filter(|uri| !uri.is_empty() && seen.insert(uri.as_str()))
                         .take(MOST_RESOURCE_SUBSCRIPTIONS)
                         .cloned()
                         .collect()
@@ -82,12 +83,7 @@ impl Server {
                     list_changed(kind, &id)
                 }
                 Ok(Change::ResourceUpdated(uri)) => {
-                    let watched = honoured
-                        .resource_subscriptions
-                        .iter()
-                        .flatten()
-                        .any(|w| *w == uri || uri.starts_with(w.as_str()));
-                    if !watched {
+                    if !honoured.watches_resource(&uri) {
                         continue;
                     }
                     resource_updated(&uri, &id)

@@ -45,6 +45,52 @@ impl SubscriptionFilter {
             && self.task_ids.as_ref().is_none_or(Vec::is_empty)
             && self.other.is_empty()
     }
+
+    /// Whether `notifications/resources/updated` for `uri` passes the filter: `uri` is one of
+    /// its [`resource_subscriptions`](Self::resource_subscriptions) or lies under one of them
+    /// (see [`resource_is_under`]).
+    ///
+    /// ```
+    /// use presa_core::SubscriptionFilter;
+    ///
+    /// let filter = SubscriptionFilter {
+    ///     resource_subscriptions: Some(vec!["file:///srv/docs".into(), String::new()]),
+    ///     ..SubscriptionFilter::default()
+    /// };
+    /// assert!(filter.watches_resource("file:///srv/docs"));
+    /// assert!(filter.watches_resource("file:///srv/docs/a.md"));
+    /// assert!(!filter.watches_resource("file:///srv/docs-old/a.md"));
+    /// assert!(!filter.watches_resource("db://orders")); // "" watches nothing
+    /// ```
+    pub fn watches_resource(&self, uri: &str) -> bool {
+        self.resource_subscriptions
+            .iter()
+            .flatten()
+            .any(|watched| resource_is_under(uri, watched))
+    }
+}
+
+/// Whether the resource `uri` is `watched` itself or lies under it: `watched` is a prefix of
+/// `uri` that ends with `/`, or is followed in `uri` by `/`, `?` or `#`. So `file:///docs`
+/// covers `file:///docs/a.md` but not `file:///docs-old`, and an empty string covers nothing.
+///
+/// ```
+/// use presa_core::resource_is_under;
+///
+/// assert!(resource_is_under("db://orders/42", "db://orders/"));
+/// assert!(resource_is_under("db://orders?id=42", "db://orders"));
+/// assert!(!resource_is_under("db://ordersarchive", "db://orders"));
+/// assert!(!resource_is_under("db://orders", ""));
+/// ```
+pub fn resource_is_under(uri: &str, watched: &str) -> bool {
+    if watched.is_empty() {
+        return false;
+    }
+    match uri.strip_prefix(watched) {
+        Some("") => true,
+        Some(rest) => watched.ends_with('/') || rest.starts_with(['/', '?', '#']),
+        None => false,
+    }
 }
 
 /// Params of `subscriptions/listen`.

@@ -48,7 +48,17 @@ pub(crate) async fn post(
     };
     let initialize = messages.iter().any(|m| m.method() == Some("initialize"));
     let (session, created) = match session_id {
-        None if initialize && !is_batch => {
+        // an `initialize` without an id could never be answered: it starts nothing
+        None if initialize
+            && (is_batch || !matches!(messages.as_slice(), [Message::Request(_)])) =>
+        {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Invalid request: initialize must be a request (with an id), alone in its POST",
+            );
+        }
+        None if initialize => {
             shared.start_sweeper();
             shared.start_announcer();
             let Some(id) = new_session_id() else {

@@ -119,3 +119,47 @@ async fn an_initialize_era_client_and_server_over_http() {
     client.close().await;
     running.stop().await.unwrap();
 }
+
+/// A listen's resource filter covers a URI and what lies under it, never everything: an empty
+/// URI is not honoured, and a URI that merely starts with the filter's text is not under it.
+#[tokio::test]
+async fn a_listen_gets_updates_only_for_the_resources_it_watches() {
+    let server = Server::builder("watch", "1.0.0")
+        .subscribe(true)
+        .resource(
+            presa_core::Resource::new("mem://docs", "docs"),
+            |_: Context| async { "docs" },
+        )
+        .build()
+        .unwrap();
+    let running = serve(server.clone(), HttpOptions::default()).await.unwrap();
+    let channel = presa_http::client(running.url(), HttpClientOptions::default()).unwrap();
+    let client = Client::connect(channel, ClientOptions::default())
+        .await
+        .unwrap();
+    let mut changes = client
+        .subscribe(
+            presa_client::SubscriptionOptions::new()
+                .resource("")
+                .resource("mem://docs"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        changes.honoured().resource_subscriptions,
+        Some(vec!["mem://docs".to_owned()]),
+        "an empty URI watches nothing, so it is not honoured"
+    );
+    for uri in ["mem://other", "mem://docs-old/a.md", "mem://docs/a.md"] {
+        server.resource_updated(uri);
+    }
+    assert_eq!(
+        changes.next().await,
+        Some(presa_client::ChangeEvent::ResourceUpdated {
+            uri: "mem://docs/a.md".to_owned()
+        })
+    );
+    changes.close().await;
+    client.close().await;
+    running.stop().await.unwrap();
+}

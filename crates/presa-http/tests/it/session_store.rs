@@ -487,3 +487,30 @@ async fn two_instances_never_number_two_streams_alike() {
         assert!(seen.insert(stream(&on_b)), "stream {} twice", stream(&on_b));
     }
 }
+
+/// An `initialize` that could not be answered (a notification, or a batch member) starts no
+/// session: nothing is kept or saved for it.
+#[tokio::test]
+async fn an_initialize_without_an_id_or_in_a_batch_starts_no_session() {
+    let store = Arc::new(JsonStore::default());
+    let url = instance(Arc::clone(&store)).await;
+    let params = json!({"protocolVersion": "2025-03-26", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"}});
+    let notification = json!({"jsonrpc": "2.0", "method": "initialize", "params": params});
+    let batch = json!([request(0, "initialize", params)]);
+    for body in [notification, batch] {
+        let reply = post(&url, None, body.clone()).await;
+        assert_eq!(reply.status, 400, "{body}");
+        assert!(reply.headers.get("mcp-session-id").is_none(), "{body}");
+        let message = reply.messages[0]["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("initialize must be a request"),
+            "{body}: {message}"
+        );
+    }
+    assert_eq!(store.saves.load(Ordering::SeqCst), 0);
+    assert!(store.texts.lock().unwrap().is_empty());
+    // an initialize request still starts one
+    initialize(&url).await;
+    assert_eq!(store.texts.lock().unwrap().len(), 1);
+}
