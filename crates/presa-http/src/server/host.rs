@@ -1,8 +1,9 @@
 //! The `Host` allow-list.
 //!
 //! A server on a loopback address can refuse requests whose `Host` names another machine, which
-//! closes the DNS-rebinding hole even for clients that send no `Origin`. The default accepts any
-//! `Host`; `Allow::Loopback` accepts `localhost`, `127.0.0.1` and `[::1]` with any port.
+//! closes the DNS-rebinding hole even for clients that send no `Origin`. `Allow::Loopback`
+//! accepts `localhost`, `127.0.0.1` and `[::1]` with any port: what presa's endpoint uses by
+//! default on a loopback address (see `HttpOptions::allowed_hosts`).
 //!
 //! ```
 //! use axum::{Router, routing::post};

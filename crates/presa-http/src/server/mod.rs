@@ -76,10 +76,12 @@ pub fn router_with_store<S: Clone + Send + Sync + 'static>(
     options: HttpOptions,
     sessions: Arc<dyn SessionStore>,
 ) -> Router<S> {
-    build(Shared::new(server, options, sessions))
+    let hosts = options.hosts_allowed_on(options.host.parse().ok());
+    build(Shared::new(server, options, sessions), hosts)
 }
 
-fn build<S: Clone + Send + Sync + 'static>(shared: Shared) -> Router<S> {
+/// The endpoint's router; `hosts` is its `Host` allow-list, resolved for the address served on.
+fn build<S: Clone + Send + Sync + 'static>(shared: Shared, hosts: Allow) -> Router<S> {
     let options = Arc::clone(&shared.options);
     let endpoint = post(endpoint::post)
         .get(legacy::get)
@@ -93,7 +95,7 @@ fn build<S: Clone + Send + Sync + 'static>(shared: Shared) -> Router<S> {
     };
     router
         .layer(BodyLimitLayer::new(options.max_body_bytes))
-        .layer(HostLayer::new(options.allowed_hosts.clone()))
+        .layer(HostLayer::new(hosts))
         .layer(OriginLayer::new(options.allowed_origins.clone()))
         .with_state(shared)
 }
@@ -178,8 +180,9 @@ pub async fn serve(server: Server, options: HttpOptions) -> Result<RunningServer
         .map_err(HttpServeError::Bind)?;
     let addr = listener.local_addr().map_err(HttpServeError::Bind)?;
     let url = format!("http://{addr}{}", options.path);
+    let hosts = options.hosts_allowed_on(Some(addr.ip()));
     let shared = Shared::new(server, options, Arc::new(InMemorySessionStore::default()));
-    let app: Router = build(shared.clone());
+    let app: Router = build(shared.clone(), hosts);
     let listener = listener.tap_io(|tcp| {
         if let Err(error) = tcp.set_nodelay(true) {
             tracing::debug!(target: "presa_http", "could not set TCP_NODELAY: {error}");

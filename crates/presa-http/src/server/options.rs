@@ -103,7 +103,9 @@ pub struct HttpOptions {
     pub(crate) port: u16,
     pub(crate) path: String,
     pub(crate) allowed_origins: Allow,
-    pub(crate) allowed_hosts: Allow,
+    /// `None` until set: the default follows the address served on (see
+    /// [`HttpOptions::allowed_hosts`]).
+    pub(crate) allowed_hosts: Option<Allow>,
     pub(crate) max_body_bytes: usize,
     pub(crate) keepalive: Duration,
     pub(crate) cancellation: CancellationPolicy,
@@ -132,8 +134,9 @@ impl fmt::Debug for HttpOptions {
 }
 
 impl Default for HttpOptions {
-    /// Host 127.0.0.1, port 0 (a free port), path `/mcp`, origins loopback only, hosts any, bodies
-    /// up to 2,000,000 bytes, keepalive every 15 s, no posted cancellation, no log, idle
+    /// Host 127.0.0.1, port 0 (a free port), path `/mcp`, origins loopback only, hosts as the
+    /// address served on calls for (loopback names on a loopback address), bodies up to
+    /// 2,000,000 bytes, keepalive every 15 s, no posted cancellation, no log, idle
     /// initialize-era sessions evicted after 30 minutes, 1,024 events kept per session for
     /// resumption, clients told to retry after 1 s, no authorization.
     fn default() -> Self {
@@ -142,7 +145,7 @@ impl Default for HttpOptions {
             port: 0,
             path: "/mcp".into(),
             allowed_origins: Allow::Loopback,
-            allowed_hosts: Allow::Any,
+            allowed_hosts: None,
             max_body_bytes: 2_000_000,
             keepalive: Duration::from_millis(15_000),
             cancellation: CancellationPolicy::None,
@@ -181,10 +184,48 @@ impl HttpOptions {
         self
     }
 
-    /// Which `Host` headers are accepted (others get 403).
+    /// Which `Host` headers are accepted (others get 403: with the `Origin` check, the guard
+    /// against DNS rebinding). By default this follows the address served on: on a loopback
+    /// address only loopback names (`localhost`, `127.0.0.1`, `[::1]`, any port) are accepted,
+    /// on any other address every `Host` is, with a warning logged once at start. For a
+    /// [`router`](crate::router) mounted in an app of your own, the address is
+    /// [`host`](Self::host)'s (default 127.0.0.1): set this when the app listens elsewhere.
+    ///
+    /// ```
+    /// use std::collections::HashSet;
+    /// use presa_http::{Allow, HttpOptions};
+    ///
+    /// let options = HttpOptions::default()
+    ///     .host("0.0.0.0")
+    ///     .allowed_hosts(Allow::Only(HashSet::from(["mcp.example.com".to_owned()])));
+    /// # drop(options);
+    /// ```
     pub fn allowed_hosts(mut self, allow: Allow) -> Self {
-        self.allowed_hosts = allow;
+        self.allowed_hosts = Some(allow);
         self
+    }
+
+    /// The `Host` allow-list for a server on `ip` (the address bound, or [`host`](Self::host)
+    /// read as one): the one set, else loopback names on a loopback address, else any, with a
+    /// warning.
+    pub(crate) fn hosts_allowed_on(&self, ip: Option<std::net::IpAddr>) -> Allow {
+        if let Some(allow) = &self.allowed_hosts {
+            return allow.clone();
+        }
+        let loopback = match ip {
+            Some(ip) => ip.is_loopback(),
+            None => super::reject::is_loopback_host(&self.host),
+        };
+        if loopback {
+            return Allow::Loopback;
+        }
+        tracing::warn!(
+            target: "presa_http",
+            "serving on {} with no Host allow-list: any Host header is accepted; set \
+             HttpOptions::allowed_hosts to guard against DNS rebinding",
+            self.host
+        );
+        Allow::Any
     }
 
     /// The largest request body accepted (larger ones get 413).

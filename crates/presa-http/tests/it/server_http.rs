@@ -271,6 +271,53 @@ async fn origin_and_host_allow_lists() {
     assert_eq!(status, 200);
 }
 
+/// A server on a loopback address accepts only loopback names in `Host` unless told otherwise
+/// (a DNS-rebinding page sends no `Origin` when it is same-origin to the attacker's name).
+#[tokio::test]
+async fn on_loopback_only_loopback_hosts_are_accepted_by_default() {
+    let f = fixture().await;
+    let port = f.running.local_addr().port();
+    let body = request(1, "tools/list", json!({}));
+    for host in ["evil.example.com", "evil.example.com:80", "10.0.0.1"] {
+        let (status, ..) = f.send(f.modern_post(&body).header("host", host)).await;
+        assert_eq!(status, 403, "{host}");
+    }
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        "[::1]".to_owned(),
+    ] {
+        let (status, ..) = f.send(f.modern_post(&body).header("host", &host)).await;
+        assert_eq!(status, 200, "{host}");
+    }
+    // a router for an app bound elsewhere: the address it is told of decides
+    let server = Server::builder("mounted", "1").build().unwrap();
+    for (bound, expected) in [("127.0.0.1", 403), ("0.0.0.0", 200)] {
+        let app: axum::Router =
+            presa_http::router(server.clone(), HttpOptions::default().host(bound));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let task = tokio::spawn(async move { axum::serve(listener, app).await });
+        let discover = request(1, "server/discover", json!({}));
+        let status = f
+            .http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "server/discover")
+            .header("host", "evil.example.com")
+            .body(discover.to_string())
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16();
+        assert_eq!(status, expected, "router told it serves on {bound}");
+        task.abort();
+    }
+}
+
 // ----- 2026-07-28 -----
 
 #[tokio::test]
