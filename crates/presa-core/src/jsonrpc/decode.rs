@@ -108,25 +108,44 @@ pub fn decode_message(input: &[u8]) -> Result<Message, DecodeError> {
     }
 }
 
+/// The most members a batch may have: a larger one is refused as a whole, before any member is
+/// decoded (each member would cost an answer of its own).
+pub const MAX_BATCH_MEMBERS: usize = 1000;
+
 /// Decodes one frame, which may be a batch when `allow_batches` is true (2025-03-26).
 ///
-/// An empty batch, or a batch where batches are not allowed, is one invalid-request error; each
-/// member of a non-empty batch is decoded on its own, so one bad member does not spoil the others.
+/// An empty batch, a batch of more than [`MAX_BATCH_MEMBERS`], or a batch where batches are not
+/// allowed is one invalid-request error (where they are not allowed, the members are not even
+/// split apart); each member of any other batch is decoded on its own, so one bad member does
+/// not spoil the others.
+///
+/// ```
+/// use presa_core::{decode_packet, Packet};
+///
+/// let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"x"}]"#;
+/// let Ok(Packet::Batch(members)) = decode_packet(batch, true) else { panic!("a batch") };
+/// assert_eq!(members.len(), 2);
+/// assert!(decode_packet(batch, false).is_err());
+/// let huge = format!("[{}1]", "1,".repeat(5_000));
+/// let refused = decode_packet(huge.as_bytes(), true).unwrap_err();
+/// assert!(refused.to_string().contains("more than 1000 members"));
+/// ```
 pub fn decode_packet(input: &[u8], allow_batches: bool) -> Result<Packet, DecodeError> {
     match first_significant_byte(input) {
         Some(b'{') => decode_object(serde_json::from_slice(input)).map(Packet::Single),
+        Some(b'[') if !allow_batches => match serde_json::from_slice::<IgnoredAny>(input) {
+            Ok(_) => Err(DecodeError::invalid(
+                None,
+                "batches are not allowed in this protocol revision",
+            )),
+            Err(e) => Err(DecodeError::not_json(e)),
+        },
         Some(b'[') => {
-            let members: Vec<&RawValue> =
+            let Members(members) =
                 serde_json::from_slice(input).map_err(|e| match e.classify() {
                     Category::Data => DecodeError::invalid(None, e),
                     _ => DecodeError::not_json(e),
                 })?;
-            if !allow_batches {
-                return Err(DecodeError::invalid(
-                    None,
-                    "batches are not allowed in this protocol revision",
-                ));
-            }
             if members.is_empty() {
                 return Err(DecodeError::invalid(None, "empty batch"));
             }
@@ -141,6 +160,42 @@ pub fn decode_packet(input: &[u8], allow_batches: bool) -> Result<Packet, Decode
             )),
             Err(e) => Err(DecodeError::not_json(e)),
         },
+    }
+}
+
+/// A batch's members, unparsed; deserializing stops at the first member past
+/// [`MAX_BATCH_MEMBERS`].
+struct Members<'a>(Vec<&'a RawValue>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Members<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a batch of messages")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = seq.next_element::<&'de RawValue>()? {
+                    if members.len() == MAX_BATCH_MEMBERS {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "a batch of more than {MAX_BATCH_MEMBERS} members"
+                        )));
+                    }
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+
+        deserializer.deserialize_seq(Visitor)
     }
 }
 

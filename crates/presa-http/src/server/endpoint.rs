@@ -98,7 +98,9 @@ pub(crate) async fn post(
         }
     };
     let session_id = header_str(headers, SESSION_HEADER).map(str::to_owned);
-    let packet = match decode_packet(&bytes, true) {
+    // only an initialize-era session (of 2025-03-26) takes batches: without one, a batch is
+    // refused before its members are split apart
+    let packet = match decode_packet(&bytes, session_id.is_some()) {
         Ok(packet) => packet,
         Err(error) => {
             let status = if session_id.is_some() {

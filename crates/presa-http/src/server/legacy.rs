@@ -131,6 +131,10 @@ pub(crate) async fn post(
             return session_not_found();
         }
         persist_after(&shared, &session).await;
+        // a batch's members that were not messages are still answered
+        if !rejected.is_empty() {
+            return json_response(StatusCode::OK, format!("[{}]", rejected.join(",")));
+        }
         return accepted();
     }
     let primed = session.version() == Some(ProtocolVersion::V2025_11_25);

@@ -861,6 +861,43 @@ async fn a_stream_without_a_priming_event_is_not_closed() {
     );
 }
 
+/// A batch costs at most one answer per member and at most `MAX_BATCH_MEMBERS` members: a
+/// body of junk members is refused whole, and without a session before it is split apart.
+#[tokio::test]
+async fn a_batch_of_junk_is_refused_whole() {
+    let f = fixture().await;
+    let junk = format!("[{}1]", "1,".repeat(900_000));
+    let (status, _, r) = f.send(f.post().body(junk.clone())).await;
+    assert_eq!(status, 400);
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batches are not allowed"),
+        "{r}"
+    );
+    let session = initialize(&f, "2025-03-26").await;
+    let (status, _, r) = f
+        .send(f.post().header("mcp-session-id", &session).body(junk))
+        .await;
+    assert_eq!(status, 200);
+    assert!(r.is_object(), "one answer, not one per member");
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains(&format!(
+            "more than {} members",
+            presa_core::MAX_BATCH_MEMBERS
+        )),
+        "{r}"
+    );
+    // a batch within the limit is still answered member by member
+    let (_, _, r) = f
+        .send(f.post().header("mcp-session-id", &session).body("[1,2,3]"))
+        .await;
+    assert_eq!(r.as_array().map(Vec::len), Some(3), "{r}");
+}
+
 #[tokio::test]
 async fn batches_only_in_2025_03_26_sessions() {
     let f = fixture().await;
