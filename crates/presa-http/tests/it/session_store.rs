@@ -498,15 +498,15 @@ async fn an_initialize_without_an_id_or_in_a_batch_starts_no_session() {
                         "clientInfo": {"name": "t", "version": "1"}});
     let notification = json!({"jsonrpc": "2.0", "method": "initialize", "params": params});
     let batch = json!([request(0, "initialize", params)]);
-    for body in [notification, batch] {
+    for (body, why) in [
+        (notification, "initialize must be a request"),
+        (batch, "batches are not allowed"),
+    ] {
         let reply = post(&url, None, body.clone()).await;
         assert_eq!(reply.status, 400, "{body}");
         assert!(reply.headers.get("mcp-session-id").is_none(), "{body}");
         let message = reply.messages[0]["error"]["message"].as_str().unwrap();
-        assert!(
-            message.contains("initialize must be a request"),
-            "{body}: {message}"
-        );
+        assert!(message.contains(why), "{body}: {message}");
     }
     assert_eq!(store.saves.load(Ordering::SeqCst), 0);
     assert!(store.texts.lock().unwrap().is_empty());
