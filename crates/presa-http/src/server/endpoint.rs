@@ -116,9 +116,6 @@ pub(crate) async fn post(
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .map(ProtocolVersion::era);
     let era = match (&session_id, header_era, &packet) {
-        // a 2026-07-28 message is checked as one (its headers against its body) whatever
-        // session id it carries: a freely made session must not be a way around those checks
-        (_, _, Packet::Single(message)) if is_stateless_message(message) => Era::Stateless,
         (Some(_), _, _) | (None, Some(Era::Initialize), _) | (None, _, Packet::Batch(_)) => {
             Era::Initialize
         }
