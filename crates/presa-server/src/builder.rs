@@ -620,10 +620,11 @@ impl ServerBuilder {
             self.options.tasks.clone(),
             Arc::clone(&bus),
         ));
+        let info_value = serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null);
         Ok(Server {
             inner: Arc::new(Inner {
-                info_value: serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null),
-                info_meta: info_meta(&self.info),
+                info_meta: info_meta(&info_value),
+                info_value,
                 info: self.info,
                 instructions: self.instructions,
                 options: self.options,
@@ -641,10 +642,9 @@ impl ServerBuilder {
 }
 
 /// `{"io.modelcontextprotocol/serverInfo":<info>}`, made once per server.
-fn info_meta(info: &Implementation) -> Box<serde_json::value::RawValue> {
+fn info_meta(info: &serde_json::Value) -> Box<serde_json::value::RawValue> {
     let mut meta = serde_json::Map::new();
-    let info = serde_json::to_value(info).unwrap_or(serde_json::Value::Null);
-    meta.insert(presa_core::META_SERVER_INFO.to_owned(), info);
+    meta.insert(presa_core::META_SERVER_INFO.to_owned(), info.clone());
     // a map of JSON values always serializes
     serde_json::value::to_raw_value(&meta).unwrap_or_default()
 }

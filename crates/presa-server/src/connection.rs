@@ -119,9 +119,9 @@ impl ConnectionOptions {
 /// for it.
 const QUEUE_ROOM: usize = 256;
 
-/// An [`Outbox`] that keeps a connection's messages in order for a task to take them: what a
-/// Streamable HTTP response streams from. Clones
-/// share the queue. A handler reporting progress or logging waits while 256 messages are
+/// An [`Outbox`] that keeps a connection's messages in order for one task to take them: what a
+/// Streamable HTTP response streams from, and what [`serve_connection`] writes from. Clones
+/// share the queue; only one of them at a time may wait in [`next`](Self::next). A handler reporting progress or logging waits while 256 messages are
 /// queued, so a peer that reads slowly slows the handler instead of growing the queue.
 ///
 /// ```

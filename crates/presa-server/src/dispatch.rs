@@ -181,8 +181,10 @@ impl Server {
 
     /// A result as JSON, stamped when it answers a 2026-07-28 request: `resultType` and the
     /// server's identity (the caching hints are the caller's). Initialize-era results get none
-    /// of these. The common case (no `_meta` of the handler's own) gets the identity spliced in
-    /// as text made once per server, instead of a copy of it as a `Value` per result.
+    /// of these. The common case (no `_meta` of the handler's own) gets the identity as a `_meta`
+    /// made once per server, in the same serialization pass ([`WithServerInfo`]: `R` must
+    /// serialize as a struct or map, as every result type does), instead of a copy of it as a
+    /// `Value` per result.
     fn stamped<R: HasResultType + HasMeta + Serialize>(
         &self,
         era: Era,

@@ -98,8 +98,9 @@ pub(crate) async fn post(
         }
     };
     let session_id = header_str(headers, SESSION_HEADER).map(str::to_owned);
-    // only an initialize-era session (of 2025-03-26) takes batches: without one, a batch is
-    // refused before its members are split apart
+    // only a 2025-03-26 session takes batches: without a session id a batch is refused before
+    // its members are split apart; with one, at most MAX_BATCH_MEMBERS are split before the
+    // session's revision is checked
     let packet = match decode_packet(&bytes, session_id.is_some()) {
         Ok(packet) => packet,
         Err(error) => {
@@ -116,9 +117,8 @@ pub(crate) async fn post(
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .map(ProtocolVersion::era);
     let era = match (&session_id, header_era, &packet) {
-        (Some(_), _, _) | (None, Some(Era::Initialize), _) | (None, _, Packet::Batch(_)) => {
-            Era::Initialize
-        }
+        // (a batch has a session id: without one it was refused above)
+        (Some(_), _, _) | (None, Some(Era::Initialize), _) => Era::Initialize,
         (None, None, Packet::Single(message))
             if version_header.is_none() && !is_stateless_message(message) =>
         {

@@ -159,7 +159,8 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
-    /// The address to listen on ([`serve`](crate::serve) only).
+    /// The address to listen on ([`serve`](crate::serve)); for a [`router`](crate::router), the
+    /// address its app listens on, which the default `Host` allow-list follows.
     pub fn host(mut self, host: impl Into<String>) -> Self {
         self.host = host.into();
         self
