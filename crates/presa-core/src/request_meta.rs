@@ -58,10 +58,21 @@ pub fn params_meta(params: Option<&RawValue>) -> Option<Meta> {
     serde_json::from_str::<MetaOnly>(raw.get()).ok()?.meta
 }
 
-/// Whether a request is shaped for 2026-07-28: its `_meta` holds an `io.modelcontextprotocol/`
-/// key. A dual-era server routes such a request to the stateless path.
+/// The `_meta` keys only a 2026-07-28 request carries: the per-request context that replaced
+/// `initialize`. Other `io.modelcontextprotocol/` keys (2025-11-25's `related-task`) are not
+/// among them.
+const STATELESS_REQUEST_KEYS: [&str; 4] = [
+    META_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+];
+
+/// Whether a request is shaped for 2026-07-28: its `_meta` holds one of the per-request
+/// context keys (protocol version, client capabilities, client info, log level). A dual-era
+/// server routes such a request to the stateless path, session or not.
 pub fn is_stateless_shaped(meta: Option<&Meta>) -> bool {
-    meta.is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")))
+    meta.is_some_and(|m| STATELESS_REQUEST_KEYS.iter().any(|k| m.contains_key(*k)))
 }
 
 /// Whether a message is shaped for 2026-07-28 (see [`is_stateless_shaped`]): what a dual-era
@@ -77,12 +88,7 @@ pub fn is_stateless_shaped(meta: Option<&Meta>) -> bool {
 /// assert!(!is_stateless_message(&legacy));
 /// ```
 pub fn is_stateless_message(message: &crate::Message) -> bool {
-    let params = match message {
-        crate::Message::Request(r) => r.params.as_deref(),
-        crate::Message::Notification(n) => n.params.as_deref(),
-        crate::Message::Response(_) => None,
-    };
-    is_stateless_shaped(params_meta(params).as_ref())
+    is_stateless_shaped(params_meta(message.params()).as_ref())
 }
 
 fn missing(key: &str) -> ErrorObject {
@@ -294,5 +300,24 @@ mod tests {
         assert_eq!(RequestMeta::from_meta(&written).unwrap(), m);
         assert!(is_stateless_shaped(Some(&written)));
         assert!(!is_stateless_shaped(Some(&Meta::new())));
+    }
+
+    #[test]
+    fn only_the_request_context_keys_make_a_request_2026_shaped() {
+        let shaped = |value: Value| {
+            let Value::Object(map) = value else {
+                unreachable!("an object literal")
+            };
+            is_stateless_shaped(Some(&map))
+        };
+        assert!(shaped(json!({"io.modelcontextprotocol/logLevel": "info"})));
+        assert!(shaped(
+            json!({"io.modelcontextprotocol/clientCapabilities": {}})
+        ));
+        // a 2025-11-25 task message is an initialize-era message
+        assert!(!shaped(
+            json!({"io.modelcontextprotocol/related-task": {"taskId": "t"}})
+        ));
+        assert!(!shaped(json!({"progressToken": 1})));
     }
 }

@@ -233,6 +233,36 @@ impl ReceivedHeaders {
         self.check_name(method, body_value.as_deref())
     }
 
+    /// The routing headers a message *sent* agree with its body: `Mcp-Method`, when present,
+    /// equals the method and `Mcp-Name`, when present, the name, URI or task id. What an
+    /// initialize-era request is held to, where the headers are optional: a gateway that routes
+    /// or authorizes on them must not be told one thing while the server does another.
+    ///
+    /// ```
+    /// use presa_core::ReceivedHeaders;
+    ///
+    /// assert!(ReceivedHeaders::default().check_sent_routing("tools/list", None).is_ok());
+    /// let lying = ReceivedHeaders::from_pairs([("Mcp-Method", "tools/list")]);
+    /// assert!(lying.check_sent_routing("tools/call", None).is_err());
+    /// ```
+    pub fn check_sent_routing(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<(), HeaderError> {
+        if self.method != Slot::Absent {
+            self.check_method(method)?;
+        }
+        if self.name == Slot::Absent {
+            return Ok(());
+        }
+        let Some(field) = mcp_name_field(method) else {
+            return Ok(());
+        };
+        let body_value = params.and_then(|raw| routed_member(raw.get(), field));
+        self.check_name(method, body_value.as_deref())
+    }
+
     /// After the tool is resolved: every argument the tool mirrors that is present and not
     /// `null` in `arguments` has its `Mcp-Param-*` header, once, equal to it after trimming and
     /// Base64 decoding. Strings compare exactly, booleans as `true`/`false`, numbers

@@ -161,6 +161,15 @@ impl Message {
         }
     }
 
+    /// The raw params of a request or notification, when sent.
+    pub fn params(&self) -> Option<&RawValue> {
+        match self {
+            Self::Request(r) => r.params.as_deref(),
+            Self::Notification(n) => n.params.as_deref(),
+            Self::Response(_) => None,
+        }
+    }
+
     /// The id of a request or response.
     pub fn id(&self) -> Option<&RequestId> {
         match self {

@@ -117,6 +117,9 @@ pub(crate) async fn post(
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .map(ProtocolVersion::era);
     let era = match (&session_id, header_era, &packet) {
+        // a 2026-07-28 request is checked as one (its headers against its body) whatever
+        // session id it carries: a session anyone can make is no way around those checks
+        (_, _, Packet::Single(message)) if is_stateless_message(message) => Era::Stateless,
         // (a batch has a session id: without one it was refused above)
         (Some(_), _, _) | (None, Some(Era::Initialize), _) => Era::Initialize,
         (None, None, Packet::Single(message))

@@ -7,7 +7,7 @@ use axum::body::Bytes;
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use presa_core::{ErrorCode, Message, Packet, ProtocolVersion, RequestId};
+use presa_core::{ErrorCode, ErrorObject, Message, Packet, ProtocolVersion, RequestId};
 use presa_server::{Arrival, AuthInfo};
 use tokio::sync::mpsc;
 
@@ -17,7 +17,7 @@ use super::reject::reject;
 use super::session::{Delivery, HttpSession, new_session_id};
 use super::shared::Shared;
 use super::sse::{event, json_response, sse_response};
-use super::stateless::accepted;
+use super::stateless::{accepted, received};
 use super::store::SessionStoreError;
 use crate::describe_error;
 
@@ -46,6 +46,17 @@ pub(crate) async fn post(
             (messages, rejected, true)
         }
     };
+    // routing headers sent with an initialize-era message still tell the truth about it
+    if let [message] = messages.as_slice()
+        && let Some(method) = message.method()
+        && let Err(error) = received(headers).check_sent_routing(method, message.params())
+    {
+        return reject(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::HEADER_MISMATCH,
+            &ErrorObject::from(error).message,
+        );
+    }
     let initialize = messages.iter().any(|m| m.method() == Some("initialize"));
     let (session, created) = match session_id {
         // an `initialize` without an id could never be answered: it starts nothing

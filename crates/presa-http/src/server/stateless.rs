@@ -57,7 +57,8 @@ pub(crate) async fn request(
     }
 }
 
-fn received(headers: &HeaderMap) -> ReceivedHeaders {
+/// The MCP headers of an HTTP request, as presa-core checks them.
+pub(crate) fn received(headers: &HeaderMap) -> ReceivedHeaders {
     ReceivedHeaders::from_pairs(
         headers
             .iter()

@@ -633,6 +633,73 @@ async fn initialize(f: &Fixture, version: &str) -> String {
     session
 }
 
+/// A 2026-07-28 body is checked against its headers even when the POST carries a session id:
+/// a session anyone can make must not be a way past a gateway that routes on `Mcp-Method`.
+#[tokio::test]
+async fn a_session_id_does_not_skip_the_header_checks_of_a_2026_body() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-06-18").await;
+    let call = request(5, "tools/call", json!({"name": "chatty", "arguments": {}}));
+    for version in [Some("2025-06-18"), None] {
+        let mut post = f
+            .post()
+            .header("mcp-session-id", &session)
+            .header("mcp-method", "tools/list")
+            .body(call.to_string());
+        if let Some(version) = version {
+            post = post.header("mcp-protocol-version", version);
+        }
+        let (status, _, body) = f.send(post).await;
+        assert_eq!(status, 400, "{version:?}: {body}");
+        assert_eq!(body["error"]["code"], -32020, "{version:?}: {body}");
+    }
+    // the same body with headers that match it is served
+    let (status, _, body) = f
+        .send(f.modern_post(&call).header("mcp-session-id", &session))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "done");
+}
+
+/// Routing headers sent with an initialize-era message must tell the truth about it too; a
+/// 2025-11-25 message naming its task in `_meta` stays in its session.
+#[tokio::test]
+async fn initialize_era_messages_keep_their_session_and_their_headers_honest() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-11-25").await;
+    let in_session = |body: &Value| {
+        f.post()
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body.to_string())
+    };
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t-1"}}}});
+    let (status, _, body) = f.send(in_session(&list)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["result"]["tools"].is_array(), "{body}");
+
+    let (status, _, body) = f
+        .send(in_session(&list).header("mcp-method", "tools/call"))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], -32020, "{body}");
+
+    let call = legacy_request(2, "tools/call", json!({"name": "chatty", "arguments": {}}));
+    let (status, _, body) = f.send(in_session(&call).header("mcp-name", "other")).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], -32020, "{body}");
+    // headers that agree are no obstacle
+    let (status, _, body) = f
+        .send(
+            in_session(&call)
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "chatty"),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
 #[tokio::test]
 async fn sessions_start_serve_and_end() {
     let f = fixture().await;
