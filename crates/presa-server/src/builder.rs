@@ -296,6 +296,24 @@ impl ServerBuilder {
         self
     }
 
+    /// What a client may make each session hold: requests in flight, the server's own requests
+    /// waiting for answers, the size of the description `initialize` leaves behind (see
+    /// [`SessionLimits`](presa_core::SessionLimits) for the defaults).
+    ///
+    /// ```
+    /// use presa_core::SessionLimits;
+    ///
+    /// let server = presa_server::Server::builder("demo", "1")
+    ///     .limits(SessionLimits::default().max_in_flight_requests(32))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn limits(mut self, limits: presa_core::SessionLimits) -> Self {
+        self.options.limits = limits;
+        self
+    }
+
     /// Whether 2026-07-28 results carry the server's identity in `_meta` (default true).
     pub fn server_info_in_results(mut self, include: bool) -> Self {
         self.options.server_info_in_meta = include;

@@ -179,7 +179,7 @@ pub struct Context {
 #[derive(Clone)]
 struct ContextInner {
     request_id: RequestId,
-    client: ClientContext,
+    client: Arc<ClientContext>,
     meta: Option<Meta>,
     peer: Arc<dyn Peer>,
     cancellation: Cancellation,
@@ -219,7 +219,7 @@ impl Context {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         request_id: RequestId,
-        client: ClientContext,
+        client: Arc<ClientContext>,
         meta: Option<Meta>,
         peer: Arc<dyn Peer>,
         cancellation: Cancellation,
@@ -280,7 +280,7 @@ impl Context {
     pub fn for_client(client: ClientContext) -> Self {
         Self::new(
             RequestId::Number(0),
-            client,
+            Arc::new(client),
             None,
             Arc::new(NoPeer),
             Cancellation::new(),

@@ -51,6 +51,8 @@ pub(crate) struct Options {
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
     /// Where tasks are kept and how.
     pub(crate) tasks: crate::tasks::TaskOptions,
+    /// What a client may make a session hold.
+    pub(crate) limits: presa_core::SessionLimits,
 }
 
 impl Default for Options {
@@ -70,6 +72,7 @@ impl Default for Options {
             request_state_ttl: Duration::from_secs(600),
             middleware: Vec::new(),
             tasks: crate::tasks::TaskOptions::default(),
+            limits: presa_core::SessionLimits::default(),
         }
     }
 }
@@ -206,6 +209,7 @@ impl Server {
             .capabilities(self.capabilities_of(definitions))
             .instructions(self.inner.instructions.clone())
             .discover_cache(o.cache_ttl_ms, o.cache_scope)
+            .limits(o.limits.clone())
     }
 
     /// [`session_config`](Self::session_config), made once per version of the definitions and

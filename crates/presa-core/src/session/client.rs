@@ -1,6 +1,7 @@
 //! The client side of one connection, in both eras.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -654,11 +655,11 @@ impl ClientSession {
             ));
             return self.endpoint.reject(request.id, error);
         }
-        let client = ClientContext {
+        let client = Arc::new(ClientContext {
             protocol_version: version,
             capabilities: self.config.capabilities.for_version(version),
             client_info: Some(self.config.client_info.clone()),
-        };
+        });
         self.events
             .push_back(ClientEvent::Request(Box::new(IncomingRequest {
                 id: request.id,

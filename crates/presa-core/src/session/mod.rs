@@ -3,10 +3,12 @@
 mod client;
 mod endpoint;
 mod inbound;
+mod limits;
 mod outbound;
 mod server;
 
 pub use client::*;
 pub use endpoint::{ProgressError, RequestError, Transmit};
+pub use limits::SessionLimits;
 pub use outbound::RequestOptions;
 pub use server::*;

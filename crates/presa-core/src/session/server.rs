@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::endpoint::{
     CANCELLED, Endpoint, Finished, PROGRESS, ProgressError, RequestError, Transmit,
 };
+use super::limits::{SessionLimits, json_len};
 use super::outbound::RequestOptions;
 use crate::{
     CacheScope, ClientCapabilities, DiscoverResult, Era, ErrorObject, Implementation,
@@ -38,6 +39,7 @@ pub struct ServerSessionConfig {
     request_timeout: Option<Duration>,
     discover_ttl_ms: u64,
     discover_cache_scope: CacheScope,
+    limits: SessionLimits,
 }
 
 impl ServerSessionConfig {
@@ -53,6 +55,7 @@ impl ServerSessionConfig {
             request_timeout: Some(Duration::from_secs(60)),
             discover_ttl_ms: 0,
             discover_cache_scope: CacheScope::Private,
+            limits: SessionLimits::default(),
         }
     }
 
@@ -85,6 +88,17 @@ impl ServerSessionConfig {
         self.discover_ttl_ms = ttl_ms;
         self.discover_cache_scope = scope;
         self
+    }
+
+    /// What a session lets its client make it hold ([`SessionLimits::default`] unless set).
+    pub fn limits(mut self, limits: SessionLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits set with [`limits`](Self::limits).
+    pub fn get_limits(&self) -> &SessionLimits {
+        &self.limits
     }
 
     /// The server's identity.
@@ -141,8 +155,8 @@ pub struct IncomingRequest {
     pub method: String,
     /// The params, unparsed.
     pub params: Option<RawJson>,
-    /// The peer, as this request sees it.
-    pub client: ClientContext,
+    /// The peer, as this request sees it (shared with the session that keeps it).
+    pub client: Arc<ClientContext>,
     /// The params' `_meta`, read once by the session (handlers see it through their context).
     pub meta: Option<crate::Meta>,
     /// The mirror headers a 2026-07-28 request arrived with over Streamable HTTP (see
@@ -165,7 +179,7 @@ struct PerRequest {
 #[non_exhaustive]
 pub enum ServerEvent {
     /// An initialize-era client finished the handshake (`notifications/initialized`).
-    Initialized(ClientContext),
+    Initialized(Arc<ClientContext>),
     /// A request to serve.
     Request(IncomingRequest),
     /// The client cancelled a request in flight: stop working on it; no response will be sent.
@@ -204,6 +218,12 @@ pub enum ServerSendError {
     NotInitialized,
     /// The params could not be serialized.
     Serialize(serde_json::Error),
+    /// As many requests as [`SessionLimits::max_pending_server_requests`] allows already wait
+    /// for the client's answers.
+    TooManyPending {
+        /// The limit.
+        limit: usize,
+    },
 }
 
 impl std::fmt::Display for ServerSendError {
@@ -213,6 +233,10 @@ impl std::fmt::Display for ServerSendError {
                 f.write_str("no initialized initialize-era client to send a request to")
             }
             Self::Serialize(e) => write!(f, "params could not be serialized: {e}"),
+            Self::TooManyPending { limit } => write!(
+                f,
+                "{limit} requests already wait for the client's answers, the most this session allows"
+            ),
         }
     }
 }
@@ -247,7 +271,7 @@ impl std::error::Error for ServerSendError {}
 #[non_exhaustive]
 pub struct InitializeEraState {
     /// The client as `initialize` described it, with the negotiated revision.
-    pub client: ClientContext,
+    pub client: Arc<ClientContext>,
     /// Whether `notifications/initialized` arrived.
     pub initialized: bool,
     /// The level `logging/setLevel` asked for; every level until one is set.
@@ -259,7 +283,7 @@ impl InitializeEraState {
     /// The state right after `initialize` described `client`: not initialized yet, no level.
     pub fn new(client: ClientContext) -> Self {
         Self {
-            client,
+            client: Arc::new(client),
             initialized: false,
             log_level: None,
         }
@@ -386,7 +410,7 @@ impl ServerSession {
 
     /// The initialize-era client, once `initialize` was answered.
     pub fn initialize_era_client(&self) -> Option<&ClientContext> {
-        self.legacy.as_ref().map(|p| &p.client)
+        self.legacy.as_deref().map(|p| &*p.client)
     }
 
     /// The initialize-era state, once `initialize` was answered. It is shared: keeping a clone
@@ -560,11 +584,11 @@ impl ServerSession {
             let result = self.config.discover_result();
             return self.endpoint.answer(request.id, &result);
         }
-        let client = ClientContext {
+        let client = Arc::new(ClientContext {
             protocol_version: version,
             capabilities: meta.client_capabilities,
             client_info: meta.client_info,
-        };
+        });
         let per_request = PerRequest {
             progress_token: meta.progress_token,
             log_level: meta.log_level,
@@ -605,11 +629,18 @@ impl ServerSession {
     fn dispatch(
         &mut self,
         request: Request,
-        client: ClientContext,
+        client: Arc<ClientContext>,
         meta: Option<crate::Meta>,
         per_request: PerRequest,
     ) {
         let era = client.protocol_version.era();
+        let limit = self.config.limits.in_flight_requests();
+        if self.endpoint.inbound.len() >= limit {
+            let error = ErrorObject::invalid_request(format!(
+                "Too many requests in flight: this session serves at most {limit} at once"
+            ));
+            return self.endpoint.reject(request.id, error);
+        }
         if !self.endpoint.inbound.insert(
             request.id.clone(),
             per_request.progress_token,
@@ -649,6 +680,14 @@ impl ServerSession {
             let error = unsupported_version_error(&params.protocol_version, &self.config.versions);
             return self.endpoint.reject(request.id, error);
         };
+        let described = json_len(&params.capabilities) + json_len(&params.client_info);
+        let limit = self.config.limits.client_description_bytes();
+        if described > limit {
+            let error = ErrorObject::invalid_params(format!(
+                "initialize's capabilities and clientInfo take {described} bytes; this server keeps at most {limit}"
+            ));
+            return self.endpoint.reject(request.id, error);
+        }
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
             capabilities: self.config.capabilities.for_version(version),
@@ -782,6 +821,10 @@ impl ServerSession {
     ) -> Result<RequestId, ServerSendError> {
         if self.legacy.is_none() {
             return Err(ServerSendError::NotInitialized);
+        }
+        let limit = self.config.limits.pending_server_requests();
+        if self.endpoint.outbound.len() >= limit {
+            return Err(ServerSendError::TooManyPending { limit });
         }
         let request = self
             .endpoint

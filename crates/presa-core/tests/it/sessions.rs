@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use presa_core::*;
-use presa_test::message::{decode, request, with_meta};
+use presa_test::message::{decode, legacy_request, request, with_meta};
 use serde_json::{Map, Value, json};
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -307,6 +307,55 @@ fn ping_is_answered_both_ways_with_an_empty_result() {
     pair.drive();
     assert!(pair.server_events.iter().any(|e| matches!(e,
         ServerEvent::Response { id: i, outcome: Ok(raw), .. } if *i == id && raw.get() == "{}")));
+}
+
+#[test]
+fn the_server_stops_sending_requests_at_its_pending_limit_until_answers_come() {
+    let limits = SessionLimits::default().max_pending_server_requests(2);
+    let mut pair = Pair::new(client_config(), server_config().limits(limits));
+    pair.initialize();
+    let send = |pair: &mut Pair| {
+        pair.server
+            .send_request(pair.now, "ping", None, &RequestOptions::default(), None)
+    };
+    assert!(send(&mut pair).is_ok());
+    assert!(send(&mut pair).is_ok());
+    let refused = send(&mut pair).unwrap_err();
+    assert!(matches!(
+        refused,
+        ServerSendError::TooManyPending { limit: 2 }
+    ));
+    assert!(
+        refused.to_string().contains("2 requests already wait"),
+        "{refused}"
+    );
+    // the client answers both pings: room again
+    pair.drive();
+    assert!(send(&mut pair).is_ok());
+}
+
+#[test]
+fn an_initialize_describing_more_than_the_limit_starts_nothing() {
+    let limits = SessionLimits::default().max_client_description_bytes(100);
+    let mut pair = Pair::new(client_config(), server_config().limits(limits));
+    let answers = pair.raw_to_server(legacy_request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"experimental": {"x": "y".repeat(100)}},
+               "clientInfo": {"name": "c", "version": "1"}}),
+    ));
+    assert_eq!(answers[0]["error"]["code"], -32602, "{answers:?}");
+    assert!(pair.server.initialize_era_client().is_none());
+    let answers = pair.raw_to_server(legacy_request(
+        2,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "c", "version": "1"}}),
+    ));
+    assert_eq!(
+        answers[0]["result"]["protocolVersion"], "2025-06-18",
+        "{answers:?}"
+    );
 }
 
 #[test]

@@ -633,6 +633,36 @@ async fn initialize(f: &Fixture, version: &str) -> String {
     session
 }
 
+/// What `initialize` asks a session to keep for its life is bounded: a client describing itself
+/// in megabytes is refused, and no session is left behind.
+#[tokio::test]
+async fn an_initialize_that_describes_too_much_is_refused() {
+    let f = fixture().await;
+    let huge = json!({"padding": "x".repeat(1_900_000)});
+    let (status, headers, body) = f
+        .send(
+            f.post()
+                .body(initialize_with(0, "2025-06-18", huge).to_string()),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("at most 65536"), "{message}");
+    assert!(headers.get("mcp-session-id").is_none());
+    // a description of ordinary size starts a session
+    let modest = json!({"experimental": {"notes": "y".repeat(8_000)}});
+    let (status, headers, body) = f
+        .send(
+            f.post()
+                .body(initialize_with(0, "2025-06-18", modest).to_string()),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["result"]["protocolVersion"].is_string(), "{body}");
+    assert!(headers.get("mcp-session-id").is_some());
+}
+
 /// A 2026-07-28 body is checked against its headers even when the POST carries a session id:
 /// a session anyone can make must not be a way past a gateway that routes on `Mcp-Method`.
 #[tokio::test]

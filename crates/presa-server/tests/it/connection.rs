@@ -69,6 +69,14 @@ struct Forever {
 }
 
 fn server(gate: Arc<Gate>, forever: Arc<Forever>) -> Server {
+    server_with_limits(gate, forever, presa_core::SessionLimits::default())
+}
+
+fn server_with_limits(
+    gate: Arc<Gate>,
+    forever: Arc<Forever>,
+    limits: presa_core::SessionLimits,
+) -> Server {
     struct SetOnDrop(Arc<Forever>);
     impl Drop for SetOnDrop {
         fn drop(&mut self) {
@@ -76,6 +84,7 @@ fn server(gate: Arc<Gate>, forever: Arc<Forever>) -> Server {
         }
     }
     Server::builder("conn", "1")
+        .limits(limits)
         .logging(true)
         .list_changed(true)
         .tool_sync(Tool::without_params("quick"), |_: Value, _| "quick")
@@ -161,6 +170,34 @@ async fn a_full_connection_stops_reading_until_a_request_finishes() {
         "the second request was not read while the first ran"
     );
     assert_eq!(peer.next().await["id"], 2);
+}
+
+/// Where the connection would read on, the session refuses a request past its limit and serves
+/// the ones it holds.
+#[tokio::test]
+async fn a_session_refuses_requests_past_its_in_flight_limit() {
+    let gate = Arc::new(Gate(Notify::new()));
+    let limits = presa_core::SessionLimits::default().max_in_flight_requests(2);
+    let server = server_with_limits(Arc::clone(&gate), Arc::default(), limits);
+    let mut peer = Peer::start(server, ConnectionOptions::default().max_in_flight(8));
+    peer.send(call(1, "gated", json!({}))).await;
+    peer.send(call(2, "gated", json!({}))).await;
+    peer.send(call(3, "quick", json!({}))).await;
+    let refused = peer.next().await;
+    assert_eq!(refused["id"], 3, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("at most 2"), "{message}");
+    // one at a time: a permit given before a handler waits is kept for it
+    gate.0.notify_one();
+    let first = peer.next().await["id"].clone();
+    gate.0.notify_one();
+    let mut ids = vec![first, peer.next().await["id"].clone()];
+    ids.sort_by_key(|id| id.as_i64());
+    assert_eq!(ids, [json!(1), json!(2)]);
+    // room again
+    peer.send(call(4, "quick", json!({}))).await;
+    assert_eq!(peer.next().await["result"]["content"][0]["text"], "quick");
 }
 
 #[tokio::test]
