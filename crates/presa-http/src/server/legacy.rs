@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use super::auth::{insufficient_scope_response, principal};
 use super::endpoint::{SESSION_HEADER, accepts, header_str, method_not_allowed};
 use super::reject::reject;
-use super::session::{Delivery, HttpSession, new_session_id};
+use super::session::{Delivery, HttpSession, SessionsFull, new_session_id};
 use super::shared::Shared;
 use super::sse::{event, json_response, sse_response};
 use super::stateless::{accepted, received};
@@ -58,7 +58,8 @@ pub(crate) async fn post(
         );
     }
     let initialize = messages.iter().any(|m| m.method() == Some("initialize"));
-    let (session, created) = match session_id {
+    // a new session holds its place among the session limits until it is kept (or not)
+    let (session, created, _admission) = match session_id {
         // an `initialize` without an id could never be answered: it starts nothing
         None if initialize
             && (is_batch || !matches!(messages.as_slice(), [Message::Request(_)])) =>
@@ -70,6 +71,14 @@ pub(crate) async fn post(
             );
         }
         None if initialize => {
+            let admission = match shared.live.admit(
+                caller.as_deref(),
+                shared.options.max_sessions,
+                shared.options.max_sessions_per_caller,
+            ) {
+                Ok(admission) => admission,
+                Err(full) => return sessions_full(full),
+            };
             shared.start_sweeper();
             shared.start_announcer();
             let Some(id) = new_session_id() else {
@@ -85,7 +94,7 @@ pub(crate) async fn post(
                 shared.options.event_buffer,
                 caller.clone(),
             );
-            (session, true)
+            (session, true, Some(admission))
         }
         None => {
             return reject(
@@ -95,7 +104,7 @@ pub(crate) async fn post(
             );
         }
         Some(id) => match shared.session(&id, caller.as_deref()).await {
-            Ok(Some(session)) => (session, false),
+            Ok(Some(session)) => (session, false, None),
             Ok(None) => return session_not_found(),
             Err(error) => return store_unavailable(&error),
         },
@@ -228,10 +237,28 @@ fn session_not_found() -> Response {
 /// logged, not shown).
 fn store_unavailable(error: &SessionStoreError) -> Response {
     tracing::warn!(target: "presa_http", "{}", describe_error(error));
+    service_unavailable("Service Unavailable: the session store failed; retry later")
+}
+
+/// 503 with `Retry-After`: no place for another session.
+fn sessions_full(full: SessionsFull) -> Response {
+    let message = match full {
+        SessionsFull::Total(max) => {
+            format!("Service Unavailable: this server holds its most sessions ({max}); retry later")
+        }
+        SessionsFull::Caller(max) => format!(
+            "Service Unavailable: you hold the most sessions one caller may ({max}); end one \
+             (DELETE) or retry later"
+        ),
+    };
+    service_unavailable(&message)
+}
+
+fn service_unavailable(message: &str) -> Response {
     let mut response = reject(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::INTERNAL_ERROR,
-        "Service Unavailable: the session store failed; retry later",
+        message,
     );
     response
         .headers_mut()

@@ -107,6 +107,8 @@ pub struct HttpOptions {
     /// [`HttpOptions::allowed_hosts`]).
     pub(crate) allowed_hosts: Option<Allow>,
     pub(crate) max_body_bytes: usize,
+    pub(crate) max_sessions: usize,
+    pub(crate) max_sessions_per_caller: usize,
     pub(crate) keepalive: Duration,
     pub(crate) cancellation: CancellationPolicy,
     pub(crate) log: Option<LogFn>,
@@ -125,6 +127,8 @@ impl fmt::Debug for HttpOptions {
             .field("allowed_origins", &self.allowed_origins)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_sessions", &self.max_sessions)
+            .field("max_sessions_per_caller", &self.max_sessions_per_caller)
             .field("keepalive", &self.keepalive)
             .field("cancellation", &self.cancellation)
             .field("session_idle_timeout", &self.session_idle_timeout)
@@ -136,7 +140,8 @@ impl fmt::Debug for HttpOptions {
 impl Default for HttpOptions {
     /// Host 127.0.0.1, port 0 (a free port), path `/mcp`, origins loopback only, hosts as the
     /// address served on calls for (loopback names on a loopback address), bodies up to
-    /// 2,000,000 bytes, keepalive every 15 s, no posted cancellation, no log, idle
+    /// 2,000,000 bytes, at most 10,000 initialize-era sessions and 1,000 per authenticated
+    /// caller, keepalive every 15 s, no posted cancellation, no log, idle
     /// initialize-era sessions evicted after 30 minutes, 1,024 events kept per session for
     /// resumption, clients told to retry after 1 s, no authorization.
     fn default() -> Self {
@@ -147,6 +152,8 @@ impl Default for HttpOptions {
             allowed_origins: Allow::Loopback,
             allowed_hosts: None,
             max_body_bytes: 2_000_000,
+            max_sessions: 10_000,
+            max_sessions_per_caller: 1_000,
             keepalive: Duration::from_millis(15_000),
             cancellation: CancellationPolicy::None,
             log: None,
@@ -232,6 +239,23 @@ impl HttpOptions {
     /// The largest request body accepted (larger ones get 413).
     pub fn max_body_bytes(mut self, max: usize) -> Self {
         self.max_body_bytes = max;
+        self
+    }
+
+    /// The most initialize-era sessions this process holds at once (default 10,000); an
+    /// `initialize` past it gets 503 with `Retry-After`, and the sessions held are not
+    /// disturbed. Sessions end by `DELETE` or after [`session_idle_timeout`](Self::session_idle_timeout).
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// The most initialize-era sessions one authenticated caller (see [`auth`](Self::auth))
+    /// holds in this process at once (default 1,000); past it, 503 with `Retry-After`. Callers
+    /// without an identity are bounded by [`max_sessions`](Self::max_sessions) only: an
+    /// address is no identity behind a proxy or a NAT.
+    pub fn max_sessions_per_caller(mut self, max: usize) -> Self {
+        self.max_sessions_per_caller = max;
         self
     }
 

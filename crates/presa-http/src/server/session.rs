@@ -16,51 +16,135 @@ use super::store::{SessionState, SessionStore, SessionStoreError};
 use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 
-/// The sessions this process holds the live parts of (streams, handlers in flight), by id.
+/// The sessions this process holds the live parts of (streams, handlers in flight), by id,
+/// with how many each caller holds and how many are being started: what the session limits
+/// are checked against.
 #[derive(Debug, Default)]
 pub(crate) struct LiveSessions {
-    sessions: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
+    inner: Mutex<Live>,
+}
+
+#[derive(Debug, Default)]
+struct Live {
+    sessions: HashMap<Arc<str>, Arc<HttpSession>>,
+    /// Sessions admitted and still starting (their `initialize` is being served).
+    starting: usize,
+    /// The sessions kept and starting of each authenticated caller.
+    by_owner: HashMap<String, usize>,
+}
+
+impl Live {
+    fn count(&mut self, owner: Option<&str>, up: bool) {
+        let Some(owner) = owner else { return };
+        if up {
+            *self.by_owner.entry(owner.to_owned()).or_default() += 1;
+        } else if let Some(count) = self.by_owner.get_mut(owner) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.by_owner.remove(owner);
+            }
+        }
+    }
+
+    fn take(&mut self, id: &str) -> Option<Arc<HttpSession>> {
+        let removed = self.sessions.remove(id)?;
+        self.count(removed.owner.as_deref(), false);
+        Some(removed)
+    }
+}
+
+/// Why a new session was not admitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SessionsFull {
+    /// This process holds as many sessions as it may.
+    Total(usize),
+    /// The caller holds as many as one caller may.
+    Caller(usize),
+}
+
+/// A place for one new session, held while its `initialize` is served; dropped, it is freed
+/// (the session, once kept, counts for itself).
+pub(crate) struct Admission {
+    live: Arc<LiveSessions>,
+    owner: Option<String>,
+}
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        let mut live = self.live.map();
+        live.starting = live.starting.saturating_sub(1);
+        live.count(self.owner.as_deref(), false);
+    }
 }
 
 impl LiveSessions {
-    fn map(&self) -> MutexGuard<'_, HashMap<Arc<str>, Arc<HttpSession>>> {
-        lock(&self.sessions)
+    fn map(&self) -> MutexGuard<'_, Live> {
+        lock(&self.inner)
+    }
+
+    /// A place for a new session of `owner`, unless that would pass `max_total` sessions in
+    /// this process or `max_per_caller` of one authenticated caller.
+    pub(crate) fn admit(
+        self: &Arc<Self>,
+        owner: Option<&str>,
+        max_total: usize,
+        max_per_caller: usize,
+    ) -> Result<Admission, SessionsFull> {
+        let mut live = self.map();
+        if live.sessions.len() + live.starting >= max_total {
+            return Err(SessionsFull::Total(max_total));
+        }
+        if let Some(owner) = owner
+            && live.by_owner.get(owner).copied().unwrap_or(0) >= max_per_caller
+        {
+            return Err(SessionsFull::Caller(max_per_caller));
+        }
+        live.starting += 1;
+        live.count(owner, true);
+        Ok(Admission {
+            live: Arc::clone(self),
+            owner: owner.map(str::to_owned),
+        })
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        self.map().get(id).cloned()
+        self.map().sessions.get(id).cloned()
     }
 
     /// Keeps `session`, unless an open one of its id is kept already: the session kept is
     /// returned.
     pub(crate) fn insert(&self, session: Arc<HttpSession>) -> Arc<HttpSession> {
-        let mut map = self.map();
-        let kept = map
-            .entry(Arc::clone(&session.id))
-            .or_insert_with(|| Arc::clone(&session));
-        if !kept.is_open() {
-            *kept = session;
+        let mut live = self.map();
+        if let Some(kept) = live.sessions.get(&session.id)
+            && kept.is_open()
+        {
+            return Arc::clone(kept);
         }
-        Arc::clone(kept)
+        live.take(&session.id);
+        live.count(session.owner.as_deref(), true);
+        live.sessions
+            .insert(Arc::clone(&session.id), Arc::clone(&session));
+        session
     }
 
     /// Forgets `session` if it is the one kept under its id.
     pub(crate) fn remove_this(&self, session: &Arc<HttpSession>) {
-        let mut map = self.map();
-        if map
+        let mut live = self.map();
+        if live
+            .sessions
             .get(&session.id)
             .is_some_and(|kept| Arc::ptr_eq(kept, session))
         {
-            map.remove(&session.id);
+            live.take(&session.id);
         }
     }
 
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
-        self.map().remove(id)
+        self.map().take(id)
     }
 
     pub(crate) fn all(&self) -> Vec<Arc<HttpSession>> {
-        self.map().values().cloned().collect()
+        self.map().sessions.values().cloned().collect()
     }
 }
 

@@ -379,6 +379,35 @@ async fn sessions_belong_to_the_caller_who_created_them() {
     assert_eq!(r["result"]["structuredContent"]["subject"], "alice");
 }
 
+/// One caller holding as many sessions as one caller may is refused another (503 with
+/// `Retry-After`); other callers are not.
+#[tokio::test]
+async fn each_caller_holds_at_most_its_share_of_sessions() {
+    let f = fixture(
+        HttpOptions::default()
+            .auth(auth())
+            .max_sessions_per_caller(2),
+    )
+    .await;
+    let first = f.initialize("alice").await;
+    f.initialize("alice-writer").await;
+    let init = initialize(0, ProtocolVersion::V2025_11_25).to_string();
+    let (status, headers, body) = f.send(f.post(Some("alice")).body(init.clone())).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(headers["retry-after"], "1");
+    f.initialize("bob").await;
+    let ended = f
+        .http
+        .delete(f.running.url())
+        .bearer_auth("alice")
+        .header("mcp-session-id", &first)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), 200);
+    f.initialize("alice").await;
+}
+
 #[tokio::test]
 async fn posted_cancellation_is_per_authenticated_subject() {
     let f = fixture(

@@ -633,6 +633,46 @@ async fn initialize(f: &Fixture, version: &str) -> String {
     session
 }
 
+/// Past the session limit an `initialize` gets 503 with `Retry-After`; the sessions held go on
+/// being served, and ending one makes room.
+#[tokio::test]
+async fn sessions_past_the_limit_are_refused_without_disturbing_the_others() {
+    let f = fixture_with(HttpOptions::default().max_sessions(2)).await;
+    let first = initialize(&f, "2025-06-18").await;
+    let second = initialize(&f, "2025-06-18").await;
+    let init = initialize_with(0, "2025-06-18", json!({})).to_string();
+    let (status, headers, body) = f.send(f.post().body(init.clone())).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(headers["retry-after"], "1");
+    assert!(headers.get("mcp-session-id").is_none());
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("(2)"),
+        "{body}"
+    );
+    for session in [&first, &second] {
+        let list = legacy_request(1, "tools/list", json!({}));
+        let (status, _, body) = f
+            .send(
+                f.post()
+                    .header("mcp-session-id", session)
+                    .header("mcp-protocol-version", "2025-06-18")
+                    .body(list.to_string()),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body["result"]["tools"].is_array(), "{body}");
+    }
+    let deleted = f
+        .http
+        .delete(f.running.url())
+        .header("mcp-session-id", &first)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200);
+    initialize(&f, "2025-06-18").await;
+}
+
 /// What `initialize` asks a session to keep for its life is bounded: a client describing itself
 /// in megabytes is refused, and no session is left behind.
 #[tokio::test]
