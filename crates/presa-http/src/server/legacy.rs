@@ -360,7 +360,16 @@ fn forward_events(
             }
         }
         let Some(mut live) = live else { return };
-        while let Some(delivery) = live.recv().await {
+        loop {
+            // a client gone (its body dropped) ends the task at once, not at the next message:
+            // the session's stream is then closed and the session can fall idle
+            let delivery = tokio::select! {
+                delivery = live.recv() => match delivery {
+                    Some(delivery) => delivery,
+                    None => return,
+                },
+                () = events_tx.closed() => return,
+            };
             let bytes = event(Some(&delivery.event_id), &delivery.json, None);
             if events_tx.send(bytes).await.is_err() || delivery.last {
                 return;

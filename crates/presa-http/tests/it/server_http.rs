@@ -633,6 +633,53 @@ async fn initialize(f: &Fixture, version: &str) -> String {
     session
 }
 
+/// A session whose GET stream the client opened and dropped falls idle and is evicted like any
+/// other: the stream's end is noticed when the client leaves, not at the next message.
+#[tokio::test]
+async fn an_abandoned_get_stream_does_not_keep_its_session_alive() {
+    let f = fixture_with(
+        HttpOptions::default()
+            .session_idle_timeout(Some(Duration::from_millis(300)))
+            .keepalive(Duration::from_millis(50)),
+    )
+    .await;
+    let session = initialize(&f, "2025-06-18").await;
+    let stream = f
+        .http
+        .get(f.running.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let mut body = stream.bytes_stream();
+    // the stream is open: a keepalive comes through
+    assert!(body.next().await.unwrap().is_ok());
+    drop(body);
+    let list = legacy_request(1, "tools/list", json!({})).to_string();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        // a request is activity: let twice the idle timeout pass without one, then ask
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let (status, ..) = f
+            .send(
+                f.post()
+                    .header("mcp-session-id", &session)
+                    .header("mcp-protocol-version", "2025-06-18")
+                    .body(list.clone()),
+            )
+            .await;
+        if status == 404 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the session outlived its abandoned stream"
+        );
+    }
+}
+
 /// Past the session limit an `initialize` gets 503 with `Retry-After`; the sessions held go on
 /// being served, and ending one makes room.
 #[tokio::test]
