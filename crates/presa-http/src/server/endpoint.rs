@@ -83,7 +83,25 @@ pub(crate) async fn post(
             "Not Acceptable: Accept must list application/json and text/event-stream",
         );
     }
-    let bytes = match axum::body::to_bytes(body, shared.options.max_body_bytes).await {
+    let read = axum::body::to_bytes(body, shared.options.max_body_bytes);
+    let read = match shared.options.body_timeout {
+        Some(timeout) => match tokio::time::timeout(timeout, read).await {
+            Ok(read) => read,
+            Err(_) => {
+                let message = format!(
+                    "Request Timeout: the body did not arrive within {} ms",
+                    timeout.as_millis()
+                );
+                return reject(
+                    StatusCode::REQUEST_TIMEOUT,
+                    ErrorCode::INVALID_REQUEST,
+                    &message,
+                );
+            }
+        },
+        None => read.await,
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(_) => {
             let message = format!(

@@ -14,6 +14,7 @@
 //! cancels the request. An initialize-era client gets a session (`Mcp-Session-Id`), a GET event
 //! stream for server-initiated messages, event ids with `Last-Event-ID` resumption, and DELETE.
 
+mod accept;
 mod auth;
 mod endpoint;
 mod host;
@@ -34,7 +35,6 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::routing::post;
-use axum::serve::ListenerExt;
 use presa_server::Server;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -183,19 +183,15 @@ pub async fn serve(server: Server, options: HttpOptions) -> Result<RunningServer
     let hosts = options.hosts_allowed_on(Some(addr.ip()));
     let shared = Shared::new(server, options, Arc::new(InMemorySessionStore::default()));
     let app: Router = build(shared.clone(), hosts);
-    let listener = listener.tap_io(|tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::debug!(target: "presa_http", "could not set TCP_NODELAY: {error}");
-        }
-    });
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-                shared.close_sessions();
-            })
-            .await
+        let stopped = async move {
+            let _ = stopped.await;
+        };
+        accept::run(listener, app, &shared.options, stopped, || {
+            shared.close_sessions();
+        })
+        .await
     });
     Ok(RunningServer {
         url,

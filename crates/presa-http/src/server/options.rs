@@ -109,6 +109,9 @@ pub struct HttpOptions {
     pub(crate) max_body_bytes: usize,
     pub(crate) max_sessions: usize,
     pub(crate) max_sessions_per_caller: usize,
+    pub(crate) max_connections: usize,
+    pub(crate) header_read_timeout: Option<Duration>,
+    pub(crate) body_timeout: Option<Duration>,
     pub(crate) keepalive: Duration,
     pub(crate) cancellation: CancellationPolicy,
     pub(crate) log: Option<LogFn>,
@@ -129,6 +132,9 @@ impl fmt::Debug for HttpOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_sessions", &self.max_sessions)
             .field("max_sessions_per_caller", &self.max_sessions_per_caller)
+            .field("max_connections", &self.max_connections)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_timeout", &self.body_timeout)
             .field("keepalive", &self.keepalive)
             .field("cancellation", &self.cancellation)
             .field("session_idle_timeout", &self.session_idle_timeout)
@@ -141,7 +147,8 @@ impl Default for HttpOptions {
     /// Host 127.0.0.1, port 0 (a free port), path `/mcp`, origins loopback only, hosts as the
     /// address served on calls for (loopback names on a loopback address), bodies up to
     /// 2,000,000 bytes, at most 10,000 initialize-era sessions and 1,000 per authenticated
-    /// caller, keepalive every 15 s, no posted cancellation, no log, idle
+    /// caller, at most 1,024 connections ([`serve`](crate::serve)), 30 s to send a request's
+    /// headers and 30 s its body, keepalive every 15 s, no posted cancellation, no log, idle
     /// initialize-era sessions evicted after 30 minutes, 1,024 events kept per session for
     /// resumption, clients told to retry after 1 s, no authorization.
     fn default() -> Self {
@@ -154,6 +161,9 @@ impl Default for HttpOptions {
             max_body_bytes: 2_000_000,
             max_sessions: 10_000,
             max_sessions_per_caller: 1_000,
+            max_connections: 1_024,
+            header_read_timeout: Some(Duration::from_secs(30)),
+            body_timeout: Some(Duration::from_secs(30)),
             keepalive: Duration::from_millis(15_000),
             cancellation: CancellationPolicy::None,
             log: None,
@@ -256,6 +266,31 @@ impl HttpOptions {
     /// address is no identity behind a proxy or a NAT.
     pub fn max_sessions_per_caller(mut self, max: usize) -> Self {
         self.max_sessions_per_caller = max;
+        self
+    }
+
+    /// The most connections [`serve`](crate::serve) holds open at once (default 1,024, a
+    /// common per-process file limit); one more is answered 503 with `Retry-After` and closed.
+    /// For a [`router`](crate::router), the app's server sets this.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max;
+        self
+    }
+
+    /// How long [`serve`](crate::serve) waits for a request's headers (default 30 s, hyper's);
+    /// a connection that has not sent them by then is closed. The time counts from when the
+    /// connection is ready for a request (opened, or its last response sent), so it is the
+    /// idle keep-alive timeout as well. For a [`router`](crate::router), the app's server sets
+    /// this. `None` waits forever.
+    pub fn header_read_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a POST may take to send its body once its headers are in (default 30 s); a
+    /// slower one gets 408. Applies to a [`router`](crate::router) too. `None` waits forever.
+    pub fn body_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.body_timeout = timeout;
         self
     }
 

@@ -26,3 +26,5 @@ mod server_http;
 mod server_tasks;
 #[cfg(feature = "server")]
 mod session_store;
+#[cfg(feature = "server")]
+mod slow_peers;
