@@ -203,8 +203,10 @@ impl Outbound {
             if let Some(hard) = pending.hard_deadline {
                 deadline = deadline.min(hard);
             }
+            // a deadline only moves later (`now` grows; the hard deadline bounded the old one
+            // too): the request's one heap entry, earlier, is moved when it surfaces, so a
+            // flood of progress adds nothing to the heap
             pending.deadline = Some(deadline);
-            self.deadlines.push(Reverse((deadline, id.clone())));
         }
         Some(id)
     }
@@ -212,9 +214,14 @@ impl Outbound {
     /// The earliest deadline of a waiting request.
     pub(crate) fn next_deadline(&mut self) -> Option<Instant> {
         while let Some(Reverse((deadline, id))) = self.deadlines.peek() {
-            match self.pending.get(id) {
-                Some(p) if p.deadline == Some(*deadline) => return Some(*deadline),
-                _ => {
+            match self.pending.get(id).and_then(|p| p.deadline) {
+                Some(current) if current == *deadline => return Some(current),
+                Some(later) => {
+                    let id = id.clone();
+                    self.deadlines.pop();
+                    self.deadlines.push(Reverse((later, id)));
+                }
+                None => {
                     self.deadlines.pop();
                 }
             }
@@ -308,6 +315,41 @@ mod tests {
         let other = out.allocate_id();
         out.insert(t0, other, "m", &bounded, Some(Duration::from_secs(1)));
         assert_eq!(out.next_deadline(), Some(t0 + Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn a_flood_of_progress_keeps_one_deadline_per_request() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs(1);
+        let mut out = Outbound::default();
+        // an earlier deadline that stays on top of the heap meanwhile
+        let early = out.allocate_id();
+        out.insert(
+            t0,
+            early,
+            "e",
+            &RequestOptions::default().timeout(Some(s)),
+            None,
+        );
+        let id = out.allocate_id();
+        let options = RequestOptions::default()
+            .timeout(Some(10 * s))
+            .progress(true)
+            .reset_timeout_on_progress(true);
+        let token = out.insert(t0, id.clone(), "m", &options, None).unwrap();
+        for step in 0..10_000u32 {
+            let now = t0 + Duration::from_millis(u64::from(step) / 100);
+            assert_eq!(out.progress(now, &token), Some(&id));
+            assert!(out.next_deadline().is_some());
+        }
+        assert_eq!(out.deadlines.len(), 2);
+        // the moved deadline is the one kept: the request expires at its last progress + 10 s
+        let expired = out.expire(t0 + 2 * s);
+        assert_eq!(expired.len(), 1, "only the early request");
+        let last = t0 + Duration::from_millis(99) + 10 * s;
+        assert_eq!(out.next_deadline(), Some(last));
+        assert!(out.expire(last - Duration::from_millis(1)).is_empty());
+        assert_eq!(out.expire(last).len(), 1);
     }
 
     #[test]
