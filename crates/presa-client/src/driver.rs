@@ -136,7 +136,10 @@ impl Driver {
                     }
                     (Some(_), None) => {}
                 },
-                event = self.incoming.recv() => match event {
+                // while the transport cannot take what is queued already (answers to the
+                // server's pings, above all), the server's messages wait: a server flooding
+                // requests is held back by its own stream, not by this queue growing
+                event = self.incoming.recv(), if self.out_queue.len() < OUT_QUEUE_LIMIT => match event {
                     Some(TransportEvent::Closed(error)) => {
                         self.transport_closed(error);
                         break Exit::TransportClosed;

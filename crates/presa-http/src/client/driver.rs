@@ -25,6 +25,11 @@ const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// How long the closing `DELETE` may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How many notifications and responses are POSTed at once; the client's next messages wait
+/// meanwhile, and with them, through the client's bounded queues, the reading of the server's
+/// streams: a server flooding pings gets at most this many answers in flight.
+const MOST_ANSWERS_IN_FLIGHT: usize = 16;
+
 /// How long messages after `notifications/initialized` wait for the session's GET stream.
 const STREAM_WAIT: Duration = Duration::from_secs(2);
 
@@ -85,6 +90,8 @@ pub(crate) struct Driver {
     http_sse: Option<AbortHandle>,
     /// Messages waiting for the session's GET stream.
     gate: Option<Gate>,
+    /// The tasks POSTing a notification or a response.
+    answering: std::collections::HashSet<Id>,
 }
 
 impl Driver {
@@ -98,13 +105,14 @@ impl Driver {
             listen: None,
             http_sse: None,
             gate: None,
+            answering: std::collections::HashSet::new(),
         }
     }
 
     pub(crate) async fn run(mut self) {
         let error = loop {
             tokio::select! {
-                transmit = self.outgoing.recv() => match transmit {
+                transmit = self.outgoing.recv(), if self.answering.len() < MOST_ANSWERS_IN_FLIGHT => match transmit {
                     Some(transmit) => self.dispatch(transmit),
                     None => break None,
                 },
@@ -230,6 +238,7 @@ impl Driver {
         let task = self
             .tasks
             .spawn(async move { post::notify(&conn, post, method, initialized).await });
+        self.answering.insert(task.id());
         if initialized.is_some() {
             self.gate = Some(Gate {
                 initialized: task.id(),
@@ -259,8 +268,10 @@ impl Driver {
             headers: Ok(self.conn.legacy_headers()),
             body,
         };
-        self.tasks
+        let task = self
+            .tasks
             .spawn(async move { post::notify(&conn, post, what, None).await });
+        self.answering.insert(task.id());
     }
 
     /// A message for a 2024-11-05 HTTP+SSE server: POSTed to its endpoint, answered on its
@@ -293,6 +304,7 @@ impl Driver {
                 (e.id(), None)
             }
         };
+        self.answering.remove(&task);
         if let Some(id) = self.requests.remove(&task)
             && self.in_flight.get(&id).is_some_and(|f| f.task.id() == task)
         {

@@ -9,6 +9,8 @@ mod client_end_to_end;
 #[cfg(feature = "client")]
 mod client_headers;
 #[cfg(feature = "client")]
+mod client_hostile_server;
+#[cfg(feature = "client")]
 mod client_oauth_transport;
 #[cfg(feature = "client")]
 mod client_responses;
