@@ -127,15 +127,21 @@ pub fn client(url: &str, options: HttpClientOptions) -> Result<ClientChannel, Ht
     Ok(ClientChannel::new(outgoing, incoming).with_mirror_headers())
 }
 
-/// Follows `307` and `308` (which keep the method and body), at most 10 in a row; any other
-/// redirect is reported as the error status it is (a `302` would turn a POST into a GET).
+/// Follows `307` and `308` (which keep the method and body) within the endpoint's origin, at
+/// most 10 in a row; any other redirect is reported as the error status it is (a `302` would
+/// turn a POST into a GET, and a redirect to another origin would hand it the body, the
+/// session id, the `DPoP` proof and every custom header).
 fn redirect_policy() -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::custom(|attempt| {
         let keeps_method = matches!(
             attempt.status(),
             reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
         );
-        if !keeps_method {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_method || !same_origin {
             attempt.stop()
         } else if attempt.previous().len() >= 10 {
             attempt.error("too many redirects")

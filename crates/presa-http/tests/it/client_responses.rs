@@ -324,3 +324,23 @@ async fn redirects_are_followed_only_when_they_keep_the_method() {
     assert_eq!(id, 2.into());
     assert_eq!(error.message(), "HTTP 302 Found");
 }
+
+/// A redirect to another origin is not followed: it would hand that origin the body, the
+/// session id and every custom header.
+#[tokio::test]
+async fn redirects_to_another_origin_are_not_followed() {
+    let mut mock = Mock::start().await;
+    let mut elsewhere = Mock::start().await;
+    let mut transport = Transport::connect(&mock.url);
+    transport.send(modern(1, "tools/list", json!({}))).await;
+    mock.next()
+        .await
+        .respond(307, &[("location", elsewhere.url.as_str())], "");
+    let (id, error) = failed(&mut transport).await;
+    assert_eq!(id, 1.into());
+    assert_eq!(error.message(), "HTTP 307 Temporary Redirect");
+    assert!(
+        elsewhere.try_next().is_none(),
+        "the other origin heard nothing"
+    );
+}
