@@ -130,6 +130,62 @@ pub(crate) async fn post(
             return bad_message(error.code(), error.to_string(), error.id().cloned(), status);
         }
     };
+    let carries_request = match &packet {
+        Packet::Single(message) => matches!(message, Message::Request(_)),
+        Packet::Batch(members) => members.iter().any(|m| matches!(m, Ok(Message::Request(_)))),
+    };
+    if !carries_request {
+        return route(shared, headers, session_id, packet, &arrival).await;
+    }
+    // answers to the server and notifications are still taken while draining: the requests in
+    // flight may need them to finish
+    if shared.is_draining() {
+        return draining();
+    }
+    let serving = shared.serving();
+    let response = route(shared, headers, session_id, packet, &arrival).await;
+    hold_until_sent(response, serving)
+}
+
+/// 503 with `Retry-After`: the endpoint is draining.
+pub(crate) fn draining() -> Response {
+    let mut response = reject(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::INTERNAL_ERROR,
+        "Service Unavailable: the server is shutting down; retry on another instance",
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+/// `response`, with `guard` held until its body is sent (or dropped) when it is a stream.
+fn hold_until_sent<G: Send + 'static>(response: Response, guard: G) -> Response {
+    let streamed = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if !streamed {
+        return response;
+    }
+    response.map(|body| {
+        let chunks = body.into_data_stream();
+        axum::body::Body::from_stream(futures_util::StreamExt::map(chunks, move |chunk| {
+            let _held = &guard;
+            chunk
+        }))
+    })
+}
+
+/// A decoded POST, to the era it belongs to.
+async fn route(
+    shared: Shared,
+    headers: &HeaderMap,
+    session_id: Option<String>,
+    packet: Packet,
+    arrival: &Arrival,
+) -> Response {
     let version_header = header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER);
     let header_era = version_header
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
@@ -159,11 +215,11 @@ pub(crate) async fn post(
                 StatusCode::BAD_REQUEST,
             );
         }
-        return legacy::post(shared, headers, session_id, packet, &arrival).await;
+        return legacy::post(shared, headers, session_id, packet, arrival).await;
     }
     match packet {
         Packet::Single(Message::Request(request)) => {
-            stateless::request(shared, headers, request, &arrival).await
+            stateless::request(shared, headers, request, arrival).await
         }
         Packet::Single(Message::Notification(notification)) => {
             stateless::notification(&shared, headers, &notification, arrival.auth())

@@ -12,7 +12,7 @@ use presa_server::{Arrival, AuthInfo};
 use tokio::sync::mpsc;
 
 use super::auth::{insufficient_scope_response, principal};
-use super::endpoint::{SESSION_HEADER, accepts, header_str, method_not_allowed};
+use super::endpoint::{SESSION_HEADER, accepts, draining, header_str, method_not_allowed};
 use super::reject::reject;
 use super::session::{Delivery, HttpSession, SessionsFull, new_session_id};
 use super::shared::Shared;
@@ -395,6 +395,9 @@ pub(crate) async fn get(
             ErrorCode::INVALID_REQUEST,
             "Not Acceptable: Accept must list text/event-stream",
         );
+    }
+    if shared.is_draining() {
+        return draining();
     }
     let Some(session_id) = header_str(&headers, SESSION_HEADER) else {
         return reject(

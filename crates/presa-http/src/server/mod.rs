@@ -16,6 +16,7 @@
 
 mod accept;
 mod auth;
+mod drain;
 mod endpoint;
 mod host;
 mod legacy;
@@ -41,6 +42,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use auth::{Auth, AuthLayer, AuthOptions, TokenVerifier, VerifyError};
+pub use drain::{Drain, DrainReport};
 pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
 pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
@@ -78,6 +80,18 @@ pub fn router_with_store<S: Clone + Send + Sync + 'static>(
 ) -> Router<S> {
     let hosts = options.hosts_allowed_on(options.host.parse().ok());
     build(Shared::new(server, options, sessions), hosts)
+}
+
+/// [`router_with_store`], and a [`Drain`] handle for a graceful shutdown of the endpoint in
+/// your app: new work refused, streams ended, requests in flight given until a deadline.
+pub fn router_with_drain<S: Clone + Send + Sync + 'static>(
+    server: Server,
+    options: HttpOptions,
+    sessions: Arc<dyn SessionStore>,
+) -> (Router<S>, Drain) {
+    let hosts = options.hosts_allowed_on(options.host.parse().ok());
+    let shared = Shared::new(server, options, sessions);
+    (build(shared.clone(), hosts), Drain::new(shared))
 }
 
 /// The endpoint's router; `hosts` is its `Host` allow-list, resolved for the address served on.
@@ -132,6 +146,7 @@ impl std::error::Error for HttpServeError {
 pub struct RunningServer {
     url: String,
     addr: SocketAddr,
+    drain: Drain,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<io::Result<()>>,
 }
@@ -145,6 +160,19 @@ impl RunningServer {
     /// The address the server listens on.
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Drains the endpoint (see [`Drain`]: new work refused, streams ended, requests in flight
+    /// given `deadline`, then stopped), then [`stop`](Self::stop)s the server.
+    pub async fn drain(self, deadline: std::time::Duration) -> Result<DrainReport, HttpServeError> {
+        let report = self.drain.drain(deadline).await;
+        self.stop().await?;
+        Ok(report)
+    }
+
+    /// A [`Drain`] handle of this server's endpoint, e.g. to drain from a signal handler.
+    pub fn drain_handle(&self) -> Drain {
+        self.drain.clone()
     }
 
     /// Stops accepting connections, ends every session and event stream, lets requests in
@@ -183,6 +211,7 @@ pub async fn serve(server: Server, options: HttpOptions) -> Result<RunningServer
     let hosts = options.hosts_allowed_on(Some(addr.ip()));
     let shared = Shared::new(server, options, Arc::new(InMemorySessionStore::default()));
     let app: Router = build(shared.clone(), hosts);
+    let drain = Drain::new(shared.clone());
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let stopped = async move {
@@ -196,6 +225,7 @@ pub async fn serve(server: Server, options: HttpOptions) -> Result<RunningServer
     Ok(RunningServer {
         url,
         addr,
+        drain,
         stop: Some(stop),
         task,
     })

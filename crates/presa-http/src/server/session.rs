@@ -542,6 +542,25 @@ impl HttpSession {
         streams.settle();
     }
 
+    /// Ends the session's GET stream, if one is open; the session goes on (its client may open
+    /// another, on this instance or, with a shared store, on another).
+    pub(crate) fn end_get_stream(&self) {
+        let mut streams = lock(&self.streams);
+        if let Some(active) = streams.active.as_deref_mut() {
+            active.live.remove(&0);
+        }
+        streams.settle();
+    }
+
+    /// Ends the session here and stops its requests in flight, unanswered; returns whether any
+    /// was.
+    pub(crate) fn abort(&self) -> bool {
+        let had_requests = self.connection.in_flight() > 0;
+        self.connection.abort();
+        self.close();
+        had_requests
+    }
+
     /// Hands messages to the session's connection, with the identity verified for them;
     /// `false` once the session is closed.
     pub(crate) fn deliver(&self, messages: Vec<Message>, arrival: &Arrival) -> bool {

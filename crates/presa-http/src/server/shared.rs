@@ -3,6 +3,7 @@
 //! changes.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
@@ -33,9 +34,58 @@ pub(crate) struct SharedState {
     sweeper: Once,
     /// The task telling sessions of the server's changes, ended with the endpoint.
     announcer: std::sync::OnceLock<tokio::task::AbortHandle>,
-    /// The connection of each open 2026-07-28 listen stream, closed at shutdown.
-    listens: Mutex<HashMap<u64, Arc<DrivenConnection>>>,
-    next_listen: std::sync::atomic::AtomicU64,
+    /// Each 2026-07-28 request still being answered after its POST's handler returned (a
+    /// stream, or an answer awaited): what a drain ends or stops.
+    in_flight: Mutex<HashMap<u64, Streamed>>,
+    next_in_flight: AtomicU64,
+    /// Set by a drain: no new sessions or requests.
+    draining: AtomicBool,
+    /// POSTs with a request whose response is not finished, in both eras.
+    serving: Arc<Serving>,
+}
+
+/// A 2026-07-28 request being answered.
+struct Streamed {
+    connection: Arc<DrivenConnection>,
+    queue: TransmitQueue,
+    /// A `subscriptions/listen`, which a drain ends at once (with its result).
+    listen: bool,
+}
+
+/// How many POSTs with a request are being answered, and a signal when that reaches zero.
+#[derive(Debug, Default)]
+pub(crate) struct Serving {
+    count: AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+/// One POST being answered, counted in [`Serving`] until dropped (with the response body, for
+/// a streamed answer).
+#[derive(Debug)]
+pub(crate) struct ServingGuard(Arc<Serving>);
+
+impl Drop for ServingGuard {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+impl Serving {
+    /// Waits until no POST is being answered.
+    pub(crate) async fn idle(&self) {
+        loop {
+            // listen before looking, so that the last answer ending in between is not missed
+            let idle = self.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            if self.count.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            idle.await;
+        }
+    }
 }
 
 impl Drop for SharedState {
@@ -62,8 +112,10 @@ impl Shared {
             store,
             live: Arc::default(),
             cancellable: Mutex::default(),
-            listens: Mutex::default(),
-            next_listen: std::sync::atomic::AtomicU64::default(),
+            in_flight: Mutex::default(),
+            next_in_flight: AtomicU64::default(),
+            draining: AtomicBool::new(false),
+            serving: Arc::default(),
             sweeper: Once::new(),
             announcer: std::sync::OnceLock::new(),
         }))
@@ -210,32 +262,96 @@ impl Shared {
         });
     }
 
-    /// Remembers an open listen stream, to end it gracefully at shutdown; returns its key.
-    pub(crate) fn remember_listen(&self, connection: Arc<DrivenConnection>) -> u64 {
-        let key = self
-            .next_listen
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Ok(mut listens) = self.listens.lock() {
-            listens.insert(key, connection);
+    /// Remembers a 2026-07-28 request being answered, for a drain to end (a listen) or stop;
+    /// returns its key.
+    pub(crate) fn remember_in_flight(
+        &self,
+        connection: Arc<DrivenConnection>,
+        queue: TransmitQueue,
+        listen: bool,
+    ) -> u64 {
+        let key = self.next_in_flight.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut in_flight) = self.in_flight.lock() {
+            let streamed = Streamed {
+                connection,
+                queue,
+                listen,
+            };
+            in_flight.insert(key, streamed);
         }
         key
     }
 
-    pub(crate) fn forget_listen(&self, key: u64) {
-        if let Ok(mut listens) = self.listens.lock() {
-            listens.remove(&key);
+    pub(crate) fn forget_in_flight(&self, key: u64) {
+        if let Ok(mut in_flight) = self.in_flight.lock() {
+            in_flight.remove(&key);
         }
+    }
+
+    /// Counts a POST with a request as being answered until the guard drops.
+    pub(crate) fn serving(&self) -> ServingGuard {
+        self.serving.count.fetch_add(1, Ordering::AcqRel);
+        ServingGuard(Arc::clone(&self.serving))
+    }
+
+    /// The count of POSTs being answered.
+    pub(crate) fn serving_count(&self) -> &Serving {
+        &self.serving
+    }
+
+    /// Whether a drain started: new sessions and requests are refused.
+    pub(crate) fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Acquire)
+    }
+
+    /// Refuses new sessions and requests from now on.
+    pub(crate) fn start_draining(&self) {
+        self.draining.store(true, Ordering::Release);
+    }
+
+    /// Ends every listen stream with its result (the requests' own signal that the server
+    /// stops sending) and every session's GET stream.
+    pub(crate) fn end_streams(&self) {
+        self.end_listens();
+        for session in self.live.all() {
+            session.end_get_stream();
+        }
+    }
+
+    /// Ends every listen with its result.
+    fn end_listens(&self) {
+        if let Ok(in_flight) = self.in_flight.lock() {
+            for streamed in in_flight.values().filter(|s| s.listen) {
+                streamed.connection.close();
+            }
+        }
+    }
+
+    /// Stops every request still being answered, unanswered, and ends the live parts of every
+    /// session; returns how many 2026-07-28 requests and sessions were stopped.
+    pub(crate) fn stop_everything(&self) -> usize {
+        let mut stopped = 0;
+        if let Ok(mut in_flight) = self.in_flight.lock() {
+            for (_, streamed) in in_flight.drain() {
+                streamed.connection.abort();
+                streamed.queue.close();
+                stopped += 1;
+            }
+        }
+        for session in self.live.all() {
+            self.live.remove(session.id());
+            if session.abort() {
+                stopped += 1;
+            }
+        }
+        stopped
     }
 
     /// Ends every listen stream and the live parts of every session (graceful stop). The
     /// sessions' state stays in the store: with a store shared by several instances, another
     /// one continues them.
     pub(crate) fn close_sessions(&self) {
-        if let Ok(mut listens) = self.listens.lock() {
-            for (_, connection) in listens.drain() {
-                connection.close();
-            }
-        }
+        self.end_listens();
         for session in self.live.all() {
             self.live.remove(session.id());
             session.close();

@@ -92,8 +92,8 @@ struct InFlight {
     shared: Shared,
     /// The key of a posted cancellation, when the server takes them.
     subject: Option<String>,
-    /// The key of a `subscriptions/listen`, which a graceful stop ends.
-    listen: Option<u64>,
+    /// Its key among the requests being answered, which a drain ends or stops.
+    key: u64,
 }
 
 impl InFlight {
@@ -108,14 +108,14 @@ impl InFlight {
         if let Some(subject) = &subject {
             shared.remember_cancellable(subject, id, Arc::clone(connection), queue.clone());
         }
-        let listen = listen.then(|| shared.remember_listen(Arc::clone(connection)));
+        let key = shared.remember_in_flight(Arc::clone(connection), queue.clone(), listen);
         Self {
             connection: Arc::clone(connection),
             queue: queue.clone(),
             id: id.clone(),
             shared: shared.clone(),
             subject,
-            listen,
+            key,
         }
     }
 }
@@ -128,9 +128,7 @@ impl Drop for InFlight {
         if let Some(subject) = &self.subject {
             self.shared.forget_cancellable(subject, &self.id);
         }
-        if let Some(key) = self.listen {
-            self.shared.forget_listen(key);
-        }
+        self.shared.forget_in_flight(self.key);
     }
 }
 

@@ -21,6 +21,8 @@ mod client_support;
 #[cfg(all(feature = "client", feature = "server"))]
 mod client_with_server;
 #[cfg(feature = "server")]
+mod drain;
+#[cfg(feature = "server")]
 mod server_auth;
 #[cfg(feature = "server")]
 mod server_http;
