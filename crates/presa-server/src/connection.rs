@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use presa_core::{Message, Transmit};
 use tokio::sync::mpsc::error::TryRecvError;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, broadcast, mpsc};
 
 use crate::BoxFuture;
 use crate::auth::AuthInfo;
@@ -274,6 +274,7 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
         outgoing,
     } = channel;
     let mut changes = server.changes();
+    let mut changes_open = true;
     // What the connection sends waits here for this task. A message sent while this task is
     // busy (a request answered on its first poll, as most are) wakes nobody: the loop looks at
     // the queue next anyway.
@@ -321,16 +322,20 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             // a message to write, which is also how a finished request makes room (it is
             // written at the top of the loop)
             () = queue.queued() => {}
+            // before input: a peer whose input never pauses must not hold back list changes
+            change = changes.recv(), if changes_open => match change {
+                Ok(change) => connection.announce(change),
+                Err(broadcast::error::RecvError::Lagged(missed)) => tracing::warn!(
+                    target: "presa_server",
+                    "a connection missed {missed} changes: the change bus overflowed"
+                ),
+                Err(broadcast::error::RecvError::Closed) => changes_open = false,
+            },
             input = incoming.recv(), if reading => match input {
                 Some(input) => take(&connection, &arrival, input),
                 None => {
                     input_open = false;
                     connection.close();
-                }
-            },
-            change = changes.recv() => {
-                if let Ok(change) = change {
-                    connection.announce(change);
                 }
             },
         }

@@ -341,6 +341,56 @@ async fn an_initialize_era_peer_hears_of_list_changes() {
     );
 }
 
+/// A peer whose input never pauses still hears of list changes promptly, not once its input
+/// runs dry.
+#[tokio::test]
+async fn list_changes_are_not_held_back_by_input_that_never_pauses() {
+    let (server, _, _) = fixture();
+    let (to_server, incoming) = mpsc::channel(8_192);
+    let (outgoing, mut from_server) = mpsc::channel(16);
+    let frame = |message: Value| Incoming::Frame(message.to_string().into_bytes());
+    to_server.send(frame(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}})))
+        .await
+        .unwrap();
+    to_server
+        .send(frame(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ))
+        .await
+        .unwrap();
+    for id in 1..=5_000 {
+        let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+        to_server.send(frame(ping)).await.unwrap();
+    }
+    let task = tokio::spawn(serve_connection(
+        server.clone(),
+        ServerChannel { incoming, outgoing },
+        ConnectionOptions::default(),
+    ));
+    // the first answers: the connection is running, with thousands of inputs waiting
+    let first = from_server.recv().await.unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&first.message.to_json()).unwrap()["id"],
+        0
+    );
+    server
+        .add_tool(Tool::without_params("late"), |_: Value, _| async { "late" })
+        .unwrap();
+    let mut before = 0;
+    loop {
+        let transmit = from_server.recv().await.expect("a message");
+        let message: Value = serde_json::from_str(&transmit.message.to_json()).unwrap();
+        if message["method"] == "notifications/tools/list_changed" {
+            break;
+        }
+        before += 1;
+    }
+    assert!(before < 200, "{before} answers went before the list change");
+    drop(to_server);
+    task.abort();
+}
+
 fn listen(id: Value, filter: Value) -> Value {
     request(id, "subscriptions/listen", json!({"notifications": filter}))
 }
