@@ -3,7 +3,7 @@
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde::de::{DeserializeSeed, IgnoredAny};
 use serde_json::error::Category;
 use serde_json::value::RawValue;
 
@@ -131,9 +131,27 @@ pub const MAX_BATCH_MEMBERS: usize = 1000;
 /// assert!(refused.to_string().contains("more than 1000 members"));
 /// ```
 pub fn decode_packet(input: &[u8], allow_batches: bool) -> Result<Packet, DecodeError> {
+    let most = if allow_batches { MAX_BATCH_MEMBERS } else { 0 };
+    decode_packet_limited(input, most)
+}
+
+/// [`decode_packet`] with a batch of at most `max_batch_members` members (0: no batches).
+///
+/// ```
+/// use presa_core::decode_packet_limited;
+///
+/// let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
+/// assert!(decode_packet_limited(batch, 2).is_ok());
+/// let refused = decode_packet_limited(batch, 1).unwrap_err();
+/// assert!(refused.to_string().contains("more than 1 members"));
+/// ```
+pub fn decode_packet_limited(
+    input: &[u8],
+    max_batch_members: usize,
+) -> Result<Packet, DecodeError> {
     match first_significant_byte(input) {
         Some(b'{') => decode_object(serde_json::from_slice(input)).map(Packet::Single),
-        Some(b'[') if !allow_batches => match serde_json::from_slice::<IgnoredAny>(input) {
+        Some(b'[') if max_batch_members == 0 => match serde_json::from_slice::<IgnoredAny>(input) {
             Ok(_) => Err(DecodeError::invalid(
                 None,
                 "batches are not allowed in this protocol revision",
@@ -141,8 +159,11 @@ pub fn decode_packet(input: &[u8], allow_batches: bool) -> Result<Packet, Decode
             Err(e) => Err(DecodeError::not_json(e)),
         },
         Some(b'[') => {
-            let Members(members) =
-                serde_json::from_slice(input).map_err(|e| match e.classify() {
+            let mut deserializer = serde_json::Deserializer::from_slice(input);
+            let members = Members(max_batch_members)
+                .deserialize(&mut deserializer)
+                .and_then(|members| deserializer.end().map(|()| members))
+                .map_err(|e| match e.classify() {
                     Category::Data => DecodeError::invalid(None, e),
                     _ => DecodeError::not_json(e),
                 })?;
@@ -163,16 +184,20 @@ pub fn decode_packet(input: &[u8], allow_batches: bool) -> Result<Packet, Decode
     }
 }
 
-/// A batch's members, unparsed; deserializing stops at the first member past
-/// [`MAX_BATCH_MEMBERS`].
-struct Members<'a>(Vec<&'a RawValue>);
+/// Reads a batch's members, unparsed, stopping at the first member past the most allowed.
+struct Members(usize);
 
-impl<'de> Deserialize<'de> for Members<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
+impl<'de> serde::de::DeserializeSeed<'de> for Members {
+    type Value = Vec<&'de RawValue>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        struct Visitor(usize);
 
         impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = Members<'de>;
+            type Value = Vec<&'de RawValue>;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a batch of messages")
@@ -182,20 +207,21 @@ impl<'de> Deserialize<'de> for Members<'de> {
                 self,
                 mut seq: A,
             ) -> Result<Self::Value, A::Error> {
+                let most = self.0;
                 let mut members = Vec::new();
                 while let Some(member) = seq.next_element::<&'de RawValue>()? {
-                    if members.len() == MAX_BATCH_MEMBERS {
+                    if members.len() == most {
                         return Err(serde::de::Error::custom(format_args!(
-                            "a batch of more than {MAX_BATCH_MEMBERS} members"
+                            "a batch of more than {most} members"
                         )));
                     }
                     members.push(member);
                 }
-                Ok(Members(members))
+                Ok(members)
             }
         }
 
-        deserializer.deserialize_seq(Visitor)
+        deserializer.deserialize_seq(Visitor(self.0))
     }
 }
 

@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use presa_core::{
-    Era, ErrorCode, Message, Packet, ProtocolVersion, decode_packet, is_stateless_message,
+    Era, ErrorCode, Message, Packet, ProtocolVersion, decode_packet_limited, is_stateless_message,
 };
 use presa_server::{Arrival, AuthInfo, HttpParts, Transport};
 
@@ -117,9 +117,13 @@ pub(crate) async fn post(
     };
     let session_id = header_str(headers, SESSION_HEADER).map(str::to_owned);
     // only a 2025-03-26 session takes batches: without a session id a batch is refused before
-    // its members are split apart; with one, at most MAX_BATCH_MEMBERS are split before the
+    // its members are split apart; with one, at most `max_batch_members` are split before the
     // session's revision is checked
-    let packet = match decode_packet(&bytes, session_id.is_some()) {
+    let most_members = match session_id {
+        Some(_) => shared.options.max_batch_members,
+        None => 0,
+    };
+    let packet = match decode_packet_limited(&bytes, most_members) {
         Ok(packet) => packet,
         Err(error) => {
             let status = if session_id.is_some() {

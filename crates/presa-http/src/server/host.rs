@@ -85,7 +85,7 @@ where
             Either::Left(ready(Ok(reject(
                 StatusCode::FORBIDDEN,
                 ErrorCode::INVALID_REQUEST,
-                "Forbidden: host not allowed",
+                "Forbidden: this Host is not allowed (see HttpOptions::allowed_hosts)",
             ))))
         }
     }

@@ -91,7 +91,7 @@ pub(crate) async fn post(
             let session = HttpSession::start(
                 id,
                 shared.server.clone(),
-                shared.options.event_buffer,
+                shared.options.event_buffer_limits(),
                 caller.clone(),
             );
             (session, true, Some(admission))

@@ -110,6 +110,7 @@ pub struct HttpOptions {
     pub(crate) max_sessions: usize,
     pub(crate) max_sessions_per_caller: usize,
     pub(crate) max_connections: usize,
+    pub(crate) max_batch_members: usize,
     pub(crate) header_read_timeout: Option<Duration>,
     pub(crate) body_timeout: Option<Duration>,
     pub(crate) keepalive: Duration,
@@ -117,6 +118,7 @@ pub struct HttpOptions {
     pub(crate) log: Option<LogFn>,
     pub(crate) session_idle_timeout: Option<Duration>,
     pub(crate) event_buffer: usize,
+    pub(crate) event_buffer_bytes: usize,
     pub(crate) retry: Duration,
     pub(crate) auth: Option<AuthOptions>,
 }
@@ -133,6 +135,7 @@ impl fmt::Debug for HttpOptions {
             .field("max_sessions", &self.max_sessions)
             .field("max_sessions_per_caller", &self.max_sessions_per_caller)
             .field("max_connections", &self.max_connections)
+            .field("max_batch_members", &self.max_batch_members)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("body_timeout", &self.body_timeout)
             .field("keepalive", &self.keepalive)
@@ -150,7 +153,7 @@ impl Default for HttpOptions {
     /// caller, at most 1,024 connections ([`serve`](crate::serve)), 30 s to send a request's
     /// headers and 30 s its body, keepalive every 15 s, no posted cancellation, no log, idle
     /// initialize-era sessions evicted after 30 minutes, 1,024 events kept per session for
-    /// resumption, clients told to retry after 1 s, no authorization.
+    /// resumption and at most 1 MiB of them, clients told to retry after 1 s, no authorization.
     fn default() -> Self {
         Self {
             host: "127.0.0.1".into(),
@@ -162,6 +165,7 @@ impl Default for HttpOptions {
             max_sessions: 10_000,
             max_sessions_per_caller: 1_000,
             max_connections: 1_024,
+            max_batch_members: presa_core::MAX_BATCH_MEMBERS,
             header_read_timeout: Some(Duration::from_secs(30)),
             body_timeout: Some(Duration::from_secs(30)),
             keepalive: Duration::from_millis(15_000),
@@ -169,6 +173,7 @@ impl Default for HttpOptions {
             log: None,
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
             event_buffer: 1024,
+            event_buffer_bytes: 1024 * 1024,
             retry: Duration::from_millis(1000),
             auth: None,
         }
@@ -277,6 +282,13 @@ impl HttpOptions {
         self
     }
 
+    /// The most members of a JSON-RPC batch (2025-03-26 sessions only; default 1,000): a
+    /// larger batch is refused whole, before any member is decoded.
+    pub fn max_batch_members(mut self, max: usize) -> Self {
+        self.max_batch_members = max;
+        self
+    }
+
     /// How long [`serve`](crate::serve) waits for a request's headers (default 30 s, hyper's);
     /// a connection that has not sent them by then is closed. The time counts from when the
     /// connection is ready for a request (opened, or its last response sent), so it is the
@@ -321,10 +333,25 @@ impl HttpOptions {
         self
     }
 
-    /// How many events a session keeps for `Last-Event-ID` resumption.
+    /// How many events a session keeps for `Last-Event-ID` resumption (default 1,024).
     pub fn event_buffer(mut self, events: usize) -> Self {
         self.event_buffer = events;
         self
+    }
+
+    /// How many bytes of events a session keeps for `Last-Event-ID` resumption (default
+    /// 1 MiB); the oldest go first, and the newest event is kept whatever its size.
+    pub fn event_buffer_bytes(mut self, bytes: usize) -> Self {
+        self.event_buffer_bytes = bytes;
+        self
+    }
+
+    /// The resumption buffer of a session.
+    pub(crate) fn event_buffer_limits(&self) -> super::session::EventBuffer {
+        super::session::EventBuffer {
+            events: self.event_buffer,
+            bytes: self.event_buffer_bytes,
+        }
     }
 
     /// The SSE `retry` interval sent to 2025-11-25 clients.

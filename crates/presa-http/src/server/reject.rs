@@ -19,9 +19,9 @@ pub(crate) fn reject(status: StatusCode, code: ErrorCode, message: &str) -> Resp
     response
 }
 
-/// Whether `host` (no port) names the loopback interface.
+/// Whether `host` (no port) names the loopback interface; names are case-insensitive.
 pub(crate) fn is_loopback_host(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
+    host.eq_ignore_ascii_case("localhost") || matches!(host, "127.0.0.1" | "[::1]" | "::1")
 }
 
 /// The host of a `Host` header value (`host[:port]`, IPv6 in brackets).
@@ -61,6 +61,7 @@ mod tests {
             "http://localhost:3000",
             "https://127.0.0.1:8443",
             "http://[::1]:9",
+            "http://LocalHost:3000",
         ] {
             assert!(is_loopback_origin(ok), "{ok}");
         }

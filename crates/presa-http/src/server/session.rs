@@ -193,6 +193,16 @@ struct Active {
     next_seq: HashMap<u64, u64>,
     live: HashMap<u64, mpsc::Sender<Delivery>>,
     buffer: VecDeque<Stored>,
+    /// The bytes of JSON `buffer` holds.
+    buffered_bytes: usize,
+}
+
+/// How much a session keeps for `Last-Event-ID` resumption: at most `events` events and
+/// `bytes` bytes of them (the newest event is kept whatever its size).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventBuffer {
+    pub(crate) events: usize,
+    pub(crate) bytes: usize,
 }
 
 impl Active {
@@ -262,7 +272,7 @@ pub(crate) struct HttpSession {
     /// The negotiated revision, kept apart from the connection's: the connection's outbox
     /// (`close_stream_of`) needs it while the connection's state is locked.
     version: Mutex<Option<ProtocolVersion>>,
-    buffer_capacity: usize,
+    buffer_limits: EventBuffer,
     /// Who created the session (an authenticated caller), the only one who may use it.
     owner: Option<String>,
     saved: Mutex<Saved>,
@@ -328,10 +338,10 @@ impl HttpSession {
     pub(crate) fn start(
         id: Arc<str>,
         server: Server,
-        buffer_capacity: usize,
+        buffer_limits: EventBuffer,
         owner: Option<String>,
     ) -> Arc<Self> {
-        Self::with_connection(id, server, buffer_capacity, owner, Saved::default(), None)
+        Self::with_connection(id, server, buffer_limits, owner, Saved::default(), None)
     }
 
     /// The live parts of a session continued from its saved state (on an instance that held
@@ -339,7 +349,7 @@ impl HttpSession {
     pub(crate) fn restore(
         state: &Arc<SessionState>,
         server: Server,
-        buffer_capacity: usize,
+        buffer_limits: EventBuffer,
     ) -> Arc<Self> {
         let saved = Saved {
             base: Some(Arc::clone(state)),
@@ -348,7 +358,7 @@ impl HttpSession {
         let session = Self::with_connection(
             Arc::clone(&state.id),
             server,
-            buffer_capacity,
+            buffer_limits,
             state.owner.clone(),
             saved,
             Some(state.version()),
@@ -361,7 +371,7 @@ impl HttpSession {
     fn with_connection(
         id: Arc<str>,
         server: Server,
-        buffer_capacity: usize,
+        buffer_limits: EventBuffer,
         owner: Option<String>,
         saved: Saved,
         version: Option<ProtocolVersion>,
@@ -379,7 +389,7 @@ impl HttpSession {
                 }),
                 last_active: Mutex::new(Instant::now()),
                 version: Mutex::new(version),
-                buffer_capacity: buffer_capacity.max(1),
+                buffer_limits,
                 owner,
                 saved: Mutex::new(saved),
                 saving: AtomicBool::new(false),
@@ -678,6 +688,7 @@ impl HttpSession {
             active.by_request.retain(|_, s| *s != stream);
         }
         active.buffer.retain(|e| e.stream != stream);
+        active.buffered_bytes = active.buffer.iter().map(|e| e.json.len()).sum();
         // nothing open or resumable: an idle session keeps none of the tables
         streams.settle();
     }
@@ -772,13 +783,19 @@ impl HttpSession {
         let seq_slot = streams.next_seq.entry(stream).or_insert(1);
         let seq = *seq_slot;
         *seq_slot += 1;
-        if streams.buffer.len() >= self.buffer_capacity
+        let limits = self.buffer_limits;
+        while (streams.buffer.len() >= limits.events.max(1)
+            || streams.buffered_bytes + json.len() > limits.bytes)
             && let Some(evicted) = streams.buffer.pop_front()
-            && evicted.last
         {
-            // the oldest event of a finished stream was its last: none of it is left to resume
-            streams.next_seq.remove(&evicted.stream);
+            streams.buffered_bytes -= evicted.json.len();
+            if evicted.last {
+                // the oldest event of a finished stream was its last: none of it is left to
+                // resume
+                streams.next_seq.remove(&evicted.stream);
+            }
         }
+        streams.buffered_bytes += json.len();
         let is_response = response_id.is_some();
         streams.buffer.push_back(Stored {
             stream,

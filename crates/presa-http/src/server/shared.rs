@@ -189,7 +189,11 @@ impl Shared {
         }
         self.start_sweeper();
         self.start_announcer();
-        let restored = HttpSession::restore(&state, self.server.clone(), self.options.event_buffer);
+        let restored = HttpSession::restore(
+            &state,
+            self.server.clone(),
+            self.options.event_buffer_limits(),
+        );
         Ok(Some(self.live.insert(restored)))
     }
 

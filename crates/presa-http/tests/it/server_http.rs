@@ -952,6 +952,54 @@ async fn a_2025_11_25_stream_is_primed_and_resumable() {
     assert_eq!(messages[0]["method"], "notifications/progress");
 }
 
+/// The resumption buffer is bounded in bytes too: the oldest events go first, the newest (the
+/// result) stays.
+#[tokio::test]
+async fn the_resumption_buffer_keeps_at_most_its_bytes() {
+    let f = fixture_with(HttpOptions::default().event_buffer_bytes(200)).await;
+    let session = initialize(&f, "2025-11-25").await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "chatty", "arguments": {}, "_meta": {"progressToken": 1}}});
+    let text = f
+        .post()
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .collect();
+    assert!(ids.len() >= 3, "{text}");
+    let resumed = f
+        .http
+        .get(f.running.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("last-event-id", ids[0])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let messages = sse_messages(&resumed);
+    assert_eq!(messages.last().unwrap()["id"], 7, "{resumed}");
+    let kept: usize = messages.iter().map(|m| m.to_string().len()).sum();
+    assert!(
+        kept <= 200 || messages.len() == 1,
+        "{kept} bytes kept: {resumed}"
+    );
+    assert!(
+        messages.len() < ids.len() - 1,
+        "older events were let go: {resumed}"
+    );
+}
+
 #[tokio::test]
 async fn a_handler_closes_its_stream_and_the_client_resumes_for_the_rest() {
     let f = fixture().await;
@@ -1052,6 +1100,28 @@ async fn a_batch_of_junk_is_refused_whole() {
         .send(f.post().header("mcp-session-id", &session).body("[1,2,3]"))
         .await;
     assert_eq!(r.as_array().map(Vec::len), Some(3), "{r}");
+}
+
+#[tokio::test]
+async fn the_batch_limit_is_an_option() {
+    let f = fixture_with(HttpOptions::default().max_batch_members(2)).await;
+    let session = initialize(&f, "2025-03-26").await;
+    let in_session = |body: &str| {
+        f.post()
+            .header("mcp-session-id", &session)
+            .body(body.to_owned())
+    };
+    let (_, _, r) = f.send(in_session("[1,2,3]")).await;
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than 2 members"),
+        "{r}"
+    );
+    let (_, _, r) = f.send(in_session("[1,2]")).await;
+    assert_eq!(r.as_array().map(Vec::len), Some(2), "{r}");
 }
 
 #[tokio::test]
