@@ -633,6 +633,16 @@ impl Driven {
             };
             match event {
                 ServerEvent::Request(request) => {
+                    if request.method == crate::start::LISTEN {
+                        let limit = self.server.shared_session_config().get_limits().listens();
+                        if state.listens.len() >= limit {
+                            let error = ErrorObject::invalid_request(format!(
+                                "Too many listens: this connection holds at most {limit} at once"
+                            ));
+                            state.session.respond(&request.id, Err(error));
+                            continue;
+                        }
+                    }
                     let peer = state.peer.get_or_insert_with(|| {
                         Arc::new(DrivenPeer {
                             driven: Arc::downgrade(self),

@@ -19,6 +19,9 @@ use crate::middleware::{McpRequest, Next};
 use crate::server::Server;
 use crate::transport::Arrival;
 
+/// The method of a 2026-07-28 listen, which never ends by itself.
+pub(crate) const LISTEN: &str = "subscriptions/listen";
+
 /// The resources an initialize-era session subscribed to, counting its changes (so that a
 /// transport keeping session state elsewhere knows when to save it).
 #[derive(Debug, Default)]
@@ -114,7 +117,7 @@ pub(crate) fn start(
         request.headers,
         Some(server.clone()),
     );
-    let listen = request.method == "subscriptions/listen";
+    let listen = request.method == LISTEN;
     let definitions = server.snapshot();
     let (server, method, params) = (server.clone(), request.method, request.params);
     let handling: BoxFuture<'static, Result<RawJson, ErrorObject>> =

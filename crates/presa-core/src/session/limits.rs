@@ -16,15 +16,18 @@ pub struct SessionLimits {
     client_description_bytes: usize,
     in_flight_requests: usize,
     pending_server_requests: usize,
+    listens: usize,
 }
 
 impl Default for SessionLimits {
-    /// 64 KiB of client description, 1,024 requests in flight, 256 pending server requests.
+    /// 64 KiB of client description, 1,024 requests in flight, 256 pending server requests,
+    /// 64 listens.
     fn default() -> Self {
         Self {
             client_description_bytes: 64 * 1024,
             in_flight_requests: 1024,
             pending_server_requests: 256,
+            listens: 64,
         }
     }
 }
@@ -49,6 +52,19 @@ impl SessionLimits {
     pub fn max_pending_server_requests(mut self, requests: usize) -> Self {
         self.pending_server_requests = requests;
         self
+    }
+
+    /// The most `subscriptions/listen` streams open at once on one connection (stdio,
+    /// in-process); one more is refused with `-32600`. Over Streamable HTTP each listen holds
+    /// a connection of its own, so the connection cap bounds them there.
+    pub fn max_listens(mut self, listens: usize) -> Self {
+        self.listens = listens;
+        self
+    }
+
+    /// See [`max_listens`](Self::max_listens).
+    pub fn listens(&self) -> usize {
+        self.listens
     }
 
     /// See [`max_client_description_bytes`](Self::max_client_description_bytes).

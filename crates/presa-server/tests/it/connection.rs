@@ -59,6 +59,7 @@ fn call(id: i64, tool: &str, extra_meta: Value) -> Value {
     request(id, "tools/call", json!({"name": tool, "_meta": extra_meta}))
 }
 
+#[derive(Default)]
 struct Gate(Notify);
 
 /// Signals when the `forever` tool starts and when its future is dropped.
@@ -393,6 +394,34 @@ async fn list_changes_are_not_held_back_by_input_that_never_pauses() {
 
 fn listen(id: Value, filter: Value) -> Value {
     request(id, "subscriptions/listen", json!({"notifications": filter}))
+}
+
+#[tokio::test]
+async fn a_connection_holds_at_most_its_listens() {
+    let limits = presa_core::SessionLimits::default().max_listens(2);
+    let server = server_with_limits(Arc::default(), Arc::default(), limits);
+    let mut peer = Peer::start(server, ConnectionOptions::default());
+    for id in ["a", "b"] {
+        peer.send(listen(json!(id), json!({"toolsListChanged": true})))
+            .await;
+        let ack = peer.next().await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    }
+    peer.send(listen(json!("c"), json!({"toolsListChanged": true})))
+        .await;
+    let refused = peer.next().await;
+    assert_eq!(refused["id"], "c", "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // ending one makes room
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "a"}}))
+        .await;
+    peer.send(listen(json!("d"), json!({"toolsListChanged": true})))
+        .await;
+    let ack = peer.next().await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
 }
 
 #[tokio::test]
