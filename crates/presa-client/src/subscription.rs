@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use presa_core::{
     Era, Notification, RequestId, ResourceUpdatedNotificationParams, ServerCapabilities,
-    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
+    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, watchable_resources,
 };
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
@@ -88,8 +88,7 @@ impl SubscriptionOptions {
 
 impl From<SubscriptionOptions> for SubscriptionFilter {
     fn from(options: SubscriptionOptions) -> Self {
-        let mut uris = options.resource_subscriptions;
-        dedup(&mut uris);
+        let uris = watchable_resources(&options.resource_subscriptions);
         Self {
             tools_list_changed: options.tools_list_changed.then_some(true),
             prompts_list_changed: options.prompts_list_changed.then_some(true),
@@ -245,8 +244,7 @@ async fn watch(
     let capabilities = &client.info().capabilities;
     let mut subscription = Subscription::new(client, notifications, Mode::Watch { uris: vec![] });
     subscription.honoured = offered(&filter, capabilities);
-    let mut uris = filter.resource_subscriptions.unwrap_or_default();
-    dedup(&mut uris);
+    let uris = watchable_resources(filter.resource_subscriptions.as_deref().unwrap_or_default());
     let can_subscribe = capabilities
         .resources
         .as_ref()
@@ -521,11 +519,6 @@ impl Drop for Subscription {
                 .send_detached("resources/unsubscribe", Some(params));
         }
     }
-}
-
-fn dedup(uris: &mut Vec<String>) {
-    let mut seen = std::collections::HashSet::new();
-    uris.retain(|uri| seen.insert(uri.clone()));
 }
 
 #[cfg(test)]

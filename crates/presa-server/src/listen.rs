@@ -9,6 +9,7 @@ use presa_core::{ErrorObject, RawJson};
 use presa_core::{
     Notification, SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult, subscription_meta,
+    watchable_resources,
 };
 
 use crate::events::{Change, ListKind, list_changed_method};
@@ -38,15 +39,10 @@ impl Server {
             prompts_list_changed: honour(asked.prompts_list_changed),
             resources_list_changed: honour(asked.resources_list_changed),
             resource_subscriptions: match options.subscribe {
-                true => asked.resource_subscriptions.as_ref().map(|uris| {
-                    let mut seen = HashSet::new();
-                    // an empty URI watches nothing, so it is not honoured
-                    uris.iter()
-                        .filter(|uri| !uri.is_empty() && seen.insert(uri.as_str()))
-                        .take(MOST_RESOURCE_SUBSCRIPTIONS)
-                        .cloned()
-                        .collect()
-                }),
+                true => asked
+                    .resource_subscriptions
+                    .as_deref()
+                    .map(watchable_resources),
                 false => None,
             },
             task_ids: self.listened_tasks(asked.task_ids.as_deref(), &cx).await?,
@@ -117,9 +113,6 @@ impl Server {
         raw(&SubscriptionsListenResult::closed(&id))
     }
 }
-
-/// How many resources one listen watches at most (the first ones it names).
-const MOST_RESOURCE_SUBSCRIPTIONS: usize = 1000;
 
 /// A list change for the listen `id`.
 fn list_changed(

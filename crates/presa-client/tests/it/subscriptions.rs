@@ -217,6 +217,7 @@ async fn initialize_era_subscriptions_subscribe_filter_and_unsubscribe() {
     let options = everything()
         .resources_list_changed(true)
         .resource("file:///status.txt")
+        .resource("")
         .resource("file:///refused");
     let mut subscription = client.subscribe(options).await.unwrap();
     assert_eq!(subscription.id(), None);
@@ -228,7 +229,8 @@ async fn initialize_era_subscriptions_subscribe_filter_and_unsubscribe() {
         .collect();
     assert_eq!(
         subscribed,
-        [&json!("file:///status.txt"), &json!("file:///refused")]
+        [&json!("file:///status.txt"), &json!("file:///refused")],
+        "an empty URI watches nothing: it is not subscribed to"
     );
     let honoured = subscription.honoured();
     assert_eq!(honoured.tools_list_changed, Some(true));

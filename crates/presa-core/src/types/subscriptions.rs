@@ -70,6 +70,29 @@ impl SubscriptionFilter {
     }
 }
 
+/// How many resources one subscription watches at most (the first ones it names).
+pub const MAX_WATCHED_RESOURCES: usize = 1000;
+
+/// The resources a list of URIs can watch: each once, in order, without the empty string
+/// (which covers nothing, see [`resource_is_under`]), at most [`MAX_WATCHED_RESOURCES`]. What
+/// a server honours of a listen's `resourceSubscriptions`, and what an initialize-era client
+/// subscribes to.
+///
+/// ```
+/// use presa_core::watchable_resources;
+///
+/// let asked = ["file:///a", "", "file:///a", "file:///b"].map(String::from);
+/// assert_eq!(watchable_resources(&asked), ["file:///a", "file:///b"]);
+/// ```
+pub fn watchable_resources(uris: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    uris.iter()
+        .filter(|uri| !uri.is_empty() && seen.insert(uri.as_str()))
+        .take(MAX_WATCHED_RESOURCES)
+        .cloned()
+        .collect()
+}
+
 /// Whether the resource `uri` is `watched` itself or lies under it: `watched` is a prefix of
 /// `uri` that ends with `/`, or is followed in `uri` by `/`, `?` or `#`. So `file:///docs`
 /// covers `file:///docs/a.md` but not `file:///docs-old`, and an empty string covers nothing.
