@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::OAuthError;
-use crate::http::{self, get_json, origin, parse_url};
+use crate::http::{self, NamedBy, get_json, origin, parse_url, peer_url};
 
 /// The authorization server metadata (RFC 8414 §2), the fields the client uses.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -60,6 +60,20 @@ impl ServerMetadata {
                 })?;
         parse_url(endpoint)
     }
+
+    /// Every endpoint the metadata names passes [`peer_url`]'s rule for the MCP server at
+    /// `server` (the client requests them, and sends credentials to some); else the refusal.
+    fn checked(self, server: &Url) -> Result<Self, OAuthError> {
+        [
+            &self.authorization_endpoint,
+            &self.token_endpoint,
+            &self.registration_endpoint,
+        ]
+        .into_iter()
+        .flatten()
+        .try_for_each(|endpoint| peer_url(endpoint, server, NamedBy::ServerMetadata).map(drop))?;
+        Ok(self)
+    }
 }
 
 /// What discovery found for one MCP server.
@@ -105,7 +119,7 @@ pub(crate) async fn discover(
     Ok(Discovered {
         resource,
         resource_scopes: metadata.scopes_supported,
-        server: server_metadata(http, issuer).await?,
+        server: server_metadata(http, issuer, server).await?,
     })
 }
 
@@ -116,14 +130,14 @@ pub(crate) fn resource_of(server: &Url) -> String {
     url.to_string()
 }
 
-/// The protected resource metadata URLs to try, in order: the challenge's, else the
-/// path-inserted well-known URL, then the root one.
+/// The protected resource metadata URLs to try, in order: the challenge's (if [`peer_url`]
+/// accepts it), else the path-inserted well-known URL, then the root one.
 pub(crate) fn resource_metadata_urls(
     server: &Url,
     from_challenge: Option<&str>,
 ) -> Result<Vec<Url>, OAuthError> {
     if let Some(url) = from_challenge {
-        return Ok(vec![parse_url(url)?]);
+        return Ok(vec![peer_url(url, server, NamedBy::Challenge)?]);
     }
     let base = origin(server);
     let mut urls = Vec::new();
@@ -187,10 +201,11 @@ pub(crate) fn check_resource(resource: &str, server: &Url) -> Result<(), OAuthEr
     if covers { Ok(()) } else { Err(mismatch()) }
 }
 
-/// The authorization server metadata URLs for `issuer`, in the order the MCP specification
-/// gives (2025-11-25, "Authorization Server Metadata Discovery").
-pub(crate) fn server_metadata_urls(issuer: &str) -> Result<Vec<Url>, OAuthError> {
-    let parsed = parse_url(issuer)?;
+/// The authorization server metadata URLs for `issuer` (which must pass [`peer_url`]'s rule
+/// for the MCP server at `server`), in the order the MCP specification gives (2025-11-25,
+/// "Authorization Server Metadata Discovery").
+pub(crate) fn server_metadata_urls(issuer: &str, server: &Url) -> Result<Vec<Url>, OAuthError> {
+    let parsed = peer_url(issuer, server, NamedBy::ResourceMetadata)?;
     let base = origin(&parsed);
     let path = parsed.path().trim_end_matches('/');
     let urls = if path.is_empty() {
@@ -208,19 +223,26 @@ pub(crate) fn server_metadata_urls(issuer: &str) -> Result<Vec<Url>, OAuthError>
     urls.iter().map(|u| parse_url(u)).collect()
 }
 
-/// Fetches `issuer`'s metadata: the first candidate URL that answers with a JSON document
-/// whose `issuer` is exactly `issuer` (any other is discarded).
+/// Fetches `issuer`'s metadata for the MCP server at `server`: the first candidate URL that
+/// answers with a JSON document whose `issuer` is exactly `issuer` (any other is discarded).
 pub(crate) async fn server_metadata(
     http: &reqwest::Client,
     issuer: &str,
+    server: &Url,
 ) -> Result<ServerMetadata, OAuthError> {
     let mut last = OAuthError::NoServerMetadata {
         issuer: issuer.to_owned(),
         reason: "no metadata document found".to_owned(),
     };
-    for url in server_metadata_urls(issuer)? {
+    for url in server_metadata_urls(issuer, server)? {
         let answer = http::get_json(http, &url).await?;
-        match read_server_metadata(&url, answer.status.is_success(), answer.json, issuer) {
+        match read_server_metadata(
+            &url,
+            answer.status.is_success(),
+            answer.json,
+            issuer,
+            server,
+        ) {
             Ok(Some(metadata)) => return Ok(metadata),
             Ok(None) => {}
             Err(error) => last = error,
@@ -229,12 +251,14 @@ pub(crate) async fn server_metadata(
     Err(last)
 }
 
-/// One candidate's answer: `Ok(None)` to try the next candidate.
+/// One candidate's answer: `Ok(None)` to try the next candidate; the issuer and then the
+/// endpoints checked.
 fn read_server_metadata(
     url: &Url,
     success: bool,
     json: Option<Value>,
     issuer: &str,
+    server: &Url,
 ) -> Result<Option<ServerMetadata>, OAuthError> {
     let (true, Some(json)) = (success, json) else {
         return Ok(None);
@@ -251,7 +275,7 @@ fn read_server_metadata(
             found: metadata.issuer,
         });
     }
-    Ok(Some(metadata))
+    metadata.checked(server).map(Some)
 }
 
 /// The 2025-03-26 rules, for servers without protected resource metadata: the authorization
@@ -261,9 +285,13 @@ async fn legacy_server(http: &reqwest::Client, server: &Url) -> Result<ServerMet
     let issuer = origin(server);
     let url = parse_url(&format!("{issuer}/.well-known/oauth-authorization-server"))?;
     let answer = get_json(http, &url).await?;
-    if let Some(metadata) =
-        read_server_metadata(&url, answer.status.is_success(), answer.json, &issuer)?
-    {
+    if let Some(metadata) = read_server_metadata(
+        &url,
+        answer.status.is_success(),
+        answer.json,
+        &issuer,
+        server,
+    )? {
         return Ok(metadata);
     }
     Ok(ServerMetadata {
@@ -314,15 +342,16 @@ mod tests {
 
     #[test]
     fn server_metadata_order_with_and_without_a_path() {
+        let public = Url::parse("https://mcp.example.com/mcp").unwrap();
         assert_eq!(
-            urls(server_metadata_urls("https://as.example.com").unwrap()),
+            urls(server_metadata_urls("https://as.example.com", &public).unwrap()),
             [
                 "https://as.example.com/.well-known/oauth-authorization-server",
                 "https://as.example.com/.well-known/openid-configuration",
             ]
         );
         assert_eq!(
-            urls(server_metadata_urls("https://as.example.com/tenant1").unwrap()),
+            urls(server_metadata_urls("https://as.example.com/tenant1", &public).unwrap()),
             [
                 "https://as.example.com/.well-known/oauth-authorization-server/tenant1",
                 "https://as.example.com/.well-known/openid-configuration/tenant1",
@@ -331,7 +360,7 @@ mod tests {
         );
         // a terminating slash is removed before inserting (RFC 8414 §3.1)
         assert_eq!(
-            urls(server_metadata_urls("https://as.example.com/tenant1/").unwrap())[0],
+            urls(server_metadata_urls("https://as.example.com/tenant1/", &public).unwrap())[0],
             "https://as.example.com/.well-known/oauth-authorization-server/tenant1"
         );
     }
@@ -364,8 +393,9 @@ mod tests {
     fn the_issuer_is_compared_as_an_exact_string() {
         let url = Url::parse("https://as/.well-known/oauth-authorization-server").unwrap();
         let doc = |issuer: &str| Some(serde_json::json!({"issuer": issuer}));
+        let mcp = Url::parse("https://mcp.example.com/mcp").unwrap();
         assert!(
-            read_server_metadata(&url, true, doc("https://as"), "https://as")
+            read_server_metadata(&url, true, doc("https://as"), "https://as", &mcp)
                 .unwrap()
                 .is_some()
         );
@@ -376,7 +406,7 @@ mod tests {
             "https://attacker.example.com",
         ] {
             assert_eq!(
-                read_server_metadata(&url, true, doc(other), "https://as").unwrap_err(),
+                read_server_metadata(&url, true, doc(other), "https://as", &mcp).unwrap_err(),
                 OAuthError::IssuerMismatch {
                     expected: "https://as".into(),
                     found: other.into()
@@ -385,15 +415,69 @@ mod tests {
         }
         // a 404 or a body that is not JSON: the next candidate
         assert!(
-            read_server_metadata(&url, false, doc("https://as"), "https://as")
+            read_server_metadata(&url, false, doc("https://as"), "https://as", &mcp)
                 .unwrap()
                 .is_none()
         );
         assert!(
-            read_server_metadata(&url, true, None, "https://as")
+            read_server_metadata(&url, true, None, "https://as", &mcp)
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn every_endpoint_the_metadata_names_passes_the_peer_url_rule() {
+        let url = Url::parse("https://as/.well-known/oauth-authorization-server").unwrap();
+        let mcp = Url::parse("https://mcp.example.com/mcp").unwrap();
+        let doc = |name: &str, endpoint: &str| {
+            Some(serde_json::json!({"issuer": "https://as", name: endpoint}))
+        };
+        for name in [
+            "authorization_endpoint",
+            "token_endpoint",
+            "registration_endpoint",
+        ] {
+            let good =
+                read_server_metadata(&url, true, doc(name, "https://as/x"), "https://as", &mcp);
+            assert!(matches!(good, Ok(Some(_))), "{name}: {good:?}");
+            for bad in [
+                "http://as/x",
+                "https://169.254.169.254/latest/meta-data/",
+                "https://127.0.0.1:6379/",
+                "file:///etc/passwd",
+            ] {
+                let refused = read_server_metadata(&url, true, doc(name, bad), "https://as", &mcp);
+                assert!(
+                    matches!(&refused, Err(OAuthError::InvalidUrl { url, .. }) if url == bad),
+                    "{name} = {bad}: {refused:?}"
+                );
+            }
+        }
+        // the fields the client does not request are not its concern
+        let other =
+            Some(serde_json::json!({"issuer": "https://as", "jwks_uri": "http://10.0.0.1/"}));
+        assert!(matches!(
+            read_server_metadata(&url, true, other, "https://as", &mcp),
+            Ok(Some(_))
+        ));
+    }
+
+    #[test]
+    fn a_challenge_and_an_issuer_pass_the_peer_url_rule() {
+        let server = Url::parse("https://mcp.example.com/mcp").unwrap();
+        assert!(matches!(
+            resource_metadata_urls(&server, Some("https://10.0.0.1/prm")),
+            Err(OAuthError::InvalidUrl { .. })
+        ));
+        assert!(matches!(
+            server_metadata_urls("http://as.example.com", &server),
+            Err(OAuthError::InvalidUrl { .. })
+        ));
+        assert!(matches!(
+            server_metadata_urls("https://[::1]", &server),
+            Err(OAuthError::InvalidUrl { .. })
+        ));
     }
 
     #[test]

@@ -10,7 +10,10 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OAuthError {
-    /// A URL (the server's, or one a document names) is not an absolute `http`/`https` URL.
+    /// A URL (the server's, or one a document names) is not an absolute `http`/`https` URL,
+    /// or one a peer names breaks the client's rule for peer-named URLs: `https` (plain
+    /// `http` only loopback to loopback), and a loopback or private address only for an MCP
+    /// server on the same kind of address.
     InvalidUrl {
         /// The URL, as found.
         url: String,

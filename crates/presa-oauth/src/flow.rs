@@ -117,7 +117,7 @@ impl Inner {
                 _ => Discovered {
                     resource: resource_of(&self.server),
                     resource_scopes: None,
-                    server: server_metadata(&self.http, &tokens.issuer).await?,
+                    server: server_metadata(&self.http, &tokens.issuer, &self.server).await?,
                 },
             },
         };

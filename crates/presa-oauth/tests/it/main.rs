@@ -6,5 +6,6 @@
 mod client_oauth;
 mod client_oauth_grants;
 mod client_oauth_support;
+mod client_oauth_urls;
 #[cfg(feature = "jwt")]
 mod jwt;
