@@ -1,7 +1,7 @@
 //! Obtaining tokens: discovery, then the configured grant (authorization code, client
 //! credentials, JWT bearer, enterprise identity assertion), or a refresh.
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use crate::authorization::{AuthorizationParams, Pending, authorization_url, read_response};
 use crate::challenge::AuthChallenge;
@@ -9,7 +9,6 @@ use crate::client::Inner;
 use crate::discovery::{Discovered, ServerMetadata, discover, resource_of, server_metadata};
 use crate::error::OAuthError;
 use crate::http::parse_url;
-use crate::jwt::unix;
 use crate::options::{Grant, IdentityAssertion};
 use crate::registration::{Source, identity};
 use crate::scope::{ScopeInputs, select};
@@ -325,9 +324,7 @@ impl Inner {
             Some(scope) => scope.split_ascii_whitespace().map(str::to_owned).collect(),
             None => requested.to_vec(),
         };
-        let expires_at = issued
-            .expires_in
-            .map(|s| unix(now + Duration::from_secs(s)));
+        let expires_at = issued.expires_at(now);
         let tokens = StoredTokens::new(issuer, issued.access_token)
             .with_token_type(issued.token_type)
             .with_refresh_token(issued.refresh_token.or(old_refresh))

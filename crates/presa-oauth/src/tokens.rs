@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::OAuthError;
 use crate::http::{Answer, post_form};
-use crate::jwt::{Es256Key, client_assertion, dpop_proof};
+use crate::jwt::{Es256Key, client_assertion, dpop_proof, unix};
 use crate::options::TokenEndpointAuth;
 
 const DPOP: HeaderName = HeaderName::from_static("dpop");
@@ -148,7 +148,13 @@ pub(crate) struct TokenResponse {
 }
 
 impl TokenResponse {
-    fn read(answer: &Answer) -> Result<Self, OAuthError> {
+    /// When the access token expires, in Unix seconds, for a response received at `now`:
+    /// `expires_in` is the server's, so a huge one saturates instead of overflowing.
+    pub(crate) fn expires_at(&self, now: SystemTime) -> Option<u64> {
+        self.expires_in.map(|s| unix(now).saturating_add(s))
+    }
+
+    pub(crate) fn read(answer: &Answer) -> Result<Self, OAuthError> {
         let invalid = |reason: &str| OAuthError::InvalidResponse {
             what: "token response".to_owned(),
             reason: reason.to_owned(),
@@ -246,11 +252,50 @@ pub(crate) async fn request(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
     use TokenEndpointAuth::{ClientSecretBasic, ClientSecretPost, None as Public, PrivateKeyJwt};
 
     fn list(methods: &[&str]) -> Vec<String> {
         methods.iter().map(|m| (*m).to_owned()).collect()
+    }
+
+    fn answer(json: Value) -> Answer {
+        Answer {
+            status: reqwest::StatusCode::OK,
+            headers: HeaderMap::new(),
+            json: Some(json),
+        }
+    }
+
+    #[test]
+    fn a_huge_expires_in_saturates_instead_of_overflowing() {
+        let now = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000);
+        for expires_in in [
+            serde_json::json!(u64::MAX),
+            serde_json::json!("18446744073709551615"),
+        ] {
+            let read = TokenResponse::read(&answer(serde_json::json!({
+                "access_token": "t",
+                "expires_in": expires_in,
+            })))
+            .unwrap();
+            assert_eq!(read.expires_at(now), Some(u64::MAX));
+        }
+        let read = TokenResponse::read(&answer(
+            serde_json::json!({"access_token": "t", "expires_in": 60}),
+        ))
+        .unwrap();
+        assert_eq!(read.expires_at(now), Some(1_800_000_060));
+        // negative, fractional or absent: no expiry known
+        for expires_in in [serde_json::json!(-1), serde_json::json!(1.5), Value::Null] {
+            let read = TokenResponse::read(&answer(
+                serde_json::json!({"access_token": "t", "expires_in": expires_in}),
+            ))
+            .unwrap();
+            assert_eq!(read.expires_at(now), None);
+        }
     }
 
     #[test]
