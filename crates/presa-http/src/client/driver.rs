@@ -25,10 +25,14 @@ const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// How long the closing `DELETE` may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How many notifications and responses are POSTed at once; the client's next messages wait
-/// meanwhile, and with them, through the client's bounded queues, the reading of the server's
-/// streams: a server flooding pings gets at most this many answers in flight.
+/// How many notifications and responses are POSTed at once, on either transport; the next one
+/// waits meanwhile, and with it the client's later messages and, through the client's bounded
+/// queues, the reading of the server's streams: a server flooding pings gets at most this many
+/// answers in flight.
 const MOST_ANSWERS_IN_FLIGHT: usize = 16;
+/// How long the POST of a notification or a response may take in all, on either transport:
+/// the response's headers and the body of a refusal.
+const NOTIFY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long messages after `notifications/initialized` wait for the session's GET stream.
 const STREAM_WAIT: Duration = Duration::from_secs(2);
@@ -92,6 +96,9 @@ pub(crate) struct Driver {
     gate: Option<Gate>,
     /// The tasks POSTing a notification or a response.
     answering: std::collections::HashSet<Id>,
+    /// A notification or response read while [`MOST_ANSWERS_IN_FLIGHT`] were being POSTed: it
+    /// waits for one of them to end, and the client's later messages wait in `outgoing`.
+    waiting: Option<Transmit>,
 }
 
 impl Driver {
@@ -106,13 +113,25 @@ impl Driver {
             http_sse: None,
             gate: None,
             answering: std::collections::HashSet::new(),
+            waiting: None,
         }
     }
 
     pub(crate) async fn run(mut self) {
         let error = loop {
+            if self.waiting.is_some() && self.outgoing.is_closed() {
+                // The client closed while answers in flight held its messages back; the
+                // channel wakes no one for that, so this is seen once one of them ends (within
+                // NOTIFY_TIMEOUT). What is left goes out in shut_down.
+                break None;
+            }
             tokio::select! {
-                transmit = self.outgoing.recv(), if self.answering.len() < MOST_ANSWERS_IN_FLIGHT => match transmit {
+                // Read on at the limit, so that a request, or the channel closing, is seen;
+                // only an answer waits.
+                transmit = self.outgoing.recv(), if self.waiting.is_none() => match transmit {
+                    Some(transmit) if self.answers_full() && !is_request(&transmit) => {
+                        self.waiting = Some(transmit);
+                    }
                     Some(transmit) => self.dispatch(transmit),
                     None => break None,
                 },
@@ -120,11 +139,20 @@ impl Driver {
                     if let Some(error) = self.finished(done) {
                         break Some(error);
                     }
+                    if !self.answers_full()
+                        && let Some(transmit) = self.waiting.take()
+                    {
+                        self.dispatch(transmit);
+                    }
                 }
                 () = Gate::opened(&mut self.gate) => self.open_gate(),
             }
         };
         self.shut_down(error).await;
+    }
+
+    fn answers_full(&self) -> bool {
+        self.answering.len() >= MOST_ANSWERS_IN_FLIGHT
     }
 
     fn dispatch(&mut self, transmit: Transmit) {
@@ -235,13 +263,13 @@ impl Driver {
             .then(|| self.conn.generation());
         let conn = self.conn.clone();
         let post = Post { headers, body };
-        let task = self
-            .tasks
-            .spawn(async move { post::notify(&conn, post, method, initialized).await });
-        self.answering.insert(task.id());
+        let what = method.clone();
+        let task = self.answer(method, async move {
+            post::notify(&conn, post, &what, initialized).await
+        });
         if initialized.is_some() {
             self.gate = Some(Gate {
-                initialized: task.id(),
+                initialized: task,
                 stream: None,
                 deadline: Instant::now() + STREAM_WAIT,
                 held: VecDeque::new(),
@@ -268,10 +296,33 @@ impl Driver {
             headers: Ok(self.conn.legacy_headers()),
             body,
         };
-        let task = self
-            .tasks
-            .spawn(async move { post::notify(&conn, post, what, None).await });
+        self.answer(what.clone(), async move {
+            post::notify(&conn, post, &what, None).await
+        });
+    }
+
+    /// Spawns the POST of a notification or a response, on either transport: it counts
+    /// against [`MOST_ANSWERS_IN_FLIGHT`] until it ends, and is given up after
+    /// [`NOTIFY_TIMEOUT`], whatever it waits for (the headers, or the body of a refusal).
+    fn answer(
+        &mut self,
+        what: String,
+        exchange: impl Future<Output = Outcome> + Send + 'static,
+    ) -> Id {
+        let conn = self.conn.clone();
+        let task = self.tasks.spawn(async move {
+            tokio::time::timeout(NOTIFY_TIMEOUT, exchange)
+                .await
+                .unwrap_or_else(|_| {
+                    conn.log.line(&format!(
+                        "could not send {what}: no answer within {} s",
+                        NOTIFY_TIMEOUT.as_secs()
+                    ));
+                    Outcome::Done
+                })
+        });
         self.answering.insert(task.id());
+        task.id()
     }
 
     /// A message for a 2024-11-05 HTTP+SSE server: POSTed to its endpoint, answered on its
@@ -287,10 +338,21 @@ impl Driver {
             headers: Ok(Default::default()),
             body,
         };
-        self.tasks.spawn(async move {
-            http_sse::send(&conn, &endpoint, post, request.as_ref(), &what).await;
-            Outcome::Done
-        });
+        match request {
+            Some(id) => {
+                self.tasks.spawn(async move {
+                    http_sse::send(&conn, &endpoint, post, Some(&id), &what).await;
+                    Outcome::Done
+                });
+            }
+            None => {
+                let label = what.clone();
+                self.answer(what, async move {
+                    http_sse::send(&conn, &endpoint, post, None, &label).await;
+                    Outcome::Done
+                });
+            }
+        }
     }
 
     /// A POST task ended; returns the error that ends the transport, if it says so.
@@ -363,8 +425,16 @@ impl Driver {
     async fn shut_down(mut self, error: Option<TransportError>) {
         self.outgoing.close();
         if error.is_none() {
-            // on an orderly close, held notifications get the grace below like the others
+            // on an orderly close, held messages, the waiting answer and what the client queued
+            // before closing (at most the channel's capacity) get the grace below like the
+            // others
             self.open_gate();
+            if let Some(transmit) = self.waiting.take() {
+                self.dispatch(transmit);
+            }
+            while let Ok(transmit) = self.outgoing.try_recv() {
+                self.dispatch(transmit);
+            }
         }
         if let Some(listen) = self.listen.take() {
             listen.abort();
@@ -411,6 +481,10 @@ impl std::fmt::Debug for Driver {
             .field("in_flight", &self.in_flight.len())
             .finish_non_exhaustive()
     }
+}
+
+fn is_request(transmit: &Transmit) -> bool {
+    matches!(transmit.message, Message::Request(_))
 }
 
 /// The request a `notifications/cancelled` names.

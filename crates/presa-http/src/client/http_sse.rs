@@ -8,13 +8,10 @@ use reqwest::Url;
 use reqwest::header::HeaderMap;
 
 use super::conn::{Conn, RequestCtx};
-use super::post::{Outcome, Post, error_answer, excerpt, read_body};
+use super::post::{ERROR_BODY_MAX, Outcome, Post, error_answer, excerpt, read_body};
 use super::sse::{SseParser, TooLarge};
 use super::stream::{decode_event, is_event_stream};
 use crate::describe_error;
-
-/// How much of a refusal body is read.
-const ERROR_BODY_MAX: usize = 64 * 1024;
 
 /// Tries the HTTP+SSE transport for a refused `initialize`; fails it with `refused` when the
 /// server does not speak it either. Runs for as long as the stream stays open.
@@ -93,7 +90,8 @@ pub(crate) async fn fallback(
 
 /// POSTs a message to the HTTP+SSE endpoint; its answer, if any, comes on the stream. A
 /// refused request fails (or gets the JSON-RPC error of the body); a refused notification or
-/// response is logged. `false` when a request failed.
+/// response is logged. `false` when a request failed. Not bounded in time here: the driver
+/// bounds a notification's or response's (`Driver::answer`).
 pub(crate) async fn send(
     conn: &Conn,
     url: &Url,

@@ -1,7 +1,5 @@
 //! One POST: a request and what answers it, or a notification or response and its `202`.
 
-use std::time::Duration;
-
 use presa_client::{TransportError, TransportErrorKind};
 use presa_core::{Era, Message, Packet, RequestId, Response, decode_packet};
 use reqwest::StatusCode;
@@ -10,10 +8,8 @@ use reqwest::header::HeaderMap;
 use super::conn::{Conn, RequestCtx, SESSION_ID};
 use super::stream::{self, describe_status, is_event_stream, media_type};
 
-/// How long a notification or response POST may take in all.
-const NOTIFY_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most of an error body read to find a JSON-RPC error in it.
-const ERROR_BODY_MAX: usize = 64 * 1024;
+pub(crate) const ERROR_BODY_MAX: usize = 64 * 1024;
 /// How much of an unusable body an error message quotes.
 const EXCERPT_CHARS: usize = 200;
 
@@ -231,11 +227,13 @@ fn expired() -> TransportError {
     )
 }
 
-/// POSTs a notification, or a response to a server request; `202` (any 2xx) expected.
+/// POSTs a notification, or a response to a server request; `202` (any 2xx) expected. Not
+/// bounded in time here: the driver bounds the whole exchange, the body of a refusal included
+/// (`Driver::answer`).
 pub(crate) async fn notify(
     conn: &Conn,
     post: Post,
-    what: String,
+    what: &str,
     initialized: Option<u64>,
 ) -> Outcome {
     let session = post.carries_session();
@@ -246,16 +244,15 @@ pub(crate) async fn notify(
             return Outcome::Done;
         }
     };
-    let sent = tokio::time::timeout(NOTIFY_TIMEOUT, conn.post(&headers, post.body)).await;
-    match sent {
-        Ok(Ok(response)) if response.status().is_success() => match initialized {
+    match conn.post(&headers, post.body).await {
+        Ok(response) if response.status().is_success() => match initialized {
             Some(generation) => Outcome::Initialized { generation },
             None => Outcome::Done,
         },
-        Ok(Ok(response)) if session && response.status() == StatusCode::NOT_FOUND => {
+        Ok(response) if session && response.status() == StatusCode::NOT_FOUND => {
             Outcome::End(expired())
         }
-        Ok(Ok(response)) => {
+        Ok(response) => {
             let status = describe_status(response.status(), &response);
             let body = read_body(response, ERROR_BODY_MAX)
                 .await
@@ -268,15 +265,8 @@ pub(crate) async fn notify(
             conn.log.line(&line);
             Outcome::Done
         }
-        Ok(Err(error)) => {
+        Err(error) => {
             conn.log.line(&format!("could not send {what}: {error}"));
-            Outcome::Done
-        }
-        Err(_) => {
-            conn.log.line(&format!(
-                "could not send {what}: no answer within {} s",
-                NOTIFY_TIMEOUT.as_secs()
-            ));
             Outcome::Done
         }
     }

@@ -1,8 +1,10 @@
 //! A presa `Client` over the HTTP client transport against a hostile server on 127.0.0.1: a
-//! server flooding its GET stream with pings gets a bounded number of answers in flight.
+//! server flooding its stream with pings gets a bounded number of answers in flight, on
+//! Streamable HTTP and on the 2024-11-05 HTTP+SSE transport, and answers the server stalls
+//! hold back neither the client's requests nor its closing.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -10,11 +12,12 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use futures_util::StreamExt;
 use presa_client::{Client, ClientOptions};
 use presa_core::ProtocolVersion;
 use presa_http::HttpClientOptions;
 use serde_json::{Value, json};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc};
 
 /// Pings the flooding server sends at once on its GET stream.
 const PINGS: usize = 2_000;
@@ -42,35 +45,59 @@ async fn endpoint(State(flood): State<Arc<Flood>>, body: Bytes) -> Response {
             (StatusCode::OK, headers, result.to_string()).into_response()
         }
         Some(_) => StatusCode::ACCEPTED.into_response(),
-        // an answer to a ping: taken slowly, counting how many wait at once
-        None => {
-            let now = flood.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-            flood.most_in_flight.fetch_max(now, Ordering::SeqCst);
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            flood.in_flight.fetch_sub(1, Ordering::SeqCst);
-            if flood.answered.fetch_add(1, Ordering::SeqCst) + 1 == ANSWERS {
-                flood.enough.notify_one();
-            }
-            StatusCode::ACCEPTED.into_response()
-        }
+        None => flood.take_slowly().await,
     }
 }
 
-async fn stream() -> Response {
+impl Flood {
+    /// An answer to a ping: taken slowly, counting how many wait at once.
+    async fn take_slowly(&self) -> Response {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most_in_flight.fetch_max(now, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        if self.answered.fetch_add(1, Ordering::SeqCst) + 1 == ANSWERS {
+            self.enough.notify_one();
+        }
+        StatusCode::ACCEPTED.into_response()
+    }
+}
+
+/// `count` pings as SSE events, in one chunk, each `event: message` if `named`.
+fn pings(count: usize, named: bool) -> Bytes {
     let mut text = String::new();
-    for id in 0..PINGS {
+    for id in 0..count {
+        if named {
+            text.push_str("event: message\n");
+        }
         text.push_str(&format!(
             "data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n\n"
         ));
     }
-    let pings =
-        futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(text)) });
-    let body = futures_util::StreamExt::chain(pings, futures_util::stream::pending());
-    let mut response = Body::from_stream(body).into_response();
+    Bytes::from(text)
+}
+
+/// An event stream of `first`, then nothing, never ending.
+fn stream_of(first: Bytes) -> Response {
+    let first = futures_util::stream::once(async move { Ok::<_, std::io::Error>(first) });
+    let mut response =
+        Body::from_stream(first.chain(futures_util::stream::pending())).into_response();
     response
         .headers_mut()
         .insert("content-type", "text/event-stream".parse().unwrap());
     response
+}
+
+async fn stream() -> Response {
+    stream_of(pings(PINGS, false))
+}
+
+/// Serves `app` on 127.0.0.1; returns the URL of its `/mcp`.
+async fn serve(app: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
 }
 
 #[tokio::test]
@@ -79,9 +106,7 @@ async fn a_ping_flood_gets_a_bounded_number_of_answers_in_flight() {
     let app = axum::Router::new()
         .route("/mcp", post(endpoint).get(stream))
         .with_state(Arc::clone(&flood));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let url = serve(app).await;
 
     let channel = presa_http::client(&url, HttpClientOptions::default()).unwrap();
     let options = ClientOptions::default().protocol_version(Some(ProtocolVersion::V2025_06_18));
@@ -92,4 +117,160 @@ async fn a_ping_flood_gets_a_bounded_number_of_answers_in_flight() {
     let most = flood.most_in_flight.load(Ordering::SeqCst);
     assert!(most <= 16, "{most} answers were in flight at once");
     drop(client);
+}
+
+/// A 2024-11-05 HTTP+SSE server: refuses the Streamable HTTP `initialize`, names its endpoint
+/// on its GET stream, answers there, and floods pings there once initialized.
+struct Legacy {
+    flood: Flood,
+    /// What the GET stream sends after the endpoint event.
+    events: mpsc::UnboundedSender<Bytes>,
+    stream: Mutex<Option<mpsc::UnboundedReceiver<Bytes>>>,
+}
+
+async fn legacy_stream(State(legacy): State<Arc<Legacy>>) -> Response {
+    let Some(events) = legacy.stream.lock().unwrap().take() else {
+        return StatusCode::CONFLICT.into_response();
+    };
+    let endpoint = futures_util::stream::once(async {
+        Ok::<_, std::io::Error>(Bytes::from_static(b"event: endpoint\ndata: /messages\n\n"))
+    });
+    let events = futures_util::stream::unfold(events, |mut events| async move {
+        let event = events.recv().await?;
+        Some((Ok(event), events))
+    });
+    let mut response = Body::from_stream(endpoint.chain(events)).into_response();
+    response
+        .headers_mut()
+        .insert("content-type", "text/event-stream".parse().unwrap());
+    response
+}
+
+async fn legacy_messages(State(legacy): State<Arc<Legacy>>, body: Bytes) -> Response {
+    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    match message["method"].as_str() {
+        Some("initialize") => {
+            let result = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "protocolVersion": "2024-11-05", "capabilities": {},
+                "serverInfo": {"name": "flood", "version": "1"}}});
+            let event = format!("event: message\ndata: {result}\n\n");
+            let _ = legacy.events.send(Bytes::from(event));
+            StatusCode::ACCEPTED.into_response()
+        }
+        Some("notifications/initialized") => {
+            let _ = legacy.events.send(pings(PINGS, true));
+            StatusCode::ACCEPTED.into_response()
+        }
+        Some(_) => StatusCode::ACCEPTED.into_response(),
+        None => legacy.flood.take_slowly().await,
+    }
+}
+
+#[tokio::test]
+async fn an_http_sse_ping_flood_gets_a_bounded_number_of_answers_in_flight() {
+    let (events, stream) = mpsc::unbounded_channel();
+    let legacy = Arc::new(Legacy {
+        flood: Flood::default(),
+        events,
+        stream: Mutex::new(Some(stream)),
+    });
+    let app = axum::Router::new()
+        .route(
+            "/mcp",
+            post(|| async { StatusCode::METHOD_NOT_ALLOWED }).get(legacy_stream),
+        )
+        .route("/messages", post(legacy_messages))
+        .with_state(Arc::clone(&legacy));
+    let url = serve(app).await;
+
+    let channel = presa_http::client(&url, HttpClientOptions::default()).unwrap();
+    let options = ClientOptions::default().protocol_version(Some(ProtocolVersion::V2024_11_05));
+    let client = Client::connect(channel, options).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2024_11_05);
+    tokio::time::timeout(Duration::from_secs(60), legacy.flood.enough.notified())
+        .await
+        .expect("the pings are answered");
+    let most = legacy.flood.most_in_flight.load(Ordering::SeqCst);
+    assert!(most <= 16, "{most} answers were in flight at once");
+    drop(client);
+}
+
+/// As many pings as the client POSTs answers at once.
+const STALLED: usize = 16;
+
+/// A server that refuses every answer to its pings with a 400 whose body never ends.
+#[derive(Default)]
+struct Stall {
+    stalled: AtomicUsize,
+    all_stalled: Notify,
+}
+
+async fn stalling_endpoint(State(stall): State<Arc<Stall>>, body: Bytes) -> Response {
+    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let json = |result: Value| {
+        let mut headers = HeaderMap::new();
+        headers.insert("mcp-session-id", "stalled".parse().unwrap());
+        headers.insert("content-type", "application/json".parse().unwrap());
+        let body = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+        (StatusCode::OK, headers, body.to_string()).into_response()
+    };
+    match message["method"].as_str() {
+        Some("initialize") => json(json!({
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "serverInfo": {"name": "stall", "version": "1"}})),
+        // the client's own request
+        Some("ping") => json(json!({})),
+        Some(_) => StatusCode::ACCEPTED.into_response(),
+        // an answer to a ping: refused at once, then the refusal's body trickles forever
+        None => {
+            if stall.stalled.fetch_add(1, Ordering::SeqCst) + 1 == STALLED {
+                stall.all_stalled.notify_one();
+            }
+            let first = futures_util::stream::once(async {
+                Ok::<_, std::io::Error>(Bytes::from_static(b"{"))
+            });
+            let body = Body::from_stream(first.chain(futures_util::stream::pending()));
+            let mut response = (StatusCode::BAD_REQUEST, body).into_response();
+            response
+                .headers_mut()
+                .insert("content-type", "application/json".parse().unwrap());
+            response
+        }
+    }
+}
+
+#[tokio::test]
+async fn answers_stalled_in_a_refusal_body_hold_back_neither_requests_nor_closing() {
+    let stall = Arc::new(Stall::default());
+    let app = axum::Router::new()
+        .route(
+            "/mcp",
+            post(stalling_endpoint)
+                .get(|| async { stream_of(pings(STALLED, false)) })
+                .delete(|| async { StatusCode::OK }),
+        )
+        .with_state(Arc::clone(&stall));
+    let url = serve(app).await;
+
+    let channel = presa_http::client(&url, HttpClientOptions::default()).unwrap();
+    let options = ClientOptions::default().protocol_version(Some(ProtocolVersion::V2025_06_18));
+    let client = Client::connect(channel, options).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), stall.all_stalled.notified())
+        .await
+        .expect("every ping is answered");
+
+    // as many answers in flight as the client allows, each stuck in its body: the client's
+    // own request still goes out, and closing still ends the transport (its grace is 2 s),
+    // long before the answers' timeout
+    let pong = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.request_raw("ping", json!({})),
+    )
+    .await
+    .expect("the request is sent and answered while the answers are stuck");
+    assert_eq!(pong.unwrap(), json!({}));
+    tokio::time::timeout(Duration::from_secs(10), client.close())
+        .await
+        .expect("closing ends the transport while the answers are stuck");
+    assert_eq!(stall.stalled.load(Ordering::SeqCst), STALLED);
 }
