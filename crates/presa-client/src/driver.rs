@@ -20,7 +20,7 @@ use crate::{ClientChannel, ClientError, TransportError, TransportErrorKind, Tran
 const OUT_QUEUE_LIMIT: usize = 64;
 
 /// The long-lived request of a 2026-07-28 subscription.
-const LISTEN: &str = "subscriptions/listen";
+const LISTEN: &str = <presa_core::SubscriptionsListen as presa_core::RequestMethod>::METHOD;
 
 /// Server→client requests served at once; more are refused with `-32603`.
 const SERVING_LIMIT: usize = 64;

@@ -13,7 +13,7 @@ use tokio::sync::broadcast;
 use crate::handle::OpenCall;
 use crate::{Client, ClientError};
 
-const LISTEN: &str = "subscriptions/listen";
+const LISTEN: &str = <presa_core::SubscriptionsListen as presa_core::RequestMethod>::METHOD;
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
 const PROMPTS_CHANGED: &str = "notifications/prompts/list_changed";

@@ -346,7 +346,7 @@ impl State {
 
     fn set_connection_state(&mut self, saved: ConnectionState) {
         self.session.set_initialize_era_state(saved.session);
-        self.subscribed.replace(saved.subscriptions);
+        self.subscribed.replace(&saved.subscriptions);
     }
 
     /// The session's and the subscriptions' change counts together.
@@ -633,7 +633,9 @@ impl Driven {
             };
             match event {
                 ServerEvent::Request(request) => {
-                    if request.method == crate::start::LISTEN {
+                    if request.method
+                        == <presa_core::SubscriptionsListen as presa_core::RequestMethod>::METHOD
+                    {
                         let limit = self.server.shared_session_config().get_limits().listens();
                         if state.listens.len() >= limit {
                             let error = ErrorObject::invalid_request(format!(

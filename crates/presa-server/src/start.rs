@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use presa_core::{
-    ErrorObject, IncomingRequest, Notification, RawJson, RequestError, RequestId, ServerSession,
+    ErrorObject, IncomingRequest, MAX_WATCHED_RESOURCES, Notification, RawJson, RequestError,
+    RequestId, RequestMethod, ServerSession, SubscriptionsListen, watchable_resources,
 };
 use serde_json::Value;
 
@@ -18,9 +19,6 @@ use crate::input::InputError;
 use crate::middleware::{McpRequest, Next};
 use crate::server::Server;
 use crate::transport::Arrival;
-
-/// The method of a 2026-07-28 listen, which never ends by itself.
-pub(crate) const LISTEN: &str = "subscriptions/listen";
 
 /// The resources an initialize-era session subscribed to, counting its changes (so that a
 /// transport keeping session state elsewhere knows when to save it).
@@ -47,16 +45,30 @@ impl Subscriptions {
     }
 
     /// Replaces the URIs with saved ones.
-    pub(crate) fn replace(&mut self, uris: impl IntoIterator<Item = String>) {
-        let uris: HashSet<String> = uris.into_iter().collect();
+    pub(crate) fn replace(&mut self, uris: &[String]) {
+        let uris: HashSet<String> = watchable_resources(uris).into_iter().collect();
         if uris != self.uris {
             self.uris = uris;
             self.changes += 1;
         }
     }
 
-    fn set(&mut self, uri: String, subscribed: bool) {
+    /// Subscribes to `uri`, or unsubscribes from it. A subscription is held to the rule of
+    /// [`watchable_resources`]: the empty string watches nothing, and a session watches at
+    /// most [`MAX_WATCHED_RESOURCES`] (one more is refused until it unsubscribes from one).
+    fn set(&mut self, uri: String, subscribed: bool) -> Result<(), ErrorObject> {
         let changed = if subscribed {
+            if watchable_resources(std::slice::from_ref(&uri)).is_empty() {
+                return Err(ErrorObject::invalid_params(
+                    "Invalid params: uri must not be empty",
+                ));
+            }
+            if self.uris.len() >= MAX_WATCHED_RESOURCES && !self.uris.contains(&uri) {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid params: a session subscribes to at most {MAX_WATCHED_RESOURCES} \
+                     resources; unsubscribe from one first"
+                )));
+            }
             self.uris.insert(uri)
         } else {
             self.uris.remove(&uri)
@@ -64,6 +76,7 @@ impl Subscriptions {
         if changed {
             self.changes += 1;
         }
+        Ok(())
     }
 }
 
@@ -117,7 +130,7 @@ pub(crate) fn start(
         request.headers,
         Some(server.clone()),
     );
-    let listen = request.method == LISTEN;
+    let listen = request.method == SubscriptionsListen::METHOD;
     let definitions = server.snapshot();
     let (server, method, params) = (server.clone(), request.method, request.params);
     let handling: BoxFuture<'static, Result<RawJson, ErrorObject>> =
@@ -227,7 +240,9 @@ pub(crate) fn subscription_request(
             ))));
         }
     };
-    subscribed.set(uri, subscribe);
+    if let Err(error) = subscribed.set(uri, subscribe) {
+        return Some(Err(error));
+    }
     Some(
         presa_core::to_raw(&serde_json::Map::new())
             .map_err(|e| ErrorObject::internal_error(e.to_string())),

@@ -1,8 +1,10 @@
 //! What a session lets its peer make it hold: the bounds that keep a hostile peer's cost to the
 //! server fixed.
 
-/// The bounds a server session puts on its client. Going past one is refused with a JSON-RPC
-/// error naming the bound; nothing already in flight is disturbed.
+/// The bounds a server session puts on its client. Going past one is refused (a client's
+/// request with a JSON-RPC error naming the bound, a server request the application sends with
+/// [`ServerSendError::TooManyPending`](crate::ServerSendError::TooManyPending)); nothing already
+/// in flight is disturbed.
 ///
 /// ```
 /// use presa_core::SessionLimits;

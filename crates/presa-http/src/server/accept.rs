@@ -23,6 +23,9 @@ const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\n\
 content-type: text/plain\r\ncontent-length: 37\r\nconnection: close\r\n\r\n\
 Too many connections; retry shortly.\n";
 
+/// How many connections past the cap are being told so at once; more are closed unanswered.
+const MOST_TURNED_AWAY: usize = 64;
+
 /// Serves `app` on `listener` until `stop` resolves, then lets every connection finish what it
 /// is answering (`on_stop` runs first: it ends the sessions' streams) and returns once all are
 /// closed.
@@ -34,6 +37,7 @@ pub(crate) async fn run(
     on_stop: impl FnOnce(),
 ) -> io::Result<()> {
     let permits = Arc::new(Semaphore::new(options.max_connections));
+    let turning_away = Arc::new(Semaphore::new(MOST_TURNED_AWAY));
     let (closing, closing_seen) = watch::channel(false);
     let mut builder = http1::Builder::new();
     builder
@@ -56,7 +60,13 @@ pub(crate) async fn run(
             tracing::debug!(target: "presa_http", "could not set TCP_NODELAY: {error}");
         }
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-            tokio::spawn(turn_away(tcp));
+            // a flood past the cap costs at most so many sockets held for a second
+            if let Ok(telling) = Arc::clone(&turning_away).try_acquire_owned() {
+                tokio::spawn(async move {
+                    turn_away(tcp).await;
+                    drop(telling);
+                });
+            }
             continue;
         };
         let connection =

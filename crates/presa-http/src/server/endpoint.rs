@@ -12,7 +12,7 @@ use presa_core::{
 use presa_server::{Arrival, AuthInfo, HttpParts, Transport};
 
 use super::legacy;
-use super::reject::reject;
+use super::reject::{reject, service_unavailable};
 use super::shared::Shared;
 use super::stateless::{self, accepted, bad_message};
 
@@ -143,25 +143,18 @@ pub(crate) async fn post(
     }
     // answers to the server and notifications are still taken while draining: the requests in
     // flight may need them to finish
-    if shared.is_draining() {
+    let Some(serving) = shared.serving() else {
         return draining();
-    }
-    let serving = shared.serving();
+    };
     let response = route(shared, headers, session_id, packet, &arrival).await;
     hold_until_sent(response, serving)
 }
 
 /// 503 with `Retry-After`: the endpoint is draining.
 pub(crate) fn draining() -> Response {
-    let mut response = reject(
-        StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::INTERNAL_ERROR,
+    service_unavailable(
         "Service Unavailable: the server is shutting down; retry on another instance",
-    );
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response
+    )
 }
 
 /// `response`, with `guard` held until its body is sent (or dropped) when it is a stream.

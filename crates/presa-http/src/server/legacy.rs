@@ -7,15 +7,17 @@ use axum::body::Bytes;
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use presa_core::{ErrorCode, ErrorObject, Message, Packet, ProtocolVersion, RequestId};
+use presa_core::{
+    ErrorCode, ErrorObject, Message, Packet, ProtocolVersion, RequestId, is_stateless_message,
+};
 use presa_server::{Arrival, AuthInfo};
 use tokio::sync::mpsc;
 
 use super::auth::{insufficient_scope_response, principal};
 use super::endpoint::{SESSION_HEADER, accepts, draining, header_str, method_not_allowed};
-use super::reject::reject;
+use super::reject::{reject, service_unavailable};
 use super::session::{Delivery, HttpSession, SessionsFull, new_session_id};
-use super::shared::Shared;
+use super::shared::{Shared, Unavailable};
 use super::sse::{event, json_response, sse_response};
 use super::stateless::{accepted, received};
 use super::store::SessionStoreError;
@@ -39,6 +41,21 @@ pub(crate) async fn post(
             let mut rejected = Vec::new();
             for member in members {
                 match member {
+                    // 2026-07-28 has no batches, and its header checks are made per POST: a
+                    // 2026-07-28 request inside a batch would escape them
+                    Ok(Message::Request(request))
+                        if is_stateless_message(&Message::Request(request.clone())) =>
+                    {
+                        rejected.push(
+                            Message::Response(presa_core::Response::error(
+                                Some(request.id),
+                                ErrorObject::invalid_request(
+                                    "a 2026-07-28 request cannot be sent in a batch",
+                                ),
+                            ))
+                            .to_json(),
+                        );
+                    }
                     Ok(message) => messages.push(message),
                     Err(error) => rejected.push(Message::Response(error.to_response()).to_json()),
                 }
@@ -46,16 +63,19 @@ pub(crate) async fn post(
             (messages, rejected, true)
         }
     };
-    // routing headers sent with an initialize-era message still tell the truth about it
-    if let [message] = messages.as_slice()
-        && let Some(method) = message.method()
-        && let Err(error) = received(headers).check_sent_routing(method, message.params())
-    {
-        return reject(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::HEADER_MISMATCH,
-            &ErrorObject::from(error).message,
-        );
+    // routing headers sent with initialize-era messages still tell the truth about each of
+    // them (a batch with `Mcp-Method` can only be a batch of that method)
+    let routing = received(headers);
+    for message in &messages {
+        if let Some(method) = message.method()
+            && let Err(error) = routing.check_sent_routing(method, message.params())
+        {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::HEADER_MISMATCH,
+                &ErrorObject::from(error).message,
+            );
+        }
     }
     let initialize = messages.iter().any(|m| m.method() == Some("initialize"));
     // a new session holds its place among the session limits until it is kept (or not)
@@ -106,7 +126,7 @@ pub(crate) async fn post(
         Some(id) => match shared.session(&id, caller.as_deref()).await {
             Ok(Some(session)) => (session, false, None),
             Ok(None) => return session_not_found(),
-            Err(error) => return store_unavailable(&error),
+            Err(unavailable) => return unavailable_response(unavailable),
         },
     };
     if !created {
@@ -240,6 +260,14 @@ fn store_unavailable(error: &SessionStoreError) -> Response {
     service_unavailable("Service Unavailable: the session store failed; retry later")
 }
 
+/// 503 with `Retry-After`: the session exists but cannot be served here now.
+fn unavailable_response(unavailable: Unavailable) -> Response {
+    match unavailable {
+        Unavailable::Store(error) => store_unavailable(&error),
+        Unavailable::Full(full) => sessions_full(full),
+    }
+}
+
 /// 503 with `Retry-After`: no place for another session.
 fn sessions_full(full: SessionsFull) -> Response {
     let message = match full {
@@ -252,18 +280,6 @@ fn sessions_full(full: SessionsFull) -> Response {
         ),
     };
     service_unavailable(&message)
-}
-
-fn service_unavailable(message: &str) -> Response {
-    let mut response = reject(
-        StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::INTERNAL_ERROR,
-        message,
-    );
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response
 }
 
 /// Answers a POST from its stream: one JSON body (an array for a batch) when the responses come
@@ -410,7 +426,7 @@ pub(crate) async fn get(
     let session = match shared.session(session_id, caller.as_deref()).await {
         Ok(Some(session)) => session,
         Ok(None) => return session_not_found(),
-        Err(error) => return store_unavailable(&error),
+        Err(unavailable) => return unavailable_response(unavailable),
     };
     session.touch();
     let resume = header_str(&headers, LAST_EVENT_ID).and_then(|id| {

@@ -150,8 +150,8 @@ impl Default for HttpOptions {
     /// Host 127.0.0.1, port 0 (a free port), path `/mcp`, origins loopback only, hosts as the
     /// address served on calls for (loopback names on a loopback address), bodies up to
     /// 2,000,000 bytes, at most 10,000 initialize-era sessions and 1,000 per authenticated
-    /// caller, at most 1,024 connections ([`serve`](crate::serve)), 30 s to send a request's
-    /// headers and 30 s its body, keepalive every 15 s, no posted cancellation, no log, idle
+    /// caller, at most 512 connections ([`serve`](crate::serve)), 30 s to send a request's
+    /// headers and 30 s its body, batches of at most 1,000 members, keepalive every 15 s, no posted cancellation, no log, idle
     /// initialize-era sessions evicted after 30 minutes, 1,024 events kept per session for
     /// resumption and at most 1 MiB of them, clients told to retry after 1 s, no authorization.
     fn default() -> Self {
@@ -164,7 +164,7 @@ impl Default for HttpOptions {
             max_body_bytes: 2_000_000,
             max_sessions: 10_000,
             max_sessions_per_caller: 1_000,
-            max_connections: 1_024,
+            max_connections: 512,
             max_batch_members: presa_core::MAX_BATCH_MEMBERS,
             header_read_timeout: Some(Duration::from_secs(30)),
             body_timeout: Some(Duration::from_secs(30)),
@@ -274,8 +274,10 @@ impl HttpOptions {
         self
     }
 
-    /// The most connections [`serve`](crate::serve) holds open at once (default 1,024, a
-    /// common per-process file limit); one more is answered 503 with `Retry-After` and closed.
+    /// The most connections [`serve`](crate::serve) holds open at once (default 512: half the
+    /// usual soft limit of 1,024 file descriptors, leaving the rest to the listener, stores,
+    /// outbound calls and the app; raise both together). One more is answered 503 with
+    /// `Retry-After` and closed.
     /// For a [`router`](crate::router), the app's server sets this.
     pub fn max_connections(mut self, max: usize) -> Self {
         self.max_connections = max;

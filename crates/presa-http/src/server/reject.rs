@@ -19,6 +19,20 @@ pub(crate) fn reject(status: StatusCode, code: ErrorCode, message: &str) -> Resp
     response
 }
 
+/// 503 with `Retry-After: 1` and an id-less JSON-RPC error: the server cannot take this now
+/// (draining, at a session limit, its store failing); another try, or another instance, may.
+pub(crate) fn service_unavailable(message: &str) -> Response {
+    let mut response = reject(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::INTERNAL_ERROR,
+        message,
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
 /// Whether `host` (no port) names the loopback interface; names are case-insensitive.
 pub(crate) fn is_loopback_host(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost") || matches!(host, "127.0.0.1" | "[::1]" | "::1")

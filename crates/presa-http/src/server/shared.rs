@@ -13,7 +13,7 @@ use presa_server::{AuthInfo, DrivenConnection, Server, TransmitQueue};
 
 use super::auth::principal;
 use super::options::{CancellationPolicy, HttpOptions};
-use super::session::{HttpSession, LiveSessions};
+use super::session::{HttpSession, LiveSessions, SessionsFull};
 use super::store::{SessionStore, SessionStoreError};
 
 /// The requests a posted `notifications/cancelled` may stop, by subject and request id.
@@ -52,6 +52,15 @@ struct Streamed {
     listen: bool,
 }
 
+/// Why a session that exists cannot be served here now.
+#[derive(Debug)]
+pub(crate) enum Unavailable {
+    /// The session store failed.
+    Store(SessionStoreError),
+    /// Restoring it would pass this instance's session limits.
+    Full(SessionsFull),
+}
+
 /// How many POSTs with a request are being answered, and a signal when that reaches zero.
 #[derive(Debug, Default)]
 pub(crate) struct Serving {
@@ -66,7 +75,7 @@ pub(crate) struct ServingGuard(Arc<Serving>);
 
 impl Drop for ServingGuard {
     fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.0.idle.notify_waiters();
         }
     }
@@ -80,7 +89,7 @@ impl Serving {
             let idle = self.idle.notified();
             tokio::pin!(idle);
             idle.as_mut().enable();
-            if self.count.load(Ordering::Acquire) == 0 {
+            if self.count.load(Ordering::SeqCst) == 0 {
                 return;
             }
             idle.await;
@@ -172,8 +181,13 @@ impl Shared {
         &self,
         id: &str,
         caller: Option<&str>,
-    ) -> Result<Option<Arc<HttpSession>>, SessionStoreError> {
-        let Some(state) = self.store.load(id, self.ttl()).await? else {
+    ) -> Result<Option<Arc<HttpSession>>, Unavailable> {
+        let Some(state) = self
+            .store
+            .load(id, self.ttl())
+            .await
+            .map_err(Unavailable::Store)?
+        else {
             // deleted or expired, perhaps by another instance: so are the live parts here
             if let Some(live) = self.live.remove(id) {
                 live.close();
@@ -187,6 +201,15 @@ impl Shared {
             live.adopt(&state);
             return Ok(Some(live));
         }
+        // a session another instance created takes a place among this one's sessions too
+        let _admission = self
+            .live
+            .admit(
+                state.owner.as_deref(),
+                self.options.max_sessions,
+                self.options.max_sessions_per_caller,
+            )
+            .map_err(Unavailable::Full)?;
         self.start_sweeper();
         self.start_announcer();
         let restored = HttpSession::restore(
@@ -292,10 +315,14 @@ impl Shared {
         }
     }
 
-    /// Counts a POST with a request as being answered until the guard drops.
-    pub(crate) fn serving(&self) -> ServingGuard {
-        self.serving.count.fetch_add(1, Ordering::AcqRel);
-        ServingGuard(Arc::clone(&self.serving))
+    /// Counts a POST with a request as being answered until the guard drops; `None` once a
+    /// drain has started. Counted first, then the flag read (both `SeqCst`, as in
+    /// [`start_draining`](Self::start_draining) and [`Serving::idle`]): a POST either sees the
+    /// drain or is seen by it, never slips between the drain's flag and its count.
+    pub(crate) fn serving(&self) -> Option<ServingGuard> {
+        self.serving.count.fetch_add(1, Ordering::SeqCst);
+        let guard = ServingGuard(Arc::clone(&self.serving));
+        (!self.is_draining()).then_some(guard)
     }
 
     /// The count of POSTs being answered.
@@ -305,12 +332,12 @@ impl Shared {
 
     /// Whether a drain started: new sessions and requests are refused.
     pub(crate) fn is_draining(&self) -> bool {
-        self.draining.load(Ordering::Acquire)
+        self.draining.load(Ordering::SeqCst)
     }
 
     /// Refuses new sessions and requests from now on.
     pub(crate) fn start_draining(&self) {
-        self.draining.store(true, Ordering::Release);
+        self.draining.store(true, Ordering::SeqCst);
     }
 
     /// Ends every listen stream with its result (the requests' own signal that the server

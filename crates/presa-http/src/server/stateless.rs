@@ -27,7 +27,8 @@ pub(crate) async fn request(
     arrival: &Arrival,
 ) -> Response {
     let id = request.id.clone();
-    let listen = request.method == "subscriptions/listen";
+    let listen =
+        request.method == <presa_core::SubscriptionsListen as presa_core::RequestMethod>::METHOD;
     let subject = shared.subject(headers, arrival.auth());
     let queue = TransmitQueue::new();
     let connection = DrivenConnection::new(shared.server.clone(), queue.clone());

@@ -778,6 +778,50 @@ async fn a_session_id_does_not_skip_the_header_checks_of_a_2026_body() {
     assert_eq!(body["result"]["content"][0]["text"], "done");
 }
 
+/// A batch (2025-03-26) is no way past the header checks either: routing headers must hold
+/// for every member, and a 2026-07-28 request inside a batch (where its own checks could not be
+/// made) is refused while the other members are answered.
+#[tokio::test]
+async fn a_batch_does_not_skip_the_header_checks() {
+    let f = fixture().await;
+    let session = initialize(&f, "2025-03-26").await;
+    let in_session = |body: Value| {
+        f.post()
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-03-26")
+            .body(body.to_string())
+    };
+    let list = legacy_request(1, "tools/list", json!({}));
+    let ping = legacy_request(2, "ping", json!({}));
+    let (status, _, body) = f
+        .send(in_session(json!([list, ping])).header("mcp-method", "tools/list"))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], -32020, "{body}");
+
+    let call = request(3, "tools/call", json!({"name": "chatty", "arguments": {}}));
+    // with headers naming the other member, or none at all: the tools/call is not served
+    for ping_header in [true, false] {
+        let mut post = in_session(json!([call, ping]));
+        if ping_header {
+            post = post.header("mcp-method", "ping");
+        }
+        let (status, _, body) = f.send(post).await;
+        assert_eq!(status, 200, "{body}");
+        let answers = body
+            .as_array()
+            .unwrap_or_else(|| panic!("a batch answer: {body}"));
+        let answer = |id: u64| {
+            answers
+                .iter()
+                .find(|a| a["id"] == id)
+                .unwrap_or_else(|| panic!("no answer {id} in {body}"))
+        };
+        assert_eq!(answer(3)["error"]["code"], -32600, "{body}");
+        assert_eq!(answer(2)["result"], json!({}), "{body}");
+    }
+}
+
 /// Routing headers sent with an initialize-era message must tell the truth about it too; a
 /// 2025-11-25 message naming its task in `_meta` stays in its session.
 #[tokio::test]

@@ -151,7 +151,11 @@ async fn instance(store: Arc<JsonStore>) -> String {
 }
 
 async fn gated_instance(store: Arc<JsonStore>, gate: Arc<Gate>) -> String {
-    let app: axum::Router = router_with_store(server(gate), HttpOptions::default(), store);
+    instance_with(store, gate, HttpOptions::default()).await
+}
+
+async fn instance_with(store: Arc<JsonStore>, gate: Arc<Gate>, options: HttpOptions) -> String {
+    let app: axum::Router = router_with_store(server(gate), options, store);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -303,6 +307,38 @@ async fn a_session_continues_on_another_instance_from_its_state_alone() {
     assert_eq!(deleted.status(), 200);
     let after = post(&a, Some(&session), request(8, "tools/list", json!({}))).await;
     assert_eq!(after.status, 404);
+}
+
+/// Sessions another instance created count among this one's when it serves them: past its
+/// `max_sessions`, one more is 503 with `Retry-After` (and still served where it lives).
+#[tokio::test]
+async fn restored_sessions_count_against_the_session_limit() {
+    let store = Arc::new(JsonStore::default());
+    let a = instance(Arc::clone(&store)).await;
+    let b = instance_with(
+        Arc::clone(&store),
+        Arc::default(),
+        HttpOptions::default().max_sessions(1),
+    )
+    .await;
+    let first = initialize(&a).await;
+    let second = initialize(&a).await;
+    let list = || request(1, "tools/list", json!({}));
+    assert_eq!(post(&b, Some(&first), list()).await.status, 200);
+    let refused = post(&b, Some(&second), list()).await;
+    assert_eq!(refused.status, 503, "{:?}", refused.messages);
+    assert_eq!(refused.headers["retry-after"], "1");
+    assert!(
+        refused.messages[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("most sessions"),
+        "{:?}",
+        refused.messages
+    );
+    assert_eq!(post(&a, Some(&second), list()).await.status, 200);
+    // the one B holds goes on being served there
+    assert_eq!(post(&b, Some(&first), list()).await.status, 200);
 }
 
 #[tokio::test]

@@ -535,6 +535,51 @@ async fn resource_updates_reach_listeners_and_initialize_era_subscribers() {
     );
 }
 
+/// An initialize-era session's subscriptions follow the listen's rule: the empty URI watches
+/// nothing and is refused, and a session watches at most 1,000 resources (one more is refused
+/// until it unsubscribes from one; subscribing again to a watched one is fine).
+#[tokio::test]
+async fn an_initialize_era_session_subscribes_to_at_most_its_limit() {
+    let server = Server::builder("subs", "1")
+        .subscribe(true)
+        .build()
+        .unwrap();
+    let mut legacy = Peer::start(server, ConnectionOptions::default());
+    legacy.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}})).await;
+    legacy.next().await;
+    legacy
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let subscribe = |id: usize, uri: &str| json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": uri}});
+    legacy.send(subscribe(1, "")).await;
+    let empty = legacy.next().await;
+    assert_eq!(empty["error"]["code"], -32602, "{empty}");
+    for i in 0..presa_core::MAX_WATCHED_RESOURCES {
+        legacy
+            .send(subscribe(10 + i, &format!("mem://r/{i}")))
+            .await;
+        let answer = legacy.next().await;
+        assert_eq!(answer["result"], json!({}), "{i}: {answer}");
+    }
+    legacy.send(subscribe(2, "mem://one-more")).await;
+    let refused = legacy.next().await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 1000"),
+        "{refused}"
+    );
+    legacy.send(subscribe(3, "mem://r/0")).await;
+    assert_eq!(legacy.next().await["result"], json!({}), "already watched");
+    legacy.send(json!({"jsonrpc": "2.0", "id": 4, "method": "resources/unsubscribe", "params": {"uri": "mem://r/0"}})).await;
+    assert_eq!(legacy.next().await["result"], json!({}));
+    legacy.send(subscribe(5, "mem://one-more")).await;
+    assert_eq!(legacy.next().await["result"], json!({}), "room again");
+}
+
 /// A tool whose handler panics before it even returns its future (outside the panic guard
 /// around handler futures).
 struct PanicsOnCall;
