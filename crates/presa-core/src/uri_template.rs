@@ -146,6 +146,7 @@ impl UriTemplate {
             return None;
         }
         let bytes = uri.as_bytes();
+        let cuts = cut_points(bytes);
         let mut vars = BTreeMap::new();
         let mut pos = 0;
         for (i, part) in self.parts.iter().enumerate() {
@@ -159,7 +160,12 @@ impl UriTemplate {
                         if !*reserved && bytes.get(end - 1).is_some_and(|&b| is_segment_stop(b)) {
                             break;
                         }
-                        if uri.is_char_boundary(end) && next.get(end) {
+                        let cut = if *reserved {
+                            uri.is_char_boundary(end)
+                        } else {
+                            cuts.get(end)
+                        };
+                        if cut && next.get(end) {
                             found = Some(end);
                             break;
                         }
@@ -184,6 +190,7 @@ impl UriTemplate {
     fn match_table(&self, uri: &str) -> Vec<BitSet> {
         let bytes = uri.as_bytes();
         let n = bytes.len();
+        let cuts = cut_points(bytes);
         let mut table = vec![BitSet::new(n + 1); self.parts.len() + 1];
         if let Some(last) = table.last_mut() {
             last.set(n);
@@ -212,7 +219,11 @@ impl UriTemplate {
                             stop = pos;
                         }
                         let limit = if *reserved { n } else { stop };
-                        let boundary = uri.is_char_boundary(pos);
+                        let boundary = if *reserved {
+                            uri.is_char_boundary(pos)
+                        } else {
+                            cuts.get(pos)
+                        };
                         if boundary && next_end.is_some_and(|end| end <= limit) {
                             current.set(pos);
                         }
@@ -310,6 +321,34 @@ fn parse_expression(body: &str, open: usize) -> Result<Part, UriTemplateError> {
 }
 
 /// What a `{var}` value cannot contain: it is one path segment, before any query or fragment.
+/// Where a `{var}` value may start or end in `uri`: at a character boundary that splits
+/// neither a `%XX` escape nor the escapes of one UTF-8 character (an escape of a continuation
+/// byte, `%80`–`%BF`, stays with the escape before it). So `{a}{b}` matches `%7Dbxx` with
+/// `a = "}"`, the shortest value that decodes.
+fn cut_points(bytes: &[u8]) -> BitSet {
+    let n = bytes.len();
+    let escape_at = |i: usize| -> Option<u8> {
+        let hex = bytes.get(i + 1..i + 3)?;
+        if bytes.get(i) != Some(&b'%') || !hex.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let mut cuts = BitSet::new(n + 1);
+    let mut pos = 0;
+    while pos <= n {
+        // raw UTF-8: continuation bytes are no boundary
+        let boundary = bytes.get(pos).is_none_or(|&b| (b & 0xc0) != 0x80);
+        let continues = escape_at(pos).is_some_and(|b| (0x80..=0xbf).contains(&b));
+        if boundary && !continues {
+            cuts.set(pos);
+        }
+        // skip over the inside of an escape
+        pos += if escape_at(pos).is_some() { 3 } else { 1 };
+    }
+    cuts
+}
+
 fn is_segment_stop(b: u8) -> bool {
     matches!(b, b'/' | b'?' | b'#')
 }
@@ -552,6 +591,24 @@ mod tests {
         );
         check("db://{schema}/{table}", "db://public/orders/x", None);
         check("db://{schema}/{table}", "db://public", None);
+    }
+
+    /// Found by the uri_template fuzz target: the shortest split of `%7Dbxx` gave `a` the
+    /// lone `%`, which does not decode, and the URI did not match its own expansion.
+    #[test]
+    fn variables_never_split_an_escape_or_a_character() {
+        check("{a}{b}", "%7Dbxx", Some(&[("a", "}"), ("b", "bxx")]));
+        check("{a}{b}", "%C3%A9x", Some(&[("a", "é"), ("b", "x")]));
+        check("{a}-{b}", "%2D-x", Some(&[("a", "-"), ("b", "x")]));
+        check("x{a}", "x%", None);
+        check("{a}{b}", "%FFx", None);
+        // raw UTF-8 is split between characters only
+        check("{a}{b}", "éa", Some(&[("a", "é"), ("b", "a")]));
+        let template = UriTemplate::parse("{a}{b}").unwrap();
+        for (a, b) in [("}bx", "x"), ("é", "ü"), ("%", "%%"), ("a b", "c")] {
+            let uri = template.expand([("a", a), ("b", b)]);
+            assert!(template.is_match(&uri), "{uri}");
+        }
     }
 
     #[test]
