@@ -95,6 +95,13 @@ pub fn request_headers(
     params: Option<&Value>,
     tool: Option<&ParamHeaders>,
 ) -> Result<Vec<(String, String)>, ParamValueError> {
+    // `Mcp-Method` is compared as sent (trimmed, never Base64-decoded): a method it cannot
+    // carry as itself could never pass the server's check
+    if header_value_needs_base64(method) {
+        return Err(ParamValueError::UnsendableMethod {
+            method: method.to_owned(),
+        });
+    }
     let mut out = vec![
         (
             MCP_PROTOCOL_VERSION_HEADER.to_owned(),

@@ -559,7 +559,8 @@ impl fmt::Display for XMcpHeaderError {
 impl std::error::Error for XMcpHeaderError {}
 
 /// Why an argument annotated with `x-mcp-header` cannot be put in its header when a client
-/// builds a call (see [`ParamHeaders::headers`]).
+/// builds a call (see [`ParamHeaders::headers`]), or the method in `Mcp-Method` (see
+/// [`request_headers`](crate::request_headers)).
 ///
 /// This is a local error of the calling client: the call is not sent. The arguments break the
 /// tool's schema, which the server would also reject.
@@ -580,6 +581,11 @@ pub enum ParamValueError {
         /// The argument, e.g. `arguments.count`.
         path: String,
     },
+    /// The method is not visible ASCII (spaces inside only), so `Mcp-Method` cannot carry it.
+    UnsendableMethod {
+        /// The method, as given.
+        method: String,
+    },
 }
 
 impl fmt::Display for ParamValueError {
@@ -592,6 +598,11 @@ impl fmt::Display for ParamValueError {
             Self::IntegerOutOfRange { header, path } => write!(
                 f,
                 "{path} cannot be sent in header {header}: integer beyond 2^53-1 in magnitude"
+            ),
+            Self::UnsendableMethod { method } => write!(
+                f,
+                "method {method:?} cannot be sent in header Mcp-Method: only visible ASCII, \
+                 spaces inside"
             ),
         }
     }

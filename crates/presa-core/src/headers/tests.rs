@@ -571,6 +571,22 @@ fn request_headers_per_method() {
     assert_eq!(other.len(), 3);
 }
 
+/// Found by the sep2243_headers fuzz target: a method `Mcp-Method` cannot carry as itself
+/// (`"prompts/get "`) was sent anyway, and the server, which trims the header, refused it.
+#[test]
+fn a_method_the_header_cannot_carry_is_refused_before_sending() {
+    for method in ["prompts/get ", " tools/list", "tools\tlist", "wérk", "x\n"] {
+        assert_eq!(
+            request_headers(VERSION, method, Some(&json!({})), None),
+            Err(ParamValueError::UnsendableMethod {
+                method: method.to_owned()
+            }),
+            "{method:?}"
+        );
+    }
+    assert!(request_headers(VERSION, "vendor/do thing", Some(&json!({})), None).is_ok());
+}
+
 #[test]
 fn error_object_shape() {
     let err = headers(&[]).check_method("tools/list").unwrap_err();

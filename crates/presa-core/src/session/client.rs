@@ -788,7 +788,8 @@ impl ClientSession {
         if let (Mode::Stateless { version }, Message::Notification(notification), true) =
             (&self.mode, &transmit.message, self.config.mirror_headers)
         {
-            // a notification has no name to mirror, and no tool: this cannot fail
+            // a notification has no name to mirror, and no tool: this fails only for a method
+            // `Mcp-Method` cannot carry, which then goes without headers (and is refused)
             transmit.headers = request_headers(version.as_str(), &notification.method, None, None)
                 .unwrap_or_default();
         }
