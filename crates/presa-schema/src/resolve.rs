@@ -72,13 +72,44 @@ pub(crate) fn scan(doc: &Value) -> Result<Scan, SchemaError> {
     Ok(Scan { resolver, targets })
 }
 
-/// The root `$id` as a base URI: `Some` unless it has a non-empty fragment.
+/// The root `$id` as a base URI: `Some` unless it is no URI reference or has a non-empty
+/// fragment.
 pub(crate) fn root_id(id: &str) -> Option<&str> {
+    if !is_uri_reference(id) {
+        return None;
+    }
     match id.split_once('#') {
         None => Some(id),
         Some((base, "")) => Some(base),
         Some(_) => None,
     }
+}
+
+/// Whether `text` is made of the characters of an RFC 3986 URI reference: ASCII letters and
+/// digits, `-._~`, the delimiters `:/?#[]@!$&'()*+,;=`, and `%` escapes. Spaces, quotes,
+/// braces and anything beyond ASCII must be escaped; a `#` may appear only once.
+pub(crate) fn is_uri_reference(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut fragment = false;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3);
+                if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                    return false;
+                }
+                i += 3;
+                continue;
+            }
+            b'#' if fragment => return false,
+            b'#' => fragment = true,
+            b if b.is_ascii_alphanumeric() || b"-._~:/?[]@!$&'()*+,;=".contains(&b) => {}
+            _ => return false,
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Whether an anchor name is well-formed (`^[A-Za-z_][-A-Za-z0-9._]*$`).
@@ -226,6 +257,11 @@ impl Resolver {
             pointer: display(at),
             keyword: "$ref".to_owned(),
         };
+        if !is_uri_reference(reference) {
+            return Err(SchemaError::Reference {
+                message: format!("\"{reference}\" is not a valid URI reference"),
+            });
+        }
         let (uri, fragment) = match reference.split_once('#') {
             Some((uri, fragment)) => (uri, fragment),
             None => (reference, ""),
@@ -377,6 +413,40 @@ mod tests {
 
     fn resolve(doc: &Value, reference: &str) -> Result<String, SchemaError> {
         scan(doc)?.resolver.resolve(doc, reference, "/$ref")
+    }
+
+    /// Found by the schema fuzz target: an `$id` with spaces compiled in the subset, which
+    /// `full` refuses as no URI.
+    #[test]
+    fn ids_and_references_must_be_uri_references() {
+        for ok in [
+            "https://example.com/a.json",
+            "#/$defs/a%20b",
+            "a.json#x",
+            "",
+            "#",
+            "urn:x:y",
+        ] {
+            assert!(is_uri_reference(ok), "{ok}");
+        }
+        for bad in [
+            "https://ex ample.com/",
+            "#/$defs/a b",
+            "é",
+            "a#b#c",
+            "%zz",
+            "%4",
+            "a\"b",
+        ] {
+            assert!(!is_uri_reference(bad), "{bad}");
+        }
+        assert!(root_id("https://ex ample.com/s.json").is_none());
+        let doc = json!({"$defs": {"a b": true}});
+        assert!(matches!(
+            resolve(&doc, "#/$defs/a b"),
+            Err(SchemaError::Reference { .. })
+        ));
+        assert_eq!(resolve(&doc, "#/$defs/a%20b").unwrap(), "/$defs/a b");
     }
 
     #[test]
