@@ -104,13 +104,6 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
     }
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
-
 struct Runner {
     dir: PathBuf,
     node: PathBuf,
@@ -443,7 +436,7 @@ fn build_fixtures(root: &Path) -> Result<(PathBuf, PathBuf), String> {
 }
 
 fn conformance(selection: &Selection) -> Result<bool, String> {
-    let root = root();
+    let root = crate::workspace_root();
     let runner = Runner::install(&root)?;
     let (server_bin, client_bin) = build_fixtures(&root)?;
     let baseline = baseline(&root)?;

@@ -3,10 +3,12 @@
 //! Tasks are plain Rust so that they run wherever cargo does; they shell out to tools and never
 //! depend on presa's own crates (the bench driver talks HTTP and stdio to processes).
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench;
 mod conformance;
+mod fuzz;
 
 const USAGE: &str = "usage: cargo xtask <task> [options]
 
@@ -14,6 +16,7 @@ tasks:
   bench         measure presa against plain axum and raw stdio baselines (cargo xtask bench --help)
   conformance   run the official MCP conformance runner against presa's fixtures
                 (cargo xtask conformance --help for its options)
+  fuzz          build the cargo-fuzz targets on nightly and run each (cargo xtask fuzz --help)
   help          print this message";
 
 fn main() -> ExitCode {
@@ -33,9 +36,20 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("bench") => bench::run(&args[1..]),
+        Some("fuzz") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", fuzz::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some(other) => {
             eprintln!("xtask: unknown task `{other}`\n\n{USAGE}");
             ExitCode::from(2)
         }
     }
+}
+
+/// The workspace's root directory (xtask's parent).
+fn workspace_root() -> PathBuf {
+    let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
+    xtask.parent().unwrap_or(xtask).to_path_buf()
 }

@@ -253,7 +253,7 @@ pub(crate) async fn server_metadata(
 
 /// One candidate's answer: `Ok(None)` to try the next candidate; the issuer and then the
 /// endpoints checked.
-fn read_server_metadata(
+pub(crate) fn read_server_metadata(
     url: &Url,
     success: bool,
     json: Option<Value>,

@@ -27,6 +27,11 @@ mod client;
 mod discovery;
 mod error;
 mod flow;
+// Internal: the readers of peer input for presa's fuzz targets; not a public API.
+#[cfg(feature = "__fuzz-internals")]
+#[doc(hidden)]
+#[path = "fuzz_internals.rs"]
+pub mod __fuzz;
 mod http;
 #[cfg(feature = "jwt")]
 mod jwks;

@@ -27,6 +27,8 @@ use tokio::net::TcpStream;
 
 use http::Era;
 
+use crate::workspace_root;
+
 pub(crate) const USAGE: &str = "usage: cargo xtask bench [options]
 
 options:
@@ -211,11 +213,6 @@ fn build() -> Result<(), String> {
     } else {
         Err("the release build failed".to_owned())
     }
-}
-
-fn workspace_root() -> PathBuf {
-    let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
-    xtask.parent().unwrap_or(xtask).to_path_buf()
 }
 
 fn examples_dir() -> PathBuf {

@@ -1,0 +1,56 @@
+//! JSON Schema compilation and validation (`presa_schema`): any schema compiles or fails with a
+//! `SchemaError`, in the built-in subset and in `full`; validating any instance never panics,
+//! `validate`, `validate_all` and `is_valid` agree; and where the subset compiles a schema,
+//! `full` compiles it too and both give the same verdict on the instance.
+//!
+//! Input: a JSON `[schema, instance]`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use presa_schema::{FullValidator, SubsetValidator, Validator};
+use serde_json::Value;
+
+fn verdict(validator: &dyn Validator, instance: &Value) -> bool {
+    let valid = validator.is_valid(instance);
+    assert_eq!(
+        validator.validate(instance).is_ok(),
+        valid,
+        "validate and is_valid disagree"
+    );
+    match validator.validate_all(instance) {
+        Ok(()) => assert!(valid, "validate_all found no error for an invalid instance"),
+        Err(errors) => {
+            assert!(!valid, "validate_all found errors for a valid instance");
+            assert!(
+                errors.iter().next().is_some(),
+                "an error list without errors"
+            );
+        }
+    }
+    valid
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(Value::Array(case)) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let [schema, instance] = case.as_slice() else {
+        return;
+    };
+    let subset = SubsetValidator::new(schema);
+    let full = FullValidator::new(schema);
+    let full_verdict = full.as_ref().ok().map(|full| verdict(full, instance));
+    if let Ok(subset) = subset {
+        let subset_verdict = verdict(&subset, instance);
+        let Some(full_verdict) = full_verdict else {
+            panic!(
+                "the subset compiles {schema}, full does not: {:?}",
+                full.err()
+            );
+        };
+        assert_eq!(
+            subset_verdict, full_verdict,
+            "on {schema} the subset says {subset_verdict}, full {full_verdict} for {instance}"
+        );
+    }
+});
