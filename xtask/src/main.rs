@@ -17,6 +17,8 @@ tasks:
   conformance   run the official MCP conformance runner against presa's fixtures
                 (cargo xtask conformance --help for its options)
   fuzz          build the cargo-fuzz targets on nightly and run each (cargo xtask fuzz --help)
+  soak          a long run of sessions, calls, listens and GET streams against one server,
+                its RSS sampled throughout (cargo xtask soak --help)
   help          print this message";
 
 fn main() -> ExitCode {
@@ -41,6 +43,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("soak") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", bench::soak::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("soak") => bench::soak::run(&args[1..]),
         Some(other) => {
             eprintln!("xtask: unknown task `{other}`\n\n{USAGE}");
             ExitCode::from(2)

@@ -16,6 +16,7 @@
 
 mod http;
 mod process;
+pub(crate) mod soak;
 mod stdio;
 mod tasks;
 
