@@ -86,10 +86,27 @@ pub(crate) fn root_id(id: &str) -> Option<&str> {
 }
 
 /// Whether `text` is made of the characters of an RFC 3986 URI reference: ASCII letters and
-/// digits, `-._~`, the delimiters `:/?#[]@!$&'()*+,;=`, and `%` escapes. Spaces, quotes,
-/// braces and anything beyond ASCII must be escaped; a `#` may appear only once.
+/// digits, `-._~`, the delimiters `:/?#@!$&'()*+,;=`, `%` escapes, and `[` `]` only in the
+/// authority (an IPv6 host). Spaces, quotes, braces and anything beyond ASCII must be
+/// escaped; a `#` may appear only once.
 pub(crate) fn is_uri_reference(text: &str) -> bool {
     let bytes = text.as_bytes();
+    // the authority follows `//` at the start or right after the scheme's `:`
+    let authority = match text.find("//") {
+        Some(at)
+            if text[..at]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+-.:".contains(&b))
+                && (at == 0 || text[..at].ends_with(':')) =>
+        {
+            let from = at + 2;
+            let len = text[from..]
+                .find(['/', '?', '#'])
+                .unwrap_or(text.len() - from);
+            from..from + len
+        }
+        _ => 0..0,
+    };
     let mut i = 0;
     let mut fragment = false;
     while let Some(&b) = bytes.get(i) {
@@ -104,6 +121,7 @@ pub(crate) fn is_uri_reference(text: &str) -> bool {
             }
             b'#' if fragment => return false,
             b'#' => fragment = true,
+            b'[' | b']' if !authority.contains(&i) => return false,
             b if b.is_ascii_alphanumeric() || b"-._~:/?[]@!$&'()*+,;=".contains(&b) => {}
             _ => return false,
         }
