@@ -323,7 +323,7 @@ fn parse_expression(body: &str, open: usize) -> Result<Part, UriTemplateError> {
 /// What a `{var}` value cannot contain: it is one path segment, before any query or fragment.
 /// Where a `{var}` value may start or end in `uri`: at a character boundary that splits
 /// neither a `%XX` escape nor the escapes of one UTF-8 character (an escape of a continuation
-/// byte, `%80`–`%BF`, stays with the escape before it). So `{a}{b}` matches `%7Dbxx` with
+/// byte, `%80`–`%BF`, right after another escape stays with it). So `{a}{b}` matches `%7Dbxx` with
 /// `a = "}"`, the shortest value that decodes.
 fn cut_points(bytes: &[u8]) -> BitSet {
     let n = bytes.len();
@@ -336,15 +336,18 @@ fn cut_points(bytes: &[u8]) -> BitSet {
     };
     let mut cuts = BitSet::new(n + 1);
     let mut pos = 0;
+    let mut after_escape = false;
     while pos <= n {
         // raw UTF-8: continuation bytes are no boundary
         let boundary = bytes.get(pos).is_none_or(|&b| (b & 0xc0) != 0x80);
-        let continues = escape_at(pos).is_some_and(|b| (0x80..=0xbf).contains(&b));
+        let escape = escape_at(pos);
+        let continues = after_escape && escape.is_some_and(|b| (0x80..=0xbf).contains(&b));
         if boundary && !continues {
             cuts.set(pos);
         }
         // skip over the inside of an escape
-        pos += if escape_at(pos).is_some() { 3 } else { 1 };
+        after_escape = escape.is_some();
+        pos += if after_escape { 3 } else { 1 };
     }
     cuts
 }
@@ -602,6 +605,8 @@ mod tests {
         check("{a}-{b}", "%2D-x", Some(&[("a", "-"), ("b", "x")]));
         check("x{a}", "x%", None);
         check("{a}{b}", "%FFx", None);
+        // a continuation escape after no escape is a literal's (found by the fuzz target)
+        check("{a}{b}%BF", "xx%BF", Some(&[("a", "x"), ("b", "x")]));
         // raw UTF-8 is split between characters only
         check("{a}{b}", "éa", Some(&[("a", "é"), ("b", "a")]));
         let template = UriTemplate::parse("{a}{b}").unwrap();

@@ -32,6 +32,11 @@ fuzz_target!(|data: &[u8]| {
     if template.contains("{+") && values.iter().any(|v| v.contains('%')) {
         return;
     }
+    // likewise a literal `%XX` of a continuation byte right after a variable's escapes
+    // could belong to either: templates with escapes in their literals are left out
+    if template.contains('%') {
+        return;
+    }
     let vars: Vec<(&str, &str)> = names
         .iter()
         .map(String::as_str)
