@@ -43,6 +43,15 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(subset) = subset {
         let subset_verdict = verdict(&subset, instance);
         let Some(full_verdict) = full_verdict else {
+            // the one known difference: the subset's fancy-regex takes ECMA-262's Annex B
+            // forms (a lone `{`) that full's pattern check refuses
+            if full
+                .as_ref()
+                .err()
+                .is_some_and(|e| e.to_string().contains("regex"))
+            {
+                return;
+            }
             panic!(
                 "the subset compiles {schema}, full does not: {:?}",
                 full.err()
