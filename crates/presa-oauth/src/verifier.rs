@@ -374,7 +374,10 @@ fn auth_info(token: &str, claims: Map<String, Value>) -> AuthInfo {
         info = info.with_client_id(client);
     }
     if let Some(exp) = claims.get("exp").and_then(Value::as_u64) {
-        info = info.with_expires_at(SystemTime::UNIX_EPOCH + Duration::from_secs(exp));
+        // an `exp` past what SystemTime holds is no expiry worth keeping: none
+        if let Some(at) = SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(exp)) {
+            info = info.with_expires_at(at);
+        }
     }
     info.with_claims(claims)
 }

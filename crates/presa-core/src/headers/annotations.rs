@@ -562,8 +562,8 @@ impl std::error::Error for XMcpHeaderError {}
 /// builds a call (see [`ParamHeaders::headers`]), or the method in `Mcp-Method` (see
 /// [`request_headers`](crate::request_headers)).
 ///
-/// This is a local error of the calling client: the call is not sent. The arguments break the
-/// tool's schema, which the server would also reject.
+/// This is a local error of the calling client: the call is not sent. For a parameter, the
+/// arguments break the tool's schema, which the server would also reject.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ParamValueError {

@@ -42,19 +42,20 @@ pub(crate) async fn post(
             for member in members {
                 match member {
                     // 2026-07-28 has no batches, and its header checks are made per POST: a
-                    // 2026-07-28 request inside a batch would escape them
-                    Ok(Message::Request(request))
-                        if is_stateless_message(&Message::Request(request.clone())) =>
-                    {
-                        rejected.push(
-                            Message::Response(presa_core::Response::error(
-                                Some(request.id),
-                                ErrorObject::invalid_request(
-                                    "a 2026-07-28 request cannot be sent in a batch",
-                                ),
-                            ))
-                            .to_json(),
-                        );
+                    // 2026-07-28 message inside a batch would escape them (a request is
+                    // answered with the refusal, a notification dropped)
+                    Ok(message) if is_stateless_message(&message) => {
+                        if let Message::Request(request) = message {
+                            rejected.push(
+                                Message::Response(presa_core::Response::error(
+                                    Some(request.id),
+                                    ErrorObject::invalid_request(
+                                        "a 2026-07-28 request cannot be sent in a batch",
+                                    ),
+                                ))
+                                .to_json(),
+                            );
+                        }
                     }
                     Ok(message) => messages.push(message),
                     Err(error) => rejected.push(Message::Response(error.to_response()).to_json()),

@@ -257,17 +257,18 @@ impl HttpOptions {
         self
     }
 
-    /// The most initialize-era sessions this process holds at once (default 10,000); an
-    /// `initialize` past it gets 503 with `Retry-After`, and the sessions held are not
-    /// disturbed. Sessions end by `DELETE` or after [`session_idle_timeout`](Self::session_idle_timeout).
+    /// The most initialize-era sessions this endpoint holds live at once, those restored from
+    /// a shared store included (default 10,000); an `initialize` (or a restore) past it gets
+    /// 503 with `Retry-After`, and the sessions held are not disturbed. Sessions end by
+    /// `DELETE` or after [`session_idle_timeout`](Self::session_idle_timeout).
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
         self
     }
 
     /// The most initialize-era sessions one authenticated caller (see [`auth`](Self::auth))
-    /// holds in this process at once (default 1,000); past it, 503 with `Retry-After`. Callers
-    /// without an identity are bounded by [`max_sessions`](Self::max_sessions) only: an
+    /// holds live on this endpoint at once (default 1,000); past it, 503 with `Retry-After`.
+    /// Callers without an identity are bounded by [`max_sessions`](Self::max_sessions) only: an
     /// address is no identity behind a proxy or a NAT.
     pub fn max_sessions_per_caller(mut self, max: usize) -> Self {
         self.max_sessions_per_caller = max;
