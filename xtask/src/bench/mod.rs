@@ -151,26 +151,14 @@ fn try_run(args: &[String]) -> Result<ExitCode, String> {
         if !pin {
             eprintln!("xtask bench: not pinning (one CPU, or --no-pin): numbers are noisier");
         }
-        let driver = examples_dir().parent().map(|release| release.join("xtask"));
-        let driver = driver.ok_or("no release directory")?;
-        let mut command = if pin {
-            let mut command = Command::new("taskset");
-            command.args(["-c", "1"]).arg(driver);
-            command
-        } else {
-            Command::new(driver)
-        };
-        let status = command
-            .arg("bench")
-            .args(args)
-            .env(DRIVER, if pin { available } else { 0 }.to_string())
-            .status()
-            .map_err(|e| format!("cannot run the release driver: {e}"))?;
-        return Ok(if status.success() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        });
+        let cpus = if pin { available } else { 0 };
+        return Ok(
+            if release_driver("bench", args, pin, (DRIVER, &cpus.to_string()))? {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            },
+        );
     };
     let pinned_cpus = (cpus > 0).then_some(cpus);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -187,6 +175,34 @@ fn try_run(args: &[String]) -> Result<ExitCode, String> {
     let rows = runtime.block_on(bench.rows())?;
     print_table(&rows);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `task` with `args` again in the release build of xtask (pinned to CPU 1 when `pin`),
+/// with `env` set so that it knows it is the driver; whether it succeeded.
+pub(super) fn release_driver(
+    task: &str,
+    args: &[String],
+    pin: bool,
+    env: (&str, &str),
+) -> Result<bool, String> {
+    let driver = examples_dir()
+        .parent()
+        .map(|release| release.join("xtask"))
+        .ok_or("no release directory")?;
+    let mut command = if pin {
+        let mut command = Command::new("taskset");
+        command.args(["-c", "1"]).arg(driver);
+        command
+    } else {
+        Command::new(driver)
+    };
+    let status = command
+        .arg(task)
+        .args(args)
+        .env(env.0, env.1)
+        .status()
+        .map_err(|e| format!("cannot run the release driver: {e}"))?;
+    Ok(status.success())
 }
 
 /// `cargo build --release -p presa --examples -p xtask --bins`: the servers, and the driver

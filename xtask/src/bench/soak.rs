@@ -10,7 +10,7 @@
 //! last half of the rounds (least squares).
 
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -18,7 +18,7 @@ use tokio::net::TcpStream;
 
 use super::http::{self, find, post};
 use super::process;
-use super::{build, examples_dir};
+use super::{build, examples_dir, release_driver};
 
 pub(crate) const USAGE: &str = "usage: cargo xtask soak [options]
 
@@ -100,24 +100,7 @@ fn try_run(args: &[String]) -> Result<bool, String> {
     // the release run builds, then re-executes the release driver pinned to CPU 1
     if !options.debug && std::env::var_os(DRIVER).is_none() {
         build()?;
-        let driver = examples_dir()
-            .parent()
-            .map(|release| release.join("xtask"))
-            .ok_or("no release directory")?;
-        let mut command = if pin {
-            let mut command = Command::new("taskset");
-            command.args(["-c", "1"]).arg(driver);
-            command
-        } else {
-            Command::new(driver)
-        };
-        let status = command
-            .arg("soak")
-            .args(args)
-            .env(DRIVER, if pin { "1" } else { "0" })
-            .status()
-            .map_err(|e| format!("cannot run the release driver: {e}"))?;
-        return Ok(status.success());
+        return release_driver("soak", args, pin, (DRIVER, if pin { "1" } else { "0" }));
     }
     if !program.exists() {
         return Err(format!(
