@@ -320,27 +320,19 @@ fn parse_expression(body: &str, open: usize) -> Result<Part, UriTemplateError> {
     })
 }
 
-/// What a `{var}` value cannot contain: it is one path segment, before any query or fragment.
 /// Where a `{var}` value may start or end in `uri`: at a character boundary that splits
 /// neither a `%XX` escape nor the escapes of one UTF-8 character (an escape of a continuation
 /// byte, `%80`–`%BF`, right after another escape stays with it). So `{a}{b}` matches `%7Dbxx` with
 /// `a = "}"`, the shortest value that decodes.
 fn cut_points(bytes: &[u8]) -> BitSet {
     let n = bytes.len();
-    let escape_at = |i: usize| -> Option<u8> {
-        let hex = bytes.get(i + 1..i + 3)?;
-        if bytes.get(i) != Some(&b'%') || !hex.iter().all(u8::is_ascii_hexdigit) {
-            return None;
-        }
-        u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
-    };
     let mut cuts = BitSet::new(n + 1);
     let mut pos = 0;
     let mut after_escape = false;
     while pos <= n {
         // raw UTF-8: continuation bytes are no boundary
         let boundary = bytes.get(pos).is_none_or(|&b| (b & 0xc0) != 0x80);
-        let escape = escape_at(pos);
+        let escape = escape_at(bytes, pos);
         let continues = after_escape && escape.is_some_and(|b| (0x80..=0xbf).contains(&b));
         if boundary && !continues {
             cuts.set(pos);
@@ -352,6 +344,16 @@ fn cut_points(bytes: &[u8]) -> BitSet {
     cuts
 }
 
+/// The byte a `%XX` escape at `i` stands for, if there is one.
+fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
+    let hex = bytes.get(i + 1..i + 3)?;
+    if bytes.get(i) != Some(&b'%') || !hex.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+}
+
+/// What a `{var}` value cannot contain: it is one path segment, before any query or fragment.
 fn is_segment_stop(b: u8) -> bool {
     matches!(b, b'/' | b'?' | b'#')
 }
@@ -422,12 +424,7 @@ pub fn percent_decode(text: &str) -> Option<String> {
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         if b == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            let hex = std::str::from_utf8(hex).ok()?;
-            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
-                return None;
-            }
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            out.push(escape_at(bytes, i)?);
             i += 3;
         } else {
             out.push(b);
