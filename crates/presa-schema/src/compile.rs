@@ -128,8 +128,9 @@ impl Compiler<'_> {
         })
     }
 
-    /// Checks the keywords that compile to nothing here: containers, identifiers, and
-    /// `then`/`else`/`minContains`/`maxContains` without the keyword they modify.
+    /// Checks the keywords that compile to nothing here: containers, identifiers,
+    /// annotations, and `then`/`else`/`minContains`/`maxContains` without the keyword they
+    /// modify.
     fn check_others(
         &self,
         object: &Map<String, Value>,
@@ -174,6 +175,20 @@ impl Compiler<'_> {
                     return Err(invalid(&here(), "a URI reference without a fragment"));
                 }
                 "$schema" if !value.is_string() => return Err(invalid(&here(), "a URI")),
+                // Annotations: nothing to evaluate, but typed as the meta-schema types them.
+                "contentSchema" => {
+                    self.schema(value, &here(), None, level + 1)?;
+                }
+                "title" | "description" | "$comment" | "format" | "contentEncoding"
+                | "contentMediaType"
+                    if !value.is_string() =>
+                {
+                    return Err(invalid(&here(), "a string"));
+                }
+                "deprecated" | "readOnly" | "writeOnly" if !value.is_boolean() => {
+                    return Err(invalid(&here(), "a boolean"));
+                }
+                "examples" if !value.is_array() => return Err(invalid(&here(), "an array")),
                 _ => {}
             }
         }
@@ -310,6 +325,67 @@ mod tests {
                 other => panic!("{schema}: {other:?}"),
             }
         }
+    }
+
+    /// Found by the `schema` fuzz target: the subset compiled `"contentSchema": {"type":
+    /// "obje"}`, which `full` (the meta-schema) refuses; so were `"title": 5` and the like.
+    #[test]
+    fn annotations_are_typed_as_the_meta_schema_types_them() {
+        let bad = [
+            (json!({"title": 5}), "/title"),
+            (json!({"description": []}), "/description"),
+            (json!({"$comment": null}), "/$comment"),
+            (json!({"format": 1}), "/format"),
+            (json!({"contentEncoding": true}), "/contentEncoding"),
+            (json!({"contentMediaType": {}}), "/contentMediaType"),
+            (json!({"deprecated": "yes"}), "/deprecated"),
+            (json!({"readOnly": 1}), "/readOnly"),
+            (json!({"writeOnly": "no"}), "/writeOnly"),
+            (json!({"examples": 1}), "/examples"),
+            (
+                json!({"contentSchema": {"type": "obje"}}),
+                "/contentSchema/type",
+            ),
+            (
+                json!({"properties": {"a": {"contentSchema": {"minLength": -1}}}}),
+                "/properties/a/contentSchema/minLength",
+            ),
+        ];
+        for (schema, pointer) in bad {
+            match root(schema.clone()) {
+                Err(SchemaError::InvalidKeyword { pointer: p, .. }) => {
+                    assert_eq!(p, pointer, "{schema}")
+                }
+                other => panic!("{schema}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            root(json!({"contentSchema": 1})).unwrap_err(),
+            SchemaError::NotASchema {
+                pointer: "/contentSchema".into()
+            }
+        );
+        assert_eq!(
+            root(json!({"contentSchema": {"$ref": "#/$defs/none"}})).unwrap_err(),
+            SchemaError::Reference {
+                message: r#"pointer "/$defs/none" does not exist"#.into()
+            }
+        );
+        // Never evaluated, but a schema: it may hold anchors and be a `$ref` target.
+        let validator = subset(json!({
+            "contentMediaType": "application/json",
+            "contentSchema": {"$anchor": "doc", "type": "object", "required": ["a"]},
+            "properties": {"inner": {"$ref": "#doc"}, "again": {"$ref": "#/contentSchema"}},
+        }));
+        assert_eq!(first(&validator, json!("{}")), "");
+        assert_eq!(
+            first(&validator, json!({"inner": {}})),
+            r#"at /inner: missing required property "a""#
+        );
+        assert_eq!(
+            first(&validator, json!({"again": {"a": 1}, "inner": []})),
+            "at /inner: expected object, got array"
+        );
     }
 
     #[test]

@@ -71,10 +71,12 @@
 //! it reads as 2020-12 where they mean the same, as most tool schemas of those drafts do: zod
 //! emits draft-07), and in those three drafts the keywords whose meaning differs (`items` as an
 //! array, a `$ref` beside other constraints, `format`, which they may assert); a `$ref` to
-//! another document, or to a location that is not a schema (inside `enum`, ...). The annotations of the 2020-12 vocabularies (`title`,
-//! `description`, `default`, `examples`, `deprecated`, `readOnly`, `writeOnly`, `format`,
-//! `contentEncoding`, `contentMediaType`, `contentSchema`, `$comment`) and extension keywords
-//! (`x-mcp-header`, any `x-…`) are ignored. A keyword no draft defines (`requried`) is most
+//! another document, or to a location that is not a schema (inside `enum`, ...). The
+//! annotations of the 2020-12 vocabularies (`title`, `description`, `default`, `examples`,
+//! `deprecated`, `readOnly`, `writeOnly`, `format`, `contentEncoding`, `contentMediaType`,
+//! `contentSchema`, `$comment`) and extension keywords (`x-mcp-header`, any `x-…`) are
+//! ignored by validation, but typed as the meta-schema types them (`"title": 5` is refused,
+//! `contentSchema` must be a schema). A keyword no draft defines (`requried`) is most
 //! likely a typo and is refused with [`SchemaError::UnknownKeyword`], by the subset and by
 //! [`compile`] with `full` alike, although 2020-12 would ignore it. Keywords are only looked
 //! for where the applicators put schemas: `{"const": {"$dynamicRef": ".."}}` is fine. Known keywords

@@ -48,7 +48,6 @@ pub(crate) const NOT_EVALUATED: &[&str] = &[
     "format",
     "contentEncoding",
     "contentMediaType",
-    "contentSchema",
 ];
 
 /// Whether `keyword` is one JSON Schema defines (evaluated, annotation, or refused), or an
@@ -82,6 +81,8 @@ pub(crate) fn slot(keyword: &str) -> Option<Slot> {
     Some(match keyword {
         "items" | "contains" | "additionalProperties" | "propertyNames" => Slot::Single(true),
         "not" | "if" | "then" | "else" => Slot::Single(false),
+        // an annotation, never evaluated, but a schema all the same (and a `$ref` target)
+        "contentSchema" => Slot::Single(true),
         "properties" | "patternProperties" => Slot::Map(true),
         "dependentSchemas" => Slot::Map(false),
         "prefixItems" => Slot::List(true),
