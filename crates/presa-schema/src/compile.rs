@@ -140,6 +140,7 @@ impl Compiler<'_> {
         for (name, value) in object {
             let here = || join(at, name);
             match name.as_str() {
+                name if self.resolver.ignores(name) => {}
                 "$defs" | "definitions" => {
                     let Value::Object(definitions) = value else {
                         return Err(invalid(&here(), "an object of schemas"));

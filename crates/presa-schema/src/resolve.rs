@@ -13,7 +13,9 @@ use serde_json::{Map, Value};
 
 use crate::error::SchemaError;
 use crate::pointer::{display, join, push_escaped};
-use crate::vocabulary::{DRAFT_2020_12, Slot, UNSUPPORTED, is_known, slot};
+use crate::vocabulary::{
+    DRAFT_2020_12, Draft, LATER_ANNOTATIONS, Slot, UNSUPPORTED, is_known, slot,
+};
 
 /// Anchors and the root's identifier: what a `$ref` resolves against.
 #[derive(Debug, Default)]
@@ -22,9 +24,9 @@ pub(crate) struct Resolver {
     root_id: Option<String>,
     /// `$anchor` names and the canonical pointer of the schema that declares each.
     anchors: HashMap<String, String>,
-    /// The root's `$schema` names draft-06, draft-07 or 2019-09: read with 2020-12 semantics
-    /// where those drafts mean the same, refused where they differ.
-    earlier_draft: bool,
+    /// The draft the root's `$schema` names (2020-12 without one): an earlier one is read with
+    /// 2020-12 semantics where it means the same, and refused where it differs.
+    draft: Draft,
 }
 
 /// What [`scan`] found: the resolver, and every distinct `$ref` target in first-seen order.
@@ -48,10 +50,11 @@ pub(crate) fn scan(doc: &Value) -> Result<Scan, SchemaError> {
             .and_then(root_id)
             .map(str::to_owned),
         anchors: HashMap::new(),
-        earlier_draft: doc
+        draft: doc
             .get("$schema")
             .and_then(Value::as_str)
-            .is_some_and(is_compatible_draft),
+            .and_then(Draft::named_by)
+            .unwrap_or_default(),
     };
     let mut refs = Vec::new();
     visit(doc, "", true, &mut resolver, &mut refs)?;
@@ -149,22 +152,32 @@ fn visit<'d>(
     let Value::Object(object) = value else {
         return Ok(());
     };
+    let earlier_draft = resolver.draft < Draft::Draft2020_12;
     for (keyword, value) in object {
         let unsupported = || SchemaError::Unsupported {
             pointer: display(&join(at, keyword)),
             keyword: keyword.clone(),
         };
+        if resolver.ignores(keyword) {
+            continue;
+        }
         match keyword.as_str() {
+            // What the declared draft does not define, it ignores (`prefixItems` in draft-07,
+            // `if` in draft-06): refused rather than evaluated, except `$defs`, a container
+            // that only a `$ref`'s pointer leads into.
+            keyword if Draft::introducing(keyword) > resolver.draft && keyword != "$defs" => {
+                return Err(unsupported());
+            }
             "$id" if !root => return Err(unsupported()),
             "$schema" => {
-                let known = |uri: &str| is_2020_12(uri) || (root && is_compatible_draft(uri));
+                let known = |uri: &str| is_2020_12(uri) || (root && Draft::named_by(uri).is_some());
                 if value.as_str().is_some_and(|uri| !known(uri)) {
                     return Err(unsupported());
                 }
             }
             // the drafts before 2019-09 ignore a `$ref`'s siblings, which 2020-12 applies
             "$ref"
-                if resolver.earlier_draft
+                if earlier_draft
                     && object
                         .keys()
                         .any(|key| !REF_SIBLINGS.contains(&key.as_str())) =>
@@ -173,8 +186,17 @@ fn visit<'d>(
             }
             // an array of `items` is a tuple before 2020-12 (`prefixItems` now), and draft-07
             // and earlier may assert `format`, which 2020-12 only annotates
-            "items" if resolver.earlier_draft && value.is_array() => return Err(unsupported()),
-            "format" if resolver.earlier_draft => return Err(unsupported()),
+            "items" if earlier_draft && value.is_array() => return Err(unsupported()),
+            "format" if earlier_draft => return Err(unsupported()),
+            // before 2019-09, an `$id` with a fragment declares an anchor
+            "$id"
+                if resolver.draft < Draft::Draft2019_09
+                    && value
+                        .as_str()
+                        .is_some_and(|id| id.contains('#') && !id.ends_with('#')) =>
+            {
+                return Err(unsupported());
+            }
             "$ref" => {
                 if let Value::String(reference) = value {
                     refs.push((reference.as_str(), join(at, keyword)));
@@ -239,23 +261,6 @@ const REF_SIBLINGS: &[&str] = &[
     "default",
     "examples",
 ];
-
-/// Whether `uri` names a meta-schema whose keywords the subset reads as 2020-12 does, except
-/// those [`visit`] refuses (`items` arrays, `$ref` beside other keywords, `format`): draft-06,
-/// draft-07 and 2019-09 (what many tool schemas carry, e.g. zod's draft-07).
-fn is_compatible_draft(uri: &str) -> bool {
-    let uri = uri.strip_suffix('#').unwrap_or(uri);
-    let uri = uri
-        .strip_prefix("https://")
-        .or_else(|| uri.strip_prefix("http://"))
-        .unwrap_or(uri);
-    matches!(
-        uri,
-        "json-schema.org/draft-06/schema"
-            | "json-schema.org/draft-07/schema"
-            | "json-schema.org/draft/2019-09/schema"
-    )
-}
 
 /// Whether `uri` names the 2020-12 meta-schema.
 pub(crate) fn is_2020_12(uri: &str) -> bool {
@@ -350,6 +355,12 @@ impl Resolver {
                 .is_some_and(|dir| root.len() == dir.len() + uri.len() && root.ends_with(uri)),
             _ => false,
         }
+    }
+
+    /// Whether the subset skips `keyword`: an annotation that the declared draft, predating
+    /// it, ignores (`deprecated` in draft-07).
+    pub(crate) fn ignores(&self, keyword: &str) -> bool {
+        Draft::introducing(keyword) > self.draft && LATER_ANNOTATIONS.contains(&keyword)
     }
 
     /// The pointer of the schema declaring anchor `name`, if any.
@@ -652,6 +663,84 @@ mod tests {
         ] {
             assert!(scan(&schema).is_ok(), "{schema}");
         }
+    }
+
+    /// The `schema` fuzz target's class: the subset evaluated `prefixItems` in a draft-07
+    /// schema, which draft-07 (and `full`) ignores, so the two disagreed on `[1]` against
+    /// `{"prefixItems": [false]}`.
+    #[test]
+    fn keywords_a_declared_draft_lacks_are_refused_or_ignored() {
+        const DRAFT_06: &str = "http://json-schema.org/draft-06/schema#";
+        const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+        const DRAFT_2019: &str = "https://json-schema.org/draft/2019-09/schema";
+        let refused = [
+            (
+                json!({"$schema": DRAFT_07, "prefixItems": [false]}),
+                "/prefixItems",
+            ),
+            (
+                json!({"$schema": DRAFT_2019, "prefixItems": [false]}),
+                "/prefixItems",
+            ),
+            (
+                json!({"$schema": DRAFT_07, "dependentRequired": {"a": ["b"]}}),
+                "/dependentRequired",
+            ),
+            (
+                json!({"$schema": DRAFT_07, "properties": {"a": {"dependentSchemas": {}}}}),
+                "/properties/a/dependentSchemas",
+            ),
+            (
+                json!({"$schema": DRAFT_07, "contains": true, "maxContains": 0}),
+                "/maxContains",
+            ),
+            (
+                json!({"$schema": DRAFT_07, "$defs": {"x": {"$anchor": "x"}}}),
+                "/$defs/x/$anchor",
+            ),
+            (
+                json!({"$schema": DRAFT_06, "if": true, "then": false}),
+                "/if",
+            ),
+            (
+                json!({"$schema": DRAFT_07, "definitions": {"a": {"$id": "#a"}}}),
+                "/definitions/a/$id",
+            ),
+            (json!({"$schema": DRAFT_06, "$id": "http://x/y#a"}), "/$id"),
+        ];
+        for (schema, pointer) in refused {
+            match scan(&schema) {
+                Err(SchemaError::Unsupported { pointer: p, .. }) => {
+                    assert_eq!(p, pointer, "{schema}")
+                }
+                other => panic!("{schema}: {other:?}"),
+            }
+        }
+        // Annotations the draft does not define are skipped, typed or not; `$defs` is a
+        // container a pointer may lead into; what the draft defines is read as before.
+        use crate::Validator as _;
+        let validator = |schema: Value| {
+            crate::SubsetValidator::new(&schema).unwrap_or_else(|e| panic!("{schema}: {e}"))
+        };
+        for schema in [
+            json!({"$schema": DRAFT_07, "deprecated": "yes", "contentSchema": {"type": "obje"}}),
+            json!({"$schema": DRAFT_06, "$comment": 1, "readOnly": "no", "contentEncoding": 7}),
+        ] {
+            assert!(validator(schema).is_valid(&json!(1)));
+        }
+        let draft_07 = validator(json!({
+            "$schema": DRAFT_07, "if": {"type": "string"}, "then": {"minLength": 2},
+            "properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"type": "integer"}},
+        }));
+        assert!(!draft_07.is_valid(&json!("x")));
+        assert!(!draft_07.is_valid(&json!({"a": "1"})));
+        assert!(draft_07.is_valid(&json!({"a": 1})));
+        let draft_2019 = validator(json!({
+            "$schema": DRAFT_2019, "contains": {"type": "null"}, "maxContains": 1,
+            "dependentRequired": {"a": ["b"]},
+        }));
+        assert!(!draft_2019.is_valid(&json!([null, null])));
+        assert!(!draft_2019.is_valid(&json!({"a": 1})));
     }
 
     #[test]

@@ -50,6 +50,59 @@ pub(crate) const NOT_EVALUATED: &[&str] = &[
     "contentMediaType",
 ];
 
+/// The drafts the subset reads, oldest first: a root `$schema` naming draft-06, draft-07 or
+/// 2019-09 is read with 2020-12's semantics where that draft means the same.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Draft {
+    Draft06,
+    Draft07,
+    Draft2019_09,
+    #[default]
+    Draft2020_12,
+}
+
+impl Draft {
+    /// The draft a `$schema` URI names, if the subset reads it (`#` and `http` or `https`
+    /// alike).
+    pub(crate) fn named_by(uri: &str) -> Option<Self> {
+        let uri = uri.strip_suffix('#').unwrap_or(uri);
+        let uri = uri
+            .strip_prefix("https://")
+            .or_else(|| uri.strip_prefix("http://"))
+            .unwrap_or(uri);
+        Some(match uri {
+            "json-schema.org/draft-06/schema" => Self::Draft06,
+            "json-schema.org/draft-07/schema" => Self::Draft07,
+            "json-schema.org/draft/2019-09/schema" => Self::Draft2019_09,
+            _ => return None,
+        })
+    }
+
+    /// The draft that introduced `keyword`; draft-06 for those it already had.
+    pub(crate) fn introducing(keyword: &str) -> Self {
+        match keyword {
+            "if" | "then" | "else" | "$comment" | "readOnly" | "writeOnly" | "contentEncoding"
+            | "contentMediaType" => Self::Draft07,
+            "$anchor" | "$defs" | "dependentRequired" | "dependentSchemas" | "minContains"
+            | "maxContains" | "deprecated" | "contentSchema" => Self::Draft2019_09,
+            "prefixItems" => Self::Draft2020_12,
+            _ => Self::Draft06,
+        }
+    }
+}
+
+/// The annotations among the keywords a draft may lack: a draft that does not define one
+/// ignores it, and so does the subset reading that draft.
+pub(crate) const LATER_ANNOTATIONS: &[&str] = &[
+    "$comment",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+    "deprecated",
+    "contentSchema",
+];
+
 /// Whether `keyword` is one JSON Schema defines (evaluated, annotation, or refused), or an
 /// extension (`x-…`); anything else is refused as unknown.
 pub(crate) fn is_known(keyword: &str) -> bool {
