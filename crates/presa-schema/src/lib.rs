@@ -206,6 +206,7 @@ mod number;
 mod pointer;
 mod regex;
 mod resolve;
+mod uri;
 mod validator;
 mod value;
 mod vocabulary;
