@@ -91,6 +91,9 @@ impl UriTemplate {
                     offset += close + 1;
                 }
                 '}' => return Err(UriTemplateError::UnexpectedClosingBrace { position: offset }),
+                '%' if escape_at(rest.as_bytes(), 0).is_none() => {
+                    return Err(UriTemplateError::InvalidEscape { position: offset });
+                }
                 c => {
                     literal.push(c);
                     rest = rest.get(c.len_utf8()..).unwrap_or_default();
@@ -146,7 +149,7 @@ impl UriTemplate {
             return None;
         }
         let bytes = uri.as_bytes();
-        let cuts = cut_points(bytes);
+        let cuts = CutPoints::of(bytes);
         let mut vars = BTreeMap::new();
         let mut pos = 0;
         for (i, part) in self.parts.iter().enumerate() {
@@ -160,12 +163,7 @@ impl UriTemplate {
                         if !*reserved && bytes.get(end - 1).is_some_and(|&b| is_segment_stop(b)) {
                             break;
                         }
-                        let cut = if *reserved {
-                            uri.is_char_boundary(end)
-                        } else {
-                            cuts.get(end)
-                        };
-                        if cut && next.get(end) {
+                        if cuts.at(end, *reserved) && next.get(end) {
                             found = Some(end);
                             break;
                         }
@@ -190,7 +188,7 @@ impl UriTemplate {
     fn match_table(&self, uri: &str) -> Vec<BitSet> {
         let bytes = uri.as_bytes();
         let n = bytes.len();
-        let cuts = cut_points(bytes);
+        let cuts = CutPoints::of(bytes);
         let mut table = vec![BitSet::new(n + 1); self.parts.len() + 1];
         if let Some(last) = table.last_mut() {
             last.set(n);
@@ -219,11 +217,7 @@ impl UriTemplate {
                             stop = pos;
                         }
                         let limit = if *reserved { n } else { stop };
-                        let boundary = if *reserved {
-                            uri.is_char_boundary(pos)
-                        } else {
-                            cuts.get(pos)
-                        };
+                        let boundary = cuts.at(pos, *reserved);
                         if boundary && next_end.is_some_and(|end| end <= limit) {
                             current.set(pos);
                         }
@@ -320,28 +314,68 @@ fn parse_expression(body: &str, open: usize) -> Result<Part, UriTemplateError> {
     })
 }
 
-/// Where a `{var}` value may start or end in `uri`: at a character boundary that splits
-/// neither a `%XX` escape nor the escapes of one UTF-8 character (an escape of a continuation
-/// byte, `%80`–`%BF`, right after another escape stays with it). So `{a}{b}` matches `%7Dbxx` with
-/// `a = "}"`, the shortest value that decodes.
-fn cut_points(bytes: &[u8]) -> BitSet {
-    let n = bytes.len();
-    let mut cuts = BitSet::new(n + 1);
-    let mut pos = 0;
-    let mut after_escape = false;
-    while pos <= n {
-        // raw UTF-8: continuation bytes are no boundary
-        let boundary = bytes.get(pos).is_none_or(|&b| (b & 0xc0) != 0x80);
-        let escape = escape_at(bytes, pos);
-        let continues = after_escape && escape.is_some_and(|b| (0x80..=0xbf).contains(&b));
-        if boundary && !continues {
-            cuts.set(pos);
+/// Where a variable's value may start or end in a URI.
+struct CutPoints {
+    /// For `{var}`: at a character boundary that splits neither a `%XX` escape nor the escapes
+    /// of one UTF-8 character (the continuation escapes, `%80`–`%BF`, a lead escape expects).
+    /// So `{a}{b}` matches `%7Dbxx` with `a = "}"`, the shortest value that decodes.
+    decoded: BitSet,
+    /// For `{+var}`, whose value is kept as written: at a character boundary that splits no
+    /// `%XX` escape.
+    reserved: BitSet,
+}
+
+impl CutPoints {
+    fn of(bytes: &[u8]) -> Self {
+        let n = bytes.len();
+        let mut cuts = Self {
+            decoded: BitSet::new(n + 1),
+            reserved: BitSet::new(n + 1),
+        };
+        let mut pos = 0;
+        // how many continuation escapes the last lead escape still expects
+        let mut expected = 0;
+        while pos <= n {
+            // raw UTF-8: continuation bytes are no boundary
+            let boundary = bytes.get(pos).is_none_or(|&b| (b & 0xc0) != 0x80);
+            let escape = escape_at(bytes, pos);
+            let continues = expected > 0 && escape.is_some_and(|b| (0x80..=0xbf).contains(&b));
+            if boundary {
+                cuts.reserved.set(pos);
+                if !continues {
+                    cuts.decoded.set(pos);
+                }
+            }
+            expected = match escape {
+                Some(_) if continues => expected - 1,
+                Some(b) => continuations_after(b),
+                None => 0,
+            };
+            // skip over the inside of an escape
+            pos += if escape.is_some() { 3 } else { 1 };
         }
-        // skip over the inside of an escape
-        after_escape = escape.is_some();
-        pos += if after_escape { 3 } else { 1 };
+        cuts
     }
-    cuts
+
+    /// Whether a value of a variable (`reserved` for `{+var}`) may start or end at `pos`.
+    fn at(&self, pos: usize, reserved: bool) -> bool {
+        if reserved {
+            self.reserved.get(pos)
+        } else {
+            self.decoded.get(pos)
+        }
+    }
+}
+
+/// How many continuation bytes UTF-8 puts after `lead` (none for ASCII and bytes that lead
+/// nothing valid).
+fn continuations_after(lead: u8) -> u8 {
+    match lead {
+        0xc2..=0xdf => 1,
+        0xe0..=0xef => 2,
+        0xf0..=0xf4 => 3,
+        _ => 0,
+    }
 }
 
 /// The byte a `%XX` escape at `i` stands for, if there is one.
@@ -507,6 +541,11 @@ pub enum UriTemplateError {
         /// The name.
         name: String,
     },
+    /// A `%` in the literal text that does not start a `%XX` escape (two hex digits).
+    InvalidEscape {
+        /// Where the `%` is.
+        position: usize,
+    },
 }
 
 impl fmt::Display for UriTemplateError {
@@ -537,6 +576,10 @@ impl fmt::Display for UriTemplateError {
                 )
             }
             Self::DuplicateVariable { name } => write!(f, "variable {name:?} appears twice"),
+            Self::InvalidEscape { position } => write!(
+                f,
+                "'%' at byte {position} starts no %XX escape (write a literal '%' as %25)"
+            ),
         }
     }
 }
@@ -604,6 +647,19 @@ mod tests {
         check("{a}{b}", "%FFx", None);
         // a continuation escape after no escape is a literal's (found by the fuzz target)
         check("{a}{b}%BF", "xx%BF", Some(&[("a", "x"), ("b", "x")]));
+        // nor after a whole character: `é` is `%C3` and one continuation, the `%80` is the
+        // literal's (the cut used to glue any continuation escape to the escape before it)
+        check("{a}%80", "%C3%A9%80", Some(&[("a", "é")]));
+        check(
+            "{a}%BF{b}",
+            "%E2%82%AC%BFx",
+            Some(&[("a", "€"), ("b", "x")]),
+        );
+        // a lead escape without its continuation is cut after, and the value fails to decode
+        check("{a}{b}", "%C3%41", None);
+        // `{+var}` keeps escapes as written, but never splits one
+        check("{+a}{+b}", "%41x", Some(&[("a", "%41"), ("b", "x")]));
+        check("{+a}{+b}", "%C3%A9", Some(&[("a", "%C3"), ("b", "%A9")]));
         // raw UTF-8 is split between characters only
         check("{a}{b}", "éa", Some(&[("a", "é"), ("b", "a")]));
         let template = UriTemplate::parse("{a}{b}").unwrap();
@@ -830,6 +886,11 @@ mod tests {
             err("x{a,b}"),
             UriTemplateError::VariableList { position: 1 }
         );
+        // RFC 6570 literals hold `%` only as `%XX`: `100%{x}` could not match its expansion
+        for (template, position) in [("100%{x}", 3), ("x%4{a}", 1), ("a%20b%", 5), ("%zz", 0)] {
+            assert_eq!(err(template), UriTemplateError::InvalidEscape { position });
+        }
+        assert!(UriTemplate::parse("a%20{b}%2f").is_ok());
         assert_eq!(
             err("x{a:3}"),
             UriTemplateError::UnsupportedModifier { position: 1 }
