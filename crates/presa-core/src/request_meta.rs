@@ -88,7 +88,85 @@ pub fn is_stateless_shaped(meta: Option<&Meta>) -> bool {
 /// assert!(!is_stateless_message(&legacy));
 /// ```
 pub fn is_stateless_message(message: &crate::Message) -> bool {
-    is_stateless_shaped(params_meta(message.params()).as_ref())
+    is_stateless_params(message.params())
+}
+
+/// Whether raw params are shaped for 2026-07-28 (see [`is_stateless_shaped`]), reading only the
+/// keys of their `_meta`: no value is built, so asking costs a scan of the text. Params that
+/// are not an object, or whose `_meta` is not one, are not.
+///
+/// ```
+/// use presa_core::is_stateless_params;
+/// use serde_json::value::RawValue;
+///
+/// let raw = |text: &str| RawValue::from_string(text.to_owned()).unwrap();
+/// let modern = raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#);
+/// assert!(is_stateless_params(Some(&modern)));
+/// let tagged = raw(r#"{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"}}}"#);
+/// assert!(!is_stateless_params(Some(&tagged)));
+/// assert!(!is_stateless_params(Some(&raw("[1]"))));
+/// assert!(!is_stateless_params(None));
+/// ```
+pub fn is_stateless_params(params: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(rename = "_meta", default)]
+        meta: Option<ContextKeys>,
+    }
+    params
+        .and_then(|raw| serde_json::from_str::<Probe>(raw.get()).ok())
+        .and_then(|probe| probe.meta)
+        .is_some_and(|keys| keys.0)
+}
+
+/// Whether an object holds one of [`STATELESS_REQUEST_KEYS`]; its values are skipped.
+struct ContextKeys(bool);
+
+impl<'de> Deserialize<'de> for ContextKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = ContextKeys;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ContextKeys, A::Error> {
+                let mut found = false;
+                while let Some(ContextKey(is_context)) = map.next_key()? {
+                    found |= is_context;
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(ContextKeys(found))
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
+}
+
+/// Whether a key is one of [`STATELESS_REQUEST_KEYS`], read without copying it.
+struct ContextKey(bool);
+
+impl<'de> Deserialize<'de> for ContextKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Key;
+        impl serde::de::Visitor<'_> for Key {
+            type Value = ContextKey;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<ContextKey, E> {
+                Ok(ContextKey(STATELESS_REQUEST_KEYS.contains(&key)))
+            }
+        }
+        deserializer.deserialize_str(Key)
+    }
 }
 
 fn missing(key: &str) -> ErrorObject {
@@ -227,6 +305,47 @@ mod tests {
             m[k] = v.clone();
         }
         json!({ "_meta": m })
+    }
+
+    /// The key scan and the full read of `_meta` tell the eras apart alike.
+    #[test]
+    fn the_key_scan_agrees_with_reading_meta() {
+        for (params, stateless) in [
+            (
+                r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+                true,
+            ),
+            (
+                r#"{"name":"x","_meta":{"a":[1,{"b":2}],"io.modelcontextprotocol/logLevel":"info"}}"#,
+                true,
+            ),
+            (
+                r#"{"_meta":{"io.modelcontextprotocol\/clientInfo":{}}}"#,
+                true,
+            ),
+            (
+                r#"{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"}}}"#,
+                false,
+            ),
+            (
+                r#"{"_meta":{"progressToken":1},"arguments":{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"}}}"#,
+                false,
+            ),
+            (r#"{"_meta":null}"#, false),
+            (r#"{"_meta":[]}"#, false),
+            (
+                r#"{"_meta":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+                false,
+            ),
+            ("[]", false),
+            ("1", false),
+            ("{}", false),
+        ] {
+            let raw = RawValue::from_string(params.to_owned()).unwrap();
+            assert_eq!(is_stateless_params(Some(&raw)), stateless, "{params}");
+            let read = is_stateless_shaped(params_meta(Some(&raw)).as_ref());
+            assert_eq!(read, stateless, "{params}");
+        }
     }
 
     #[test]

@@ -188,16 +188,16 @@ async fn route(
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .map(ProtocolVersion::era);
     let era = match (&session_id, header_era, &packet) {
+        // without a session, a 2026-07-28 version header says it all (the body is checked
+        // against it later)
+        (None, Some(Era::Stateless), _) => Era::Stateless,
         // a 2026-07-28 request is checked as one (its headers against its body) whatever
-        // session id it carries: a session anyone can make is no way around those checks
+        // session id or version header it carries: a session anyone can make is no way
+        // around those checks
         (_, _, Packet::Single(message)) if is_stateless_message(message) => Era::Stateless,
         // (a batch has a session id: without one it was refused above)
         (Some(_), _, _) | (None, Some(Era::Initialize), _) => Era::Initialize,
-        (None, None, Packet::Single(message))
-            if version_header.is_none() && !is_stateless_message(message) =>
-        {
-            Era::Initialize
-        }
+        (None, None, Packet::Single(_)) if version_header.is_none() => Era::Initialize,
         _ => Era::Stateless,
     };
     if era == Era::Initialize {
