@@ -1,8 +1,9 @@
 //! The OAuth client's readers of peer input (presa-oauth): `WWW-Authenticate`, authorization
 //! server and protected resource metadata, token responses, and the rule for URLs a peer
 //! names. Nothing panics; challenges written back in canonical form parse to the same
-//! challenges; an accepted peer URL is https (or loopback http for a loopback server);
-//! a token's expiry never lies before the time it was received.
+//! challenges; an accepted peer URL is https (or loopback http for a loopback server), and
+//! for a server on a public name never an internal address; a token's expiry never lies
+//! before the time it was received.
 //!
 //! Input: a selector byte, then the text.
 #![no_main]
@@ -14,7 +15,7 @@ use serde_json::Value;
 
 const SERVERS: [&str; 4] = [
     "http://127.0.0.1:3000/mcp",
-    "https://mcp.example.com/mcp",
+    PUBLIC_SERVER,
     "http://10.0.0.5/mcp",
     "https://[fd00::1]:8443/",
 ];
@@ -90,8 +91,49 @@ fn url(text: &str) {
                 "{text:?} accepted over {} for {server}",
                 accepted.scheme()
             );
+            // a server on a public name never sends the client to an internal address
+            if server == PUBLIC_SERVER && !same_origin {
+                assert!(
+                    !is_internal(host),
+                    "{text:?} accepted ({host}) for {server}"
+                );
+            }
         }
     }
+}
+
+/// The server of [`SERVERS`] on a public name.
+const PUBLIC_SERVER: &str = "https://mcp.example.com/mcp";
+
+/// Whether `host` (as the URL parser writes it) is loopback, private, link-local, shared or
+/// unspecified, by the standard library's reading of the address: an oracle independent of
+/// presa-oauth's own classes (which hold more, such as site-local IPv6).
+fn is_internal(host: &str) -> bool {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+    let v4 = |ip: Ipv4Addr| {
+        let [a, b, ..] = ip.octets();
+        ip.is_loopback()
+            || ip.is_private()
+            || ip.is_link_local()
+            || ip.is_unspecified()
+            || a == 0
+            || (a == 100 && (b & 0xc0) == 64)
+    };
+    if let Some(ip) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return ip.parse::<Ipv6Addr>().is_ok_and(|ip| {
+            let first = ip.segments()[0];
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+                || ip.to_ipv4_mapped().is_some_and(v4)
+        });
+    }
+    if let Ok(ip) = host.parse::<Ipv4Addr>() {
+        return v4(ip);
+    }
+    let name = host.strip_suffix('.').unwrap_or(host);
+    name == "localhost" || name.ends_with(".localhost")
 }
 
 fn url_origin(url: &presa_oauth::__fuzz::Url) -> String {
