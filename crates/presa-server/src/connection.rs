@@ -371,3 +371,54 @@ fn connection_id() -> String {
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use presa_core::Notification;
+
+    use super::*;
+
+    fn waits(queue: &TransmitQueue) -> bool {
+        queue.0.writer_waits.load(Ordering::Acquire)
+    }
+
+    /// A writer task, once it waits in `next`.
+    async fn waiting_writer(queue: &TransmitQueue) -> tokio::task::JoinHandle<Option<Transmit>> {
+        let writer = tokio::spawn({
+            let queue = queue.clone();
+            async move { queue.next().await }
+        });
+        while !waits(queue) {
+            tokio::task::yield_now().await;
+        }
+        writer
+    }
+
+    #[tokio::test]
+    async fn the_writer_is_woken_while_it_waits_and_its_flag_goes_however_the_wait_ends() {
+        let queue = TransmitQueue::new();
+        // a wait that a `select!` gives up for another branch leaves no flag behind
+        tokio::select! {
+            biased;
+            _ = queue.next() => panic!("nothing was queued"),
+            () = std::future::ready(()) => {}
+        }
+        assert!(!waits(&queue));
+        // a writer waiting is woken by a message
+        let writer = waiting_writer(&queue).await;
+        let message = Notification::without_params("notifications/tools/list_changed");
+        queue.send(Transmit::new(message, None));
+        let got = writer.await.unwrap().expect("the message");
+        assert_eq!(
+            got.message.method(),
+            Some("notifications/tools/list_changed")
+        );
+        assert!(!waits(&queue));
+        // a writer waiting on a closed, empty queue ends
+        let writer = waiting_writer(&queue).await;
+        queue.close();
+        assert!(writer.await.unwrap().is_none());
+    }
+}
