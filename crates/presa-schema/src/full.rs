@@ -7,6 +7,7 @@
 use serde_json::{Number, Value};
 
 use crate::error::{ErrorKind, JsonType, SchemaError, ValidationError, ValidationErrors};
+use crate::number::Num;
 use crate::value::{find_duplicate, too_deep};
 use crate::{Validator, ValidatorOptions};
 
@@ -15,7 +16,8 @@ use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 /// A validator for full JSON Schema, built by [`ValidatorOptions::compile_full`].
 ///
 /// The draft follows `$schema` (2020-12, 2019-09, draft-07, draft-06, draft-04), defaulting to
-/// 2020-12. `format` asserts only where the draft does (draft-07 and earlier).
+/// 2020-12. `format` asserts only where the draft does (draft-07 and earlier). `multipleOf` is
+/// decided exactly on the decimal values written, as the built-in subset decides it.
 ///
 /// ```
 /// use presa_schema::{FullValidator, Validator};
@@ -68,6 +70,7 @@ impl ValidatorOptions {
         let inner = jsonschema::options()
             .offline()
             .with_pattern_options(patterns)
+            .with_keyword("multipleOf", exact_multiple_of)
             .build(schema)
             .map_err(|error| schema_error(schema, &error))?;
         Ok(FullValidator {
@@ -75,6 +78,44 @@ impl ValidatorOptions {
             schema: schema.clone(),
             max_instance_depth: self.max_instance_depth,
         })
+    }
+}
+
+/// `multipleOf` as the subset reads it, exactly on the decimal values written
+/// ([`Num::is_multiple_of`]): jsonschema's own reading is floating point, under which a
+/// divisor below `f64::EPSILON` divides every number (`1e308` a multiple of `1.4e-19`).
+fn exact_multiple_of<'a>(
+    _schema: &'a serde_json::Map<String, Value>,
+    value: &'a Value,
+    _at: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>> {
+    // the meta-schema has checked that it is a number above 0
+    match value {
+        Value::Number(divisor) => Ok(Box::new(MultipleOf(Num::of(divisor)))),
+        _ => Err(jsonschema::ValidationError::custom(
+            "multipleOf must be a number",
+        )),
+    }
+}
+
+/// The `multipleOf` keyword of [`exact_multiple_of`].
+struct MultipleOf(Num);
+
+impl<'i> jsonschema::Keyword<'i> for MultipleOf {
+    fn validate(&self, instance: &'i Value) -> Result<(), jsonschema::ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            // the message is made from the schema and the instance by `convert`
+            Err(jsonschema::ValidationError::custom("not a multiple"))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        match instance {
+            Value::Number(n) => Num::of(n).is_multiple_of(self.0),
+            _ => true,
+        }
     }
 }
 
@@ -252,19 +293,19 @@ fn convert_kind(
         Kind::ExclusiveMaximum { limit } => bound(limit, instance, error, |limit, actual| {
             ErrorKind::ExclusiveMaximum { limit, actual }
         }),
-        Kind::MultipleOf { multiple_of } => {
-            let divisor = match keyword_value() {
-                Some(Value::Number(n)) if n.as_f64() == Some(*multiple_of) => n.clone(),
-                _ => float_number(*multiple_of),
-            };
-            match instance {
-                Value::Number(actual) => one(ErrorKind::MultipleOf {
-                    divisor,
-                    actual: actual.clone(),
-                }),
+        Kind::Custom { keyword, .. } if keyword == "multipleOf" => {
+            match (keyword_value(), instance) {
+                (Some(Value::Number(divisor)), Value::Number(actual)) => {
+                    one(ErrorKind::MultipleOf {
+                        divisor: divisor.clone(),
+                        actual: actual.clone(),
+                    })
+                }
                 _ => other("multipleOf", lowercase_first(&error.to_string())),
             }
         }
+        // not raised: `exact_multiple_of` replaces jsonschema's own keyword
+        Kind::MultipleOf { .. } => other("multipleOf", lowercase_first(&error.to_string())),
         Kind::MinItems { limit } => one(ErrorKind::MinItems {
             limit: *limit,
             actual: items(instance),
@@ -529,17 +570,6 @@ fn bound(
         },
     };
     vec![ValidationError::new(pointer_of(error), kind)]
-}
-
-/// A float as a JSON number, written as an integer when it is one.
-fn float_number(f: f64) -> Number {
-    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
-    if f.fract() == 0.0 && f.abs() < EXACT {
-        // Exact: integral and below 2^53.
-        #[allow(clippy::cast_possible_truncation)]
-        return Number::from(f as i64);
-    }
-    Number::from_f64(f).unwrap_or_else(|| Number::from(0))
 }
 
 fn json_type(ty: jsonschema::JsonType) -> JsonType {

@@ -528,6 +528,13 @@ fn multiple_of() {
     );
     check(json!({"multipleOf": 2}), json!("x"), "");
     check(json!({"multipleOf": 3}), json!(u64::MAX), "");
+    // found by the schema fuzz target: `full` (jsonschema's floating point) took every number
+    // for a multiple of a divisor below f64::EPSILON; both read the decimals exactly now
+    check(
+        json!({"multipleOf": 1.41642934e-19, "type": "integer"}),
+        json!(1e308),
+        "at /: expected a multiple of 1.41642934e-19, got 1e+308",
+    );
 }
 
 #[test]
