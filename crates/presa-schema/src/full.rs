@@ -17,7 +17,8 @@ use jsonschema::error::{TypeKind, ValidationErrorKind as Kind};
 ///
 /// The draft follows `$schema` (2020-12, 2019-09, draft-07, draft-06, draft-04), defaulting to
 /// 2020-12. `format` asserts only where the draft does (draft-07 and earlier). `multipleOf` is
-/// decided exactly on the decimal values written, as the built-in subset decides it.
+/// decided by exact arithmetic on the numbers' decimal forms (an integer's digits, a float's
+/// shortest decimal), as the built-in subset decides it.
 ///
 /// ```
 /// use presa_schema::{FullValidator, Validator};
@@ -81,9 +82,9 @@ impl ValidatorOptions {
     }
 }
 
-/// `multipleOf` as the subset reads it, exactly on the decimal values written
-/// ([`Num::is_multiple_of`]): jsonschema's own reading is floating point, under which a
-/// divisor below `f64::EPSILON` divides every number (`1e308` a multiple of `1.4e-19`).
+/// `multipleOf` as the subset reads it ([`Num::is_multiple_of`]: exact arithmetic on the
+/// numbers' decimal forms): jsonschema's own reading is floating point, under which a divisor
+/// below `f64::EPSILON` divides every number (`1e308` a multiple of `1.4e-19`).
 fn exact_multiple_of<'a>(
     _schema: &'a serde_json::Map<String, Value>,
     value: &'a Value,

@@ -70,11 +70,12 @@
 //! URI); a `$schema` naming a draft other than 2020-12, 2019-09, draft-07 and draft-06 (which
 //! it reads as 2020-12 where they mean the same, as most tool schemas of those drafts do: zod
 //! emits draft-07), and in those three drafts the keywords whose meaning differs (`items` as an
-//! array, a `$ref` beside other constraints, `format`, which they may assert, an `$id` with a
-//! fragment) or that the draft does not define and so ignores (`prefixItems`, and before
-//! 2019-09 `dependentRequired`, `dependentSchemas`, `minContains`, `maxContains`, `$anchor`,
-//! and before draft-07 `if`, `then`, `else`; `$defs` is read as a container in every draft,
-//! and the annotations a draft does not define are skipped as it skips them); a `$ref` to
+//! array, `format`, which they may assert, and before 2019-09 a `$ref` beside other
+//! constraints and an `$id` with a fragment) or that the draft does not define and so ignores
+//! (`prefixItems`, and before 2019-09 `dependentRequired`, `dependentSchemas`, `minContains`,
+//! `maxContains`, `$anchor`, and before draft-07 `if`, `then`, `else`; `$defs` is read as a
+//! container in every draft, the annotations a draft does not define are skipped as it skips
+//! them, and a `$ref` into either is refused); a `$ref` to
 //! another document, or to a location that is not a schema (inside `enum`, ...). The
 //! annotations of the 2020-12 vocabularies (`title`, `description`, `default`, `examples`,
 //! `deprecated`, `readOnly`, `writeOnly`, `format`, `contentEncoding`, `contentMediaType`,

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::error::SchemaError;
 use crate::pointer::{display, join, push_escaped};
-use crate::uri::is_uri_reference;
+use crate::uri::{is_uri_reference, percent_decode};
 use crate::vocabulary::{
     DRAFT_2020_12, Draft, LATER_ANNOTATIONS, Slot, UNSUPPORTED, is_known, slot,
 };
@@ -118,12 +118,9 @@ fn visit<'d>(
             continue;
         }
         match keyword.as_str() {
-            // What the declared draft does not define, it ignores (`prefixItems` in draft-07,
-            // `if` in draft-06): refused rather than evaluated, except `$defs`, a container
-            // that only a `$ref`'s pointer leads into.
-            keyword if Draft::introducing(keyword) > resolver.draft && keyword != "$defs" => {
-                return Err(unsupported());
-            }
+            // what the declared draft does not define, it ignores (`prefixItems` in draft-07,
+            // `if` in draft-06): refused rather than evaluated
+            keyword if !resolver.defines(keyword) => return Err(unsupported()),
             "$id" if !root => return Err(unsupported()),
             "$schema" => {
                 let known = |uri: &str| is_2020_12(uri) || (root && Draft::named_by(uri).is_some());
@@ -133,15 +130,16 @@ fn visit<'d>(
             }
             // the drafts before 2019-09 ignore a `$ref`'s siblings, which 2020-12 applies
             "$ref"
-                if earlier_draft
+                if resolver.draft < Draft::Draft2019_09
                     && object
                         .keys()
                         .any(|key| !REF_SIBLINGS.contains(&key.as_str())) =>
             {
                 return Err(unsupported());
             }
-            // an array of `items` is a tuple before 2020-12 (`prefixItems` now), and draft-07
-            // and earlier may assert `format`, which 2020-12 only annotates
+            // an array of `items` is a tuple before 2020-12 (`prefixItems` now); draft-07 and
+            // earlier may assert `format` and 2019-09 leaves that to a vocabulary, where
+            // 2020-12 only annotates
             "items" if earlier_draft && value.is_array() => return Err(unsupported()),
             "format" if earlier_draft => return Err(unsupported()),
             // before 2019-09, an `$id` with a fragment declares an anchor
@@ -277,6 +275,10 @@ impl Resolver {
             let object = value.as_object().ok_or_else(missing)?;
             let inner = object.get(keyword.as_str()).ok_or_else(missing)?;
             push_token(&mut canonical, keyword);
+            // nor may a reference lead into what the declared draft does not define
+            if !self.defines(keyword) {
+                return Err(unsupported());
+            }
             value = match slot(keyword) {
                 Some(Slot::Single(_)) => inner,
                 Some(Slot::Map(_) | Slot::Container) => {
@@ -317,6 +319,12 @@ impl Resolver {
     /// it, ignores (`deprecated` in draft-07).
     pub(crate) fn ignores(&self, keyword: &str) -> bool {
         Draft::introducing(keyword) > self.draft && LATER_ANNOTATIONS.contains(&keyword)
+    }
+
+    /// Whether the declared draft defines `keyword` (or it is one whose reading no draft
+    /// changes): else that draft ignores it, and the subset refuses it.
+    fn defines(&self, keyword: &str) -> bool {
+        Draft::introducing(keyword) <= self.draft
     }
 
     /// The pointer of the schema declaring anchor `name`, if any.
@@ -361,32 +369,6 @@ fn unescape(token: &str) -> Option<String> {
         }
     }
     Some(out)
-}
-
-/// Decodes `%XX` escapes; `None` if one is malformed or the result is not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return Some(text.to_owned());
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            // two hex digits (`from_str_radix` alone would take a sign, `%+f`)
-            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                return None;
-            }
-            let hex = std::str::from_utf8(hex).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
@@ -642,6 +624,13 @@ mod tests {
                 "/definitions/a/$id",
             ),
             (json!({"$schema": DRAFT_06, "$id": "http://x/y#a"}), "/$id"),
+            (json!({"$schema": DRAFT_07, "$id": "#a"}), "/$id"),
+            // a reference may not lead into what the draft ignores either
+            (
+                json!({"$schema": DRAFT_07, "contentSchema": {"prefixItems": [false]},
+                       "properties": {"a": {"$ref": "#/contentSchema"}}}),
+                "/properties/a/$ref",
+            ),
         ];
         for (schema, pointer) in refused {
             match scan(&schema) {

@@ -115,8 +115,7 @@ fn made_of(part: &str, allowed: impl Fn(u8) -> bool) -> bool {
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         if b == b'%' {
-            let hex = bytes.get(i + 1..i + 3);
-            if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            if escape_at(bytes, i).is_none() {
                 return false;
             }
             i += 3;
@@ -127,6 +126,37 @@ fn made_of(part: &str, allowed: impl Fn(u8) -> bool) -> bool {
         }
     }
     true
+}
+
+/// Decodes the `%XX` escapes of `text`; `None` for a `%` without two hex digits after it, or
+/// bytes that are not UTF-8.
+pub(crate) fn percent_decode(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return Some(text.to_owned());
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            out.push(escape_at(bytes, i)?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The byte the `%XX` escape at `i` stands for: two hex digits after the `%`
+/// (`from_str_radix` alone would take a sign, `%+f`).
+fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
+    let hex = bytes.get(i + 1..i + 3)?;
+    if bytes.get(i) != Some(&b'%') || !hex.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
 }
 
 /// `pchar` without its escapes: unreserved, sub-delims, `:` and `@`.

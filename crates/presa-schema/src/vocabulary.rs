@@ -68,8 +68,7 @@ impl Draft {
         let uri = uri.strip_suffix('#').unwrap_or(uri);
         let uri = uri
             .strip_prefix("https://")
-            .or_else(|| uri.strip_prefix("http://"))
-            .unwrap_or(uri);
+            .or_else(|| uri.strip_prefix("http://"))?;
         Some(match uri {
             "json-schema.org/draft-06/schema" => Self::Draft06,
             "json-schema.org/draft-07/schema" => Self::Draft07,
@@ -78,12 +77,15 @@ impl Draft {
         })
     }
 
-    /// The draft that introduced `keyword`; draft-06 for those it already had.
+    /// The draft that introduced `keyword`, among the keywords whose reading depends on it;
+    /// draft-06 for the others.
     pub(crate) fn introducing(keyword: &str) -> Self {
         match keyword {
             "if" | "then" | "else" | "$comment" | "readOnly" | "writeOnly" | "contentEncoding"
             | "contentMediaType" => Self::Draft07,
-            "$anchor" | "$defs" | "dependentRequired" | "dependentSchemas" | "minContains"
+            // `$defs` is not among them: it holds schemas only a `$ref`'s pointer leads into,
+            // which every draft follows
+            "$anchor" | "dependentRequired" | "dependentSchemas" | "minContains"
             | "maxContains" | "deprecated" | "contentSchema" => Self::Draft2019_09,
             "prefixItems" => Self::Draft2020_12,
             _ => Self::Draft06,
