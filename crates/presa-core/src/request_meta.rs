@@ -52,10 +52,38 @@ struct MetaOnly {
     meta: Option<Meta>,
 }
 
-/// The `_meta` object of raw params, if any. Params that are not an object have none.
+/// The `_meta` object of raw params, if any. Params that are not a JSON object have none, nor
+/// do params that cannot be read.
 pub fn params_meta(params: Option<&RawValue>) -> Option<Meta> {
-    let raw = params?;
-    serde_json::from_str::<MetaOnly>(raw.get()).ok()?.meta
+    read_meta(params).ok().flatten()
+}
+
+/// `_meta` read in full: `Err` for params (an object) that cannot be read into values, such as
+/// a number out of range, a lone surrogate escape or nesting past serde_json's limit.
+fn read_meta(params: Option<&RawValue>) -> Result<Option<Meta>, serde_json::Error> {
+    match params.and_then(object_text) {
+        Some(text) => Ok(serde_json::from_str::<MetaOnly>(text)?.meta),
+        None => Ok(None),
+    }
+}
+
+/// The text of raw params that are a JSON object (a struct reader would take an array too).
+fn object_text(params: &RawValue) -> Option<&str> {
+    let text = params.get();
+    text.trim_start().starts_with('{').then_some(text)
+}
+
+/// [`params_meta`] and [`is_stateless_params`] in one reading, for a server taking requests of
+/// both eras: `_meta`, and whether the request is shaped for 2026-07-28. The shape is read off
+/// the `_meta` read; only params that cannot be read are scanned for its keys.
+pub fn params_meta_and_shape(params: Option<&RawValue>) -> (Option<Meta>, bool) {
+    match read_meta(params) {
+        Ok(meta) => {
+            let stateless = is_stateless_shaped(meta.as_ref());
+            (meta, stateless)
+        }
+        Err(_) => (None, is_stateless_params(params)),
+    }
 }
 
 /// The `_meta` keys only a 2026-07-28 request carries: the per-request context that replaced
@@ -93,7 +121,9 @@ pub fn is_stateless_message(message: &crate::Message) -> bool {
 
 /// Whether raw params are shaped for 2026-07-28 (see [`is_stateless_shaped`]), reading only the
 /// keys of their `_meta`: no value is built, so asking costs a scan of the text. Params that
-/// are not an object, or whose `_meta` is not one, are not.
+/// are not an object, or whose `_meta` is not one, are not. Values that could not be read in
+/// full (a number out of range) do not change the answer: the request is then refused as a
+/// 2026-07-28 one, for its unreadable params.
 ///
 /// ```
 /// use presa_core::is_stateless_params;
@@ -114,7 +144,8 @@ pub fn is_stateless_params(params: Option<&RawValue>) -> bool {
         meta: Option<ContextKeys>,
     }
     params
-        .and_then(|raw| serde_json::from_str::<Probe>(raw.get()).ok())
+        .and_then(object_text)
+        .and_then(|text| serde_json::from_str::<Probe>(text).ok())
         .and_then(|probe| probe.meta)
         .is_some_and(|keys| keys.0)
 }
@@ -338,6 +369,10 @@ mod tests {
                 false,
             ),
             ("[]", false),
+            (
+                r#"[{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}]"#,
+                false,
+            ),
             ("1", false),
             ("{}", false),
         ] {
@@ -345,6 +380,19 @@ mod tests {
             assert_eq!(is_stateless_params(Some(&raw)), stateless, "{params}");
             let read = is_stateless_shaped(params_meta(Some(&raw)).as_ref());
             assert_eq!(read, stateless, "{params}");
+            assert_eq!(params_meta_and_shape(Some(&raw)).1, stateless, "{params}");
+        }
+        // values the scan skips but a full read refuses: shaped all the same, unread
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        for params in [
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","x":1e400}}"#
+                .to_owned(),
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"\ud800"}}"#.to_owned(),
+            format!(r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":{deep}}}}}"#),
+        ] {
+            let raw = RawValue::from_string(params.clone()).unwrap();
+            assert!(is_stateless_params(Some(&raw)), "{params}");
+            assert_eq!(params_meta_and_shape(Some(&raw)), (None, true), "{params}");
         }
     }
 

@@ -490,7 +490,8 @@ impl BitSet {
     }
 }
 
-/// Why a URI template was refused. Positions are byte offsets of the offending brace.
+/// Why a URI template was refused. Positions are byte offsets into the template: of the
+/// offending brace, the expression's `{`, or the lone `%`.
 ///
 /// A template is written by the server's author, so this is a build-time error with no
 /// JSON-RPC counterpart.

@@ -384,16 +384,32 @@ mod tests {
         queue.0.writer_waits.load(Ordering::Acquire)
     }
 
+    /// Far longer than any step below takes: a step not done by then is a failure, not a hang.
+    const PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
     /// A writer task, once it waits in `next`.
     async fn waiting_writer(queue: &TransmitQueue) -> tokio::task::JoinHandle<Option<Transmit>> {
         let writer = tokio::spawn({
             let queue = queue.clone();
             async move { queue.next().await }
         });
-        while !waits(queue) {
-            tokio::task::yield_now().await;
-        }
+        let waiting = async {
+            while !waits(queue) {
+                tokio::task::yield_now().await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, waiting)
+            .await
+            .expect("the writer waits");
         writer
+    }
+
+    /// What the writer got, failing if it was not woken.
+    async fn woken(writer: tokio::task::JoinHandle<Option<Transmit>>) -> Option<Transmit> {
+        tokio::time::timeout(PATIENCE, writer)
+            .await
+            .expect("the writer was woken")
+            .unwrap()
     }
 
     #[tokio::test]
@@ -410,7 +426,7 @@ mod tests {
         let writer = waiting_writer(&queue).await;
         let message = Notification::without_params("notifications/tools/list_changed");
         queue.send(Transmit::new(message, None));
-        let got = writer.await.unwrap().expect("the message");
+        let got = woken(writer).await.expect("the message");
         assert_eq!(
             got.message.method(),
             Some("notifications/tools/list_changed")
@@ -419,6 +435,6 @@ mod tests {
         // a writer waiting on a closed, empty queue ends
         let writer = waiting_writer(&queue).await;
         queue.close();
-        assert!(writer.await.unwrap().is_none());
+        assert!(woken(writer).await.is_none());
     }
 }

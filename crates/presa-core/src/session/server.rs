@@ -17,7 +17,7 @@ use crate::{
     InitializeRequestParams, InitializeResult, LoggingLevel, LoggingMessageNotificationParams,
     Message, Notification, ProgressNotificationParams, ProtocolVersion, RawJson, ReceivedHeaders,
     Request, RequestId, RequestMeta, ResponsePayload, ServerCapabilities, SetLevelRequestParams,
-    SupportedVersions, is_stateless_shaped, params_meta, unsupported_version_error,
+    SupportedVersions, params_meta, params_meta_and_shape, unsupported_version_error,
 };
 
 /// What a [`ServerSession`] needs to know about the server it speaks for.
@@ -493,8 +493,8 @@ impl ServerSession {
     }
 
     fn handle_request(&mut self, request: Request) {
-        let meta = params_meta(request.params.as_deref());
-        if is_stateless_shaped(meta.as_ref()) {
+        let (meta, stateless) = params_meta_and_shape(request.params.as_deref());
+        if stateless {
             return self.handle_stateless(request, meta, None);
         }
         match (request.method.as_str(), &mut self.legacy) {
