@@ -1,15 +1,23 @@
 //! JSON-RPC envelope decoding (`presa_core::decode_packet`, `decode_packet_limited`,
 //! `decode_message`): whatever the bytes, decoding returns a message or an error with an error
 //! response, never panics; every message decoded re-encodes to JSON that decodes to the same
-//! message and the same text; the batch limit refuses exactly the batches past it.
+//! message and the same text; the batch limit refuses exactly the batches past it; telling a
+//! message's era by its `_meta` keys alone agrees with reading `_meta` in full.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use presa_core::{Message, Packet, decode_message, decode_packet, decode_packet_limited};
+use presa_core::{
+    Message, Packet, decode_message, decode_packet, decode_packet_limited, is_stateless_params,
+    params_meta_and_shape,
+};
 
 const LIMIT: usize = 4;
 
 fn round_trip(message: &Message) {
+    // where `_meta` reads in full, its shape decides; the key scan must agree with it
+    let params = message.params();
+    let (_, shaped) = params_meta_and_shape(params);
+    assert_eq!(is_stateless_params(params), shaped, "{params:?}");
     let text = message.to_json();
     let again = decode_message(text.as_bytes())
         .unwrap_or_else(|e| panic!("presa's own encoding {text} does not decode: {e}"));
