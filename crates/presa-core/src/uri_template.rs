@@ -163,8 +163,9 @@ impl UriTemplate {
                         if !*reserved && bytes.get(end - 1).is_some_and(|&b| is_segment_stop(b)) {
                             break;
                         }
+                        // the smallest end: if its value cannot decode, no longer one can
                         if cuts.at(end, *reserved) && next.get(end) {
-                            found = Some(end);
+                            found = Some(end).filter(|&end| cuts.fits(pos, end, *reserved));
                             break;
                         }
                     }
@@ -210,6 +211,7 @@ impl UriTemplate {
                 }
                 Part::Variable { reserved, .. } => {
                     // Smallest end > pos the rest matches from, and first `/?#` at or after pos.
+                    // A value that cannot decode only grows with its end: the smallest decides.
                     let mut next_end: Option<usize> = None;
                     let mut stop = n;
                     for pos in (0..=n).rev() {
@@ -218,7 +220,10 @@ impl UriTemplate {
                         }
                         let limit = if *reserved { n } else { stop };
                         let boundary = cuts.at(pos, *reserved);
-                        if boundary && next_end.is_some_and(|end| end <= limit) {
+                        if boundary
+                            && next_end
+                                .is_some_and(|end| end <= limit && cuts.fits(pos, end, *reserved))
+                        {
                             current.set(pos);
                         }
                         if boundary && next.get(pos) {
@@ -314,7 +319,7 @@ fn parse_expression(body: &str, open: usize) -> Result<Part, UriTemplateError> {
     })
 }
 
-/// Where a variable's value may start or end in a URI.
+/// Where a variable's value may start or end in a URI, and which `{var}` values decode.
 struct CutPoints {
     /// For `{var}`: at a character boundary that splits neither a `%XX` escape nor the escapes
     /// of one UTF-8 character (the continuation escapes, `%80`–`%BF`, a lead escape expects).
@@ -323,38 +328,90 @@ struct CutPoints {
     /// For `{+var}`, whose value is kept as written: at a character boundary that splits no
     /// `%XX` escape.
     reserved: BitSet,
+    /// For each position, how many escapes that cannot decode start before it: a continuation
+    /// no lead expects, a byte UTF-8 never has, a lead its continuations do not all follow, an
+    /// overlong or surrogate form. The cuts never split one, so a `{var}` value decodes iff
+    /// none starts inside it.
+    undecodable_before: Vec<usize>,
+}
+
+/// A lead escape whose continuations are still expected.
+struct Open {
+    start: usize,
+    bytes: [u8; 4],
+    len: usize,
+    expected: u8,
 }
 
 impl CutPoints {
     fn of(bytes: &[u8]) -> Self {
         let n = bytes.len();
-        let mut cuts = Self {
-            decoded: BitSet::new(n + 1),
-            reserved: BitSet::new(n + 1),
-        };
+        let mut decoded = BitSet::new(n + 1);
+        let mut reserved = BitSet::new(n + 1);
+        let mut undecodable = BitSet::new(n + 1);
+        let mut open: Option<Open> = None;
         let mut pos = 0;
-        // how many continuation escapes the last lead escape still expects
-        let mut expected = 0;
         while pos <= n {
             // raw UTF-8: continuation bytes are no boundary
             let boundary = bytes.get(pos).is_none_or(|&b| (b & 0xc0) != 0x80);
             let escape = escape_at(bytes, pos);
-            let continues = expected > 0 && escape.is_some_and(|b| (0x80..=0xbf).contains(&b));
+            let continues = open.is_some() && escape.is_some_and(|b| (0x80..=0xbf).contains(&b));
             if boundary {
-                cuts.reserved.set(pos);
+                reserved.set(pos);
                 if !continues {
-                    cuts.decoded.set(pos);
+                    decoded.set(pos);
                 }
             }
-            expected = match escape {
-                Some(_) if continues => expected - 1,
-                Some(b) => continuations_after(b),
-                None => 0,
-            };
+            match (escape, open.as_mut()) {
+                (Some(b), Some(sequence)) if continues => {
+                    if let Some(slot) = sequence.bytes.get_mut(sequence.len) {
+                        *slot = b;
+                    }
+                    sequence.len += 1;
+                    sequence.expected -= 1;
+                    if sequence.expected == 0 {
+                        let whole = sequence.bytes.get(..sequence.len).unwrap_or_default();
+                        if std::str::from_utf8(whole).is_err() {
+                            undecodable.set(sequence.start);
+                        }
+                        open = None;
+                    }
+                }
+                (escape, _) => {
+                    // a sequence cut short by anything but its continuation
+                    if let Some(sequence) = open.take() {
+                        undecodable.set(sequence.start);
+                    }
+                    match escape.map(|b| (b, continuations_after(b))) {
+                        Some((b, 0)) if !b.is_ascii() => undecodable.set(pos),
+                        Some((b, expected @ 1..)) => {
+                            open = Some(Open {
+                                start: pos,
+                                bytes: [b, 0, 0, 0],
+                                len: 1,
+                                expected,
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+            }
             // skip over the inside of an escape
             pos += if escape.is_some() { 3 } else { 1 };
         }
-        cuts
+        let mut undecodable_before = Vec::with_capacity(n + 1);
+        let mut count = 0;
+        for at in 0..=n {
+            undecodable_before.push(count);
+            if undecodable.get(at) {
+                count += 1;
+            }
+        }
+        Self {
+            decoded,
+            reserved,
+            undecodable_before,
+        }
     }
 
     /// Whether a value of a variable (`reserved` for `{+var}`) may start or end at `pos`.
@@ -364,6 +421,12 @@ impl CutPoints {
         } else {
             self.decoded.get(pos)
         }
+    }
+
+    /// Whether the value `start..end` of a variable is one it can take: any for `{+var}`, one
+    /// that decodes for `{var}`.
+    fn fits(&self, start: usize, end: usize, reserved: bool) -> bool {
+        reserved || self.undecodable_before.get(start) == self.undecodable_before.get(end)
     }
 }
 
@@ -658,6 +721,30 @@ mod tests {
         );
         // a lead escape without its continuation is cut after, and the value fails to decode
         check("{a}{b}", "%C3%41", None);
+        // a `{var}` takes the shortest value that decodes, past a `{+var}` that would have
+        // left it an undecodable one (found by the fuzz target)
+        check(
+            "/{+p}{a}",
+            "/%EF%BF%BDEF%BF%BfD%25",
+            Some(&[("p", "%EF%BF%BDEF%BF%Bf"), ("a", "D%")]),
+        );
+        check("{+p}{a}", "%BFx", Some(&[("p", "%BF"), ("a", "x")]));
+        // overlong, surrogate and out-of-range forms do not decode: a `{+var}` before takes them
+        for bad in [
+            "%C0%80",
+            "%ED%A0%80",
+            "%F4%90%80%80",
+            "%E0%80%80",
+            "%FF",
+            "%C3",
+        ] {
+            check("{a}", &format!("x{bad}"), None);
+            check(
+                "{+p}{a}",
+                &format!("{bad}x"),
+                Some(&[("p", bad), ("a", "x")]),
+            );
+        }
         // `{+var}` keeps escapes as written, but never splits one
         check("{+a}{+b}", "%41x", Some(&[("a", "%41"), ("b", "x")]));
         check("{+a}{+b}", "%C3%A9", Some(&[("a", "%C3"), ("b", "%A9")]));
