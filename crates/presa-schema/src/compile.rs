@@ -257,6 +257,19 @@ mod tests {
         compile(&schema, 1000, 1024).map(|compiled| compiled.root)
     }
 
+    /// Each schema fails to compile with an invalid keyword at the pointer beside it.
+    #[track_caller]
+    fn assert_invalid_at<const N: usize>(cases: [(Value, &str); N]) {
+        for (schema, pointer) in cases {
+            match root(schema.clone()) {
+                Err(SchemaError::InvalidKeyword { pointer: p, .. }) => {
+                    assert_eq!(p, pointer, "{schema}")
+                }
+                other => panic!("{schema}: {other:?}"),
+            }
+        }
+    }
+
     fn subset(schema: Value) -> SubsetValidator {
         SubsetValidator::new(&schema).unwrap_or_else(|e| panic!("{schema}: {e}"))
     }
@@ -318,14 +331,7 @@ mod tests {
                 "/$defs/b/$anchor",
             ),
         ];
-        for (schema, pointer) in bad {
-            match root(schema.clone()) {
-                Err(SchemaError::InvalidKeyword { pointer: p, .. }) => {
-                    assert_eq!(p, pointer, "{schema}")
-                }
-                other => panic!("{schema}: {other:?}"),
-            }
-        }
+        assert_invalid_at(bad);
     }
 
     /// Found by the `schema` fuzz target: the subset compiled `"contentSchema": {"type":
@@ -352,14 +358,7 @@ mod tests {
                 "/properties/a/contentSchema/minLength",
             ),
         ];
-        for (schema, pointer) in bad {
-            match root(schema.clone()) {
-                Err(SchemaError::InvalidKeyword { pointer: p, .. }) => {
-                    assert_eq!(p, pointer, "{schema}")
-                }
-                other => panic!("{schema}: {other:?}"),
-            }
-        }
+        assert_invalid_at(bad);
         assert_eq!(
             root(json!({"contentSchema": 1})).unwrap_err(),
             SchemaError::NotASchema {

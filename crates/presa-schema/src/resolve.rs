@@ -512,6 +512,19 @@ mod tests {
         ));
     }
 
+    /// Each schema's scan is refused as unsupported at the pointer beside it.
+    #[track_caller]
+    fn assert_unsupported_at<const N: usize>(cases: [(Value, &str); N]) {
+        for (schema, pointer) in cases {
+            match scan(&schema) {
+                Err(SchemaError::Unsupported { pointer: p, .. }) => {
+                    assert_eq!(p, pointer, "{schema}")
+                }
+                other => panic!("{schema}: {other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn scan_refuses_keywords_with_their_pointer() {
         let cases = [
@@ -558,14 +571,7 @@ mod tests {
                 "/not/$schema",
             ),
         ];
-        for (schema, pointer) in cases {
-            match scan(&schema) {
-                Err(SchemaError::Unsupported { pointer: p, .. }) => {
-                    assert_eq!(p, pointer, "{schema}")
-                }
-                other => panic!("{schema}: {other:?}"),
-            }
-        }
+        assert_unsupported_at(cases);
         // Annotations, unknown words and keywords inside non-schemas are not refused.
         for schema in [
             json!({"$schema": "https://json-schema.org/draft/2020-12/schema#", "$id": "x"}),
@@ -632,14 +638,7 @@ mod tests {
                 "/properties/a/$ref",
             ),
         ];
-        for (schema, pointer) in refused {
-            match scan(&schema) {
-                Err(SchemaError::Unsupported { pointer: p, .. }) => {
-                    assert_eq!(p, pointer, "{schema}")
-                }
-                other => panic!("{schema}: {other:?}"),
-            }
-        }
+        assert_unsupported_at(refused);
         // Annotations the draft does not define are skipped, typed or not; `$defs` is a
         // container a pointer may lead into; what the draft defines is read as before.
         use crate::Validator as _;
