@@ -2,10 +2,12 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 /// Which list a change touched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum ListKind {
     /// `tools/list`.
@@ -17,7 +19,19 @@ pub enum ListKind {
 }
 
 /// Something that changed on a server, which listening clients may be told about.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// It serializes as plain JSON, for a bus that carries changes between instances:
+///
+/// ```
+/// use presa_server::{Change, ListKind};
+///
+/// let change = Change::ListChanged(ListKind::Tools);
+/// let json = serde_json::to_string(&change).unwrap();
+/// assert_eq!(json, r#"{"change":"listChanged","of":"tools"}"#);
+/// assert_eq!(serde_json::from_str::<Change>(&json).unwrap(), change);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", content = "of", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Change {
     /// A list changed (definitions added or removed).

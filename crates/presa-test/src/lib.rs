@@ -10,6 +10,8 @@
 //!   request to the test to answer.
 //! - [`oauth`] (feature `oauth`): a mock protected resource and authorization servers on
 //!   127.0.0.1 (metadata documents, `/authorize`, `/token`, `/register`).
+//! - [`redis`] (feature `redis`): a real `redis-server` on a free 127.0.0.1 port, installed
+//!   from Debian's packages on first use ([`debian`]).
 //!
 //! It is **not** published and not a public API: it is a dev-dependency of presa's own crates,
 //! and it changes with their tests. It depends on presa-core and presa-client only, never on
@@ -21,6 +23,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "redis")]
+pub mod debian;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "http")]
@@ -28,3 +32,5 @@ pub mod http;
 pub mod message;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+#[cfg(feature = "redis")]
+pub mod redis;

@@ -1,0 +1,39 @@
+//! What can go wrong before presa's Redis is in use.
+
+use std::error::Error;
+use std::fmt;
+
+/// Why a [`Redis`](crate::Redis) could not be set up.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RedisError {
+    /// The options cannot be used (a malformed URL, a key prefix with a hash tag).
+    InvalidOptions(String),
+    /// Redis did not answer at `url` (shown without its password).
+    Unreachable {
+        /// Where Redis was looked for.
+        url: String,
+        /// What the Redis client reported.
+        source: Box<dyn Error + Send + Sync>,
+    },
+}
+
+impl fmt::Display for RedisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidOptions(why) => write!(f, "invalid Redis options: {why}"),
+            Self::Unreachable { url, source } => {
+                write!(f, "could not connect to Redis at {url}: {source}")
+            }
+        }
+    }
+}
+
+impl Error for RedisError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            Self::InvalidOptions(_) => None,
+            Self::Unreachable { source, .. } => Some(&**source),
+        }
+    }
+}

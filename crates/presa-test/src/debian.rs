@@ -1,0 +1,50 @@
+//! Debian packages the tests need, installed with `apt-get` when the machine lacks them.
+
+use std::fs::File;
+use std::process::{Command, Stdio};
+
+/// Makes sure `command` runs, installing Debian's `package` first if it does not: `apt-get
+/// update`, then `apt-get install`, under a lock file shared by every test process of the
+/// machine (so concurrent tests install once). Panics with apt's output if that fails.
+pub fn ensure(command: &str, package: &str) {
+    if runs(command) {
+        return;
+    }
+    let lock = File::create(std::env::temp_dir().join("presa-apt.lock")).unwrap();
+    lock.lock().unwrap();
+    if runs(command) {
+        return;
+    }
+    eprintln!("presa-test: installing Debian's {package} for `{command}`");
+    apt(&["update", "-qq"]);
+    apt(&["install", "-y", "-qq", "--no-install-recommends", package]);
+    assert!(
+        runs(command),
+        "`{command}` does not run after installing {package}"
+    );
+}
+
+fn runs(command: &str) -> bool {
+    Command::new(command)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+fn apt(args: &[&str]) {
+    let output = Command::new("apt-get")
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .output()
+        .unwrap_or_else(|e| panic!("could not run apt-get (a Debian machine is needed): {e}"));
+    assert!(
+        output.status.success(),
+        "apt-get {} failed ({}):\n{}\n{}",
+        args.join(" "),
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -1,0 +1,164 @@
+//! A real Redis for tests: Debian's `redis-server`, installed with `apt-get` on first use when
+//! the machine lacks it, started on a free 127.0.0.1 port with nothing persisted, and stopped
+//! by its PID when the test drops it.
+//!
+//! ```no_run
+//! let redis = presa_test::redis::RedisServer::start();
+//! // point the code under test at redis.url(), then:
+//! redis.restart(); // the same port, an empty dataset
+//! ```
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long a started `redis-server` has to answer `PING`.
+const STARTUP: Duration = Duration::from_secs(20);
+
+/// One `redis-server` process of this test, on 127.0.0.1.
+#[derive(Debug)]
+pub struct RedisServer {
+    port: u16,
+    dir: PathBuf,
+    child: Mutex<Option<Child>>,
+}
+
+impl RedisServer {
+    /// Starts a Redis on a free port (installing Debian's `redis-server` first if the machine
+    /// has none), and waits until it answers.
+    pub fn start() -> Self {
+        ensure_installed();
+        let mut last = String::new();
+        // a free port can be taken between looking and binding: a few tries
+        for _ in 0..5 {
+            let port = free_port();
+            let dir =
+                std::env::temp_dir().join(format!("presa-redis-{}-{port}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let server = Self {
+                port,
+                dir,
+                child: Mutex::new(None),
+            };
+            match server.spawn() {
+                Ok(()) => return server,
+                Err(why) => last = why,
+            }
+        }
+        panic!("could not start redis-server: {last}");
+    }
+
+    /// The URL to connect to, `redis://127.0.0.1:<port>/`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stops the server (by its PID) and waits for it to exit; the port stays this server's to
+    /// [`resume`](Self::resume) on.
+    pub fn stop(&self) {
+        if let Some(mut child) = self.child.lock().unwrap().take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on the same port (after [`stop`](Self::stop)), with an empty
+    /// dataset, and waits until it answers.
+    pub fn resume(&self) {
+        self.spawn()
+            .unwrap_or_else(|why| panic!("could not start redis-server again: {why}"));
+    }
+
+    /// [`stop`](Self::stop), then [`resume`](Self::resume).
+    pub fn restart(&self) {
+        self.stop();
+        self.resume();
+    }
+
+    /// Sends one command (its words, as `redis-cli` takes them) and returns the reply's first
+    /// line, e.g. `+PONG`, `:3` or `$5` (a bulk string's length).
+    pub fn command(&self, words: &[&str]) -> String {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream.set_read_timeout(Some(STARTUP)).unwrap();
+        let mut request = format!("*{}\r\n", words.len());
+        for word in words {
+            request.push_str(&format!("${}\r\n{word}\r\n", word.len()));
+        }
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line).unwrap();
+        line.trim_end().to_owned()
+    }
+
+    fn spawn(&self) -> Result<(), String> {
+        let log = File::create(self.dir.join("redis.log")).map_err(|e| e.to_string())?;
+        let mut child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("could not run redis-server: {e}"))?;
+        let started = Instant::now();
+        loop {
+            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+                let log = std::fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default();
+                return Err(format!("redis-server exited ({status}):\n{log}"));
+            }
+            if ping(self.port) {
+                *self.child.lock().unwrap() = Some(child);
+                return Ok(());
+            }
+            if started.elapsed() > STARTUP {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("redis-server did not answer within {STARTUP:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Whether a Redis on `port` answers `PING`.
+fn ping(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+    if stream.write_all(b"*1\r\n$4\r\nPING\r\n").is_err() {
+        return false;
+    }
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).is_ok() && line.starts_with("+PONG")
+}
+
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// Installs Debian's `redis-server` unless it runs already, once per process and under a lock
+/// file shared by the test processes of this target directory.
+pub fn ensure_installed() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| crate::debian::ensure("redis-server", "redis-server"));
+}
