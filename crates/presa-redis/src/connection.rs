@@ -12,6 +12,7 @@ use redis::{Cmd, IntoConnectionInfo, Pipeline, ProtocolVersion, RedisFuture, Val
 use crate::bus::RedisBus;
 use crate::error::RedisError;
 use crate::session::RedisSessionStore;
+use crate::tasks::RedisTaskStore;
 
 /// Where presa's Redis is, and how its keys are named.
 ///
@@ -185,6 +186,11 @@ impl Redis {
     /// A [`SessionStore`](presa_http::SessionStore) for initialize-era sessions on this Redis.
     pub fn session_store(&self) -> RedisSessionStore {
         RedisSessionStore::new(self.clone())
+    }
+
+    /// A [`TaskStore`](presa_server::TaskStore) on this Redis.
+    pub fn task_store(&self) -> RedisTaskStore {
+        RedisTaskStore::new(self.clone())
     }
 
     /// An [`EventBus`](presa_server::EventBus) over this Redis's pub/sub; it opens a connection

@@ -10,6 +10,9 @@
 //! - [`RedisBus`]: an [`EventBus`] over Redis pub/sub, so that a list change or a
 //!   `resources/updated` published on one instance reaches the listening clients of every
 //!   instance.
+//! - [`RedisTaskStore`]: tasks (a presa-server [`TaskStore`]), so that any instance answers
+//!   `tasks/get`, `tasks/update`, `tasks/cancel` and `tasks/result` while the task's handler
+//!   runs where it started.
 //!
 //! One [`Redis`] connection serves them all; it reconnects by itself when Redis comes back.
 //!
@@ -36,13 +39,16 @@
 //!
 //! [`SessionStore`]: presa_http::SessionStore
 //! [`EventBus`]: presa_server::EventBus
+//! [`TaskStore`]: presa_server::TaskStore
 
 mod bus;
 mod connection;
 mod error;
 mod session;
+mod tasks;
 
 pub use bus::RedisBus;
 pub use connection::{Redis, RedisOptions};
 pub use error::RedisError;
 pub use session::RedisSessionStore;
+pub use tasks::RedisTaskStore;

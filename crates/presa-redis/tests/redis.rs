@@ -7,9 +7,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use presa_core::TaskStatus;
 use presa_http::{InMemorySessionStore, SessionState, SessionStore};
 use presa_redis::{Redis, RedisError, RedisOptions};
-use presa_server::{Change, EventBus, ListKind};
+use presa_server::{
+    Change, EventBus, InMemoryTaskStore, ListKind, TaskLimits, TaskRecord, TaskStore,
+    TaskStoreError,
+};
 use presa_test::redis::RedisServer;
 use tokio::sync::broadcast;
 use tokio::time::timeout;
@@ -266,4 +270,189 @@ async fn an_unreachable_redis_is_a_clear_error_naming_its_url() {
         "{shown}"
     );
     assert!(!shown.contains("s3cret"));
+}
+
+/// A running task of `owner`, created at 1,000 ms and kept 100 ms once it ends.
+fn task(id: &str, owner: &str) -> TaskRecord {
+    serde_json::from_value(serde_json::json!({
+        "id": id, "owner": owner, "protocolVersion": "2026-07-28", "status": "working",
+        "createdAtMs": 1_000, "updatedAtMs": 1_000, "ttlMs": 100
+    }))
+    .unwrap()
+}
+
+fn ended(mut task: TaskRecord, status: TaskStatus) -> TaskRecord {
+    task.status = status;
+    task
+}
+
+fn ids(page: Vec<TaskRecord>) -> Vec<String> {
+    page.into_iter().map(|t| t.id).collect()
+}
+
+/// What every task store does: written once, run on the in-memory store and on Redis.
+async fn behaves_as_a_task_store(store: &dyn TaskStore) {
+    let limits = TaskLimits {
+        per_owner: 2,
+        total: 3,
+    };
+    store.create(task("a1", "a"), limits, 1_000).await.unwrap();
+    store.create(task("a2", "a"), limits, 1_000).await.unwrap();
+    let refused = store.create(task("a3", "a"), limits, 1_000).await;
+    assert!(
+        matches!(
+            refused,
+            Err(TaskStoreError::Full {
+                limit: "per owner",
+                max: 2
+            })
+        ),
+        "{refused:?}"
+    );
+    store.create(task("b1", "b"), limits, 1_000).await.unwrap();
+    let refused = store.create(task("c1", "c"), limits, 1_000).await;
+    assert!(
+        matches!(
+            refused,
+            Err(TaskStoreError::Full {
+                limit: "total",
+                max: 3
+            })
+        ),
+        "{refused:?}"
+    );
+    let got = store.get("a1", 1_000).await.unwrap().expect("created");
+    assert_eq!((got.owner.as_str(), got.status), ("a", TaskStatus::Working));
+    assert!(store.get("nope", 1_000).await.unwrap().is_none());
+
+    // a running task never expires; one that ended does, 100 ms after its creation, and then
+    // makes room
+    assert!(store.get("a1", u64::MAX).await.unwrap().is_some());
+    assert!(
+        store
+            .update(ended(task("a1", "a"), TaskStatus::Completed))
+            .await
+            .unwrap()
+    );
+    assert!(store.create(task("c1", "c"), limits, 1_099).await.is_err());
+    assert!(store.get("a1", 1_099).await.unwrap().is_some());
+    store.create(task("c1", "c"), limits, 1_100).await.unwrap();
+    assert!(store.get("a1", 1_100).await.unwrap().is_none());
+    // a task that is gone is not brought back by a late write
+    assert!(
+        !store
+            .update(ended(task("a1", "a"), TaskStatus::Failed))
+            .await
+            .unwrap()
+    );
+    assert!(store.get("a1", 0).await.unwrap().is_none());
+
+    // a task that ended stays as it ended
+    assert!(
+        store
+            .update(ended(task("b1", "b"), TaskStatus::Cancelled))
+            .await
+            .unwrap()
+    );
+    let mut progress = task("b1", "b");
+    progress.status_message = Some("half way".into());
+    assert!(!store.update(progress).await.unwrap());
+    let b1 = store.get("b1", 1_000).await.unwrap().unwrap();
+    assert_eq!(
+        (b1.status, b1.status_message),
+        (TaskStatus::Cancelled, None)
+    );
+
+    // eviction takes what expired, and says what is left: a2 and c1 run, b1 ended
+    assert_eq!(store.evict_expired(1_099).await.unwrap(), 3);
+    assert_eq!(store.evict_expired(1_100).await.unwrap(), 2);
+    assert_eq!(
+        store.evict_expired(u64::MAX).await.unwrap(),
+        2,
+        "running tasks stay"
+    );
+
+    // lists: per owner, in creation order, paged, without the expired
+    let many = TaskLimits::default();
+    for id in ["x1", "y1", "x2", "x3", "x4"] {
+        store.create(task(id, &id[..1]), many, 1_000).await.unwrap();
+    }
+    assert!(
+        store
+            .update(ended(task("x2", "x"), TaskStatus::Completed))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        ids(store.list("x", None, 2, 1_000).await.unwrap()),
+        ["x1", "x2"]
+    );
+    assert_eq!(
+        ids(store.list("x", Some("x2"), 2, 1_000).await.unwrap()),
+        ["x3", "x4"]
+    );
+    assert_eq!(
+        ids(store.list("x", None, 2, 1_100).await.unwrap()),
+        ["x1", "x3"],
+        "x2 expired"
+    );
+    assert_eq!(
+        ids(store.list("x", Some("y1"), 1, 1_000).await.unwrap()),
+        ["x1"],
+        "not x's"
+    );
+    assert_eq!(ids(store.list("y", None, 10, 1_000).await.unwrap()), ["y1"]);
+    assert!(store.list("z", None, 10, 1_000).await.unwrap().is_empty());
+    assert!(store.list("x", None, 0, 1_000).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_in_memory_task_store_is_the_reference() {
+    behaves_as_a_task_store(&InMemoryTaskStore::new()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_redis_task_store_behaves_as_the_in_memory_one() {
+    let server = RedisServer::start();
+    let redis = connect(&server).await;
+    behaves_as_a_task_store(&redis.task_store()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tasks_created_on_one_instance_are_seen_and_ended_on_another() {
+    let server = RedisServer::start();
+    let options = options(&server);
+    let one = Redis::connect(options.clone()).await.unwrap().task_store();
+    let two = Redis::connect(options).await.unwrap().task_store();
+    one.create(task("t", "o"), TaskLimits::default(), 1_000)
+        .await
+        .unwrap();
+    assert_eq!(
+        two.get("t", 1_000).await.unwrap().unwrap().status,
+        TaskStatus::Working
+    );
+    // a cancel on two; the runner on one learns of it from its next write
+    assert!(
+        two.update(ended(task("t", "o"), TaskStatus::Cancelled))
+            .await
+            .unwrap()
+    );
+    assert!(!one.update(task("t", "o")).await.unwrap());
+    assert_eq!(ids(one.list("o", None, 10, 1_000).await.unwrap()), ["t"]);
+    // a burst of creates from both at once never passes the limits
+    let limits = TaskLimits {
+        per_owner: 10,
+        total: 1_000,
+    };
+    let creates = (0..40).map(|i| {
+        let store = if i % 2 == 0 { &one } else { &two };
+        store.create(task(&format!("burst{i}"), "p"), limits, 1_000)
+    });
+    let created = futures_util::future::join_all(creates)
+        .await
+        .into_iter()
+        .filter(Result::is_ok)
+        .count();
+    assert_eq!(created, 10);
+    assert_eq!(one.list("p", None, 100, 1_000).await.unwrap().len(), 10);
 }
