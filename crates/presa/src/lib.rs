@@ -18,6 +18,8 @@ pub use presa_client as client;
 pub use presa_http as http;
 #[cfg(any(feature = "oauth", feature = "jwt"))]
 pub use presa_oauth as oauth;
+#[cfg(feature = "redis")]
+pub use presa_redis as redis;
 #[cfg(feature = "server")]
 pub use presa_server as server;
 #[cfg(feature = "stdio")]

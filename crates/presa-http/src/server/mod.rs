@@ -203,13 +203,27 @@ impl RunningServer {
 /// # Ok(()) }
 /// ```
 pub async fn serve(server: Server, options: HttpOptions) -> Result<RunningServer, HttpServeError> {
+    serve_with_store(server, options, Arc::new(InMemorySessionStore::default())).await
+}
+
+/// [`serve`] with a session store of your own: several instances sharing one store (e.g.
+/// presa-redis's) serve each other's initialize-era sessions.
+///
+/// Stopping an instance ends the live parts it holds (its event streams, its requests in
+/// flight), not the sessions' state in the store: their clients go on through another
+/// instance.
+pub async fn serve_with_store(
+    server: Server,
+    options: HttpOptions,
+    sessions: Arc<dyn SessionStore>,
+) -> Result<RunningServer, HttpServeError> {
     let listener = TcpListener::bind((options.host.as_str(), options.port))
         .await
         .map_err(HttpServeError::Bind)?;
     let addr = listener.local_addr().map_err(HttpServeError::Bind)?;
     let url = format!("http://{addr}{}", options.path);
     let hosts = options.hosts_allowed_on(Some(addr.ip()));
-    let shared = Shared::new(server, options, Arc::new(InMemorySessionStore::default()));
+    let shared = Shared::new(server, options, sessions);
     let app: Router = build(shared.clone(), hosts);
     let drain = Drain::new(shared.clone());
     let (stop, stopped) = oneshot::channel::<()>();

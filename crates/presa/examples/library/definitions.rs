@@ -53,12 +53,23 @@ fn add(Args(add): Args<Add>, _cx: Context) -> Result<Json<Sum>, ToolError> {
 }
 
 /// Builds the library server.
+#[allow(
+    dead_code,
+    reason = "not every user of these definitions configures the builder"
+)]
 pub(crate) fn library() -> Result<Server, BuildError> {
+    library_with(|builder| builder)
+}
+
+/// Builds the library server, `configure` given the builder last (a bus, a key).
+pub(crate) fn library_with(
+    configure: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> Result<Server, BuildError> {
     let introduce = Prompt::new("introduce")
         .description("Introduce a person.")
         .argument(PromptArgument::new("id").description("Who").required(true));
 
-    Server::builder("library", "0.1.0")
+    let builder = Server::builder("library", "0.1.0")
         .page_size(10)
         .typed_tool_sync("add", add)
         .typed_tool_sync(
@@ -86,6 +97,6 @@ pub(crate) fn library() -> Result<Server, BuildError> {
                 .unwrap_or("someone");
             format!("Introduce {name} in one sentence.")
         })
-        .complete_prompt_argument("introduce", "id", complete_person)
-        .build()
+        .complete_prompt_argument("introduce", "id", complete_person);
+    configure(builder).build()
 }

@@ -34,6 +34,8 @@ mod notes;
 mod patterns;
 #[cfg(feature = "schemars")]
 mod quickstart;
+#[cfg(all(feature = "redis", feature = "client", feature = "stdio"))]
+mod scale_out;
 mod stdio_processes;
 #[cfg(feature = "schemars")]
 mod tasks;

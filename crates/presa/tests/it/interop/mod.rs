@@ -202,6 +202,7 @@ pub(crate) fn library() -> &'static Path {
             ("http", cfg!(feature = "http")),
             ("full-schema", cfg!(feature = "full-schema")),
             ("schemars", cfg!(feature = "schemars")),
+            ("redis", cfg!(feature = "redis")),
         ]
         .into_iter()
         .filter_map(|(name, on)| on.then_some(name))

@@ -1,0 +1,155 @@
+//! Several instances of the `library` example sharing their state on a real Redis, each
+//! request sent to the instance a round-robin load balancer would pick: an initialize-era
+//! session started on one instance goes on on the others.
+
+use presa_test::redis::RedisServer;
+use serde_json::{Value, json};
+
+use crate::interop::{Listening, library};
+
+/// The key every instance seals 2026-07-28 input rounds with.
+const KEY: &str = "a shared request-state key of at least 32 bytes";
+
+/// `library --http 127.0.0.1:0 --redis URL`.
+fn replica(redis: &RedisServer) -> Listening {
+    let mut command = std::process::Command::new(library());
+    command
+        .args(["--http", "127.0.0.1:0", "--redis", &redis.url()])
+        .env("PRESA_REQUEST_STATE_KEY", KEY);
+    Listening::start("a library replica", command)
+}
+
+/// What a POST was answered with: its status, its session id, and the JSON-RPC message of its
+/// body (JSON, or the first event of an event stream), `Null` for none.
+struct Answer {
+    status: u16,
+    session: Option<String>,
+    message: Value,
+}
+
+async fn post(url: &str, session: Option<&str>, body: Value) -> Answer {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25");
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let text = response.text().await.unwrap();
+    let json = match text.lines().find_map(|line| line.strip_prefix("data:")) {
+        Some(data) => data.trim(),
+        None => text.trim(),
+    };
+    let message = if json.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"))
+    };
+    Answer {
+        status,
+        session,
+        message,
+    }
+}
+
+fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_initialize_era_session_goes_on_on_every_replica() {
+    let redis = RedisServer::start();
+    let replicas = [replica(&redis), replica(&redis), replica(&redis)];
+    let url = |i: usize| replicas[i % replicas.len()].url();
+
+    let initialize = request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "scale-out", "version": "1"}}),
+    );
+    let started = post(url(0), None, initialize).await;
+    assert_eq!(started.status, 200);
+    assert_eq!(started.message["result"]["protocolVersion"], "2025-11-25");
+    let session = started.session.expect("an Mcp-Session-Id");
+    let session = Some(session.as_str());
+
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(url(1), session, initialized).await.status, 202);
+
+    // each request on the next replica, round-robin
+    for (i, id) in (2..8).enumerate() {
+        let add = request(
+            id,
+            "tools/call",
+            json!({"name": "add", "arguments": {"numbers": [1, 2, id]}}),
+        );
+        let answer = post(url(i + 2), session, add).await;
+        assert_eq!(answer.status, 200, "on replica {}", (i + 2) % 3);
+        assert_eq!(
+            answer.message["result"]["structuredContent"]["sum"].as_u64(),
+            Some(3 + id),
+            "{}",
+            answer.message
+        );
+    }
+    let read = request(9, "resources/read", json!({"uri": "file:///readme.txt"}));
+    let answer = post(url(2), session, read).await;
+    assert_eq!(
+        answer.message["result"]["contents"][0]["text"],
+        "Read me first."
+    );
+
+    // the session's state is on Redis, not in one process
+    assert_eq!(redis.command(&["DBSIZE"]), ":1");
+
+    // ended on one replica, it is gone on all
+    let ended = reqwest::Client::new()
+        .delete(url(1))
+        .header("Mcp-Session-Id", session.unwrap())
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert!(ended.status().is_success(), "{}", ended.status());
+    for i in 0..3 {
+        let ping = request(20, "ping", json!({}));
+        assert_eq!(
+            post(url(i), session, ping).await.status,
+            404,
+            "on replica {i}"
+        );
+    }
+    assert_eq!(redis.command(&["DBSIZE"]), ":0");
+}
+
+#[test]
+fn a_replica_whose_redis_cannot_be_reached_says_where_it_looked() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let output = std::process::Command::new(library())
+        .args(["--http", "127.0.0.1:0", "--redis"])
+        .arg(format!("redis://127.0.0.1:{port}/"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "could not connect to Redis at redis://127.0.0.1:{port}/"
+        )),
+        "{stderr}"
+    );
+}
