@@ -80,8 +80,8 @@ async fn an_initialize_era_session_goes_on_on_every_replica() {
     let started = post(url(0), None, initialize).await;
     assert_eq!(started.status, 200);
     assert_eq!(started.message["result"]["protocolVersion"], "2025-11-25");
-    let session = started.session.expect("an Mcp-Session-Id");
-    let session = Some(session.as_str());
+    let id = started.session.expect("an Mcp-Session-Id");
+    let session = Some(id.as_str());
 
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(url(1), session, initialized).await.status, 202);
@@ -115,7 +115,7 @@ async fn an_initialize_era_session_goes_on_on_every_replica() {
     // ended on one replica, it is gone on all
     let ended = reqwest::Client::new()
         .delete(url(1))
-        .header("Mcp-Session-Id", session.unwrap())
+        .header("Mcp-Session-Id", &id)
         .header("MCP-Protocol-Version", "2025-11-25")
         .send()
         .await
