@@ -8,8 +8,8 @@
 //
 // SDK is `v1` (@modelcontextprotocol/sdk, initialize era only) or `v2` (@modelcontextprotocol/
 // client, both eras). ERA is `2025` (the `initialize` handshake, the newest revision the client
-// offers) or `2026` (v2 only: pinned to 2026-07-28, discovered with `server/discover`, no
-// fallback).
+// offers), `2026` (v2 only: pinned to 2026-07-28, discovered with `server/discover`, no
+// fallback) or `auto` (v2 only: probes with `server/discover`, falls back to `initialize`).
 
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,15 +20,17 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 const [sdk, era, kind, ...target] = process.argv.slice(2);
-if (!['v1', 'v2'].includes(sdk) || !['2025', '2026'].includes(era) || (sdk === 'v1' && era === '2026')) {
-    fail(`usage: node client.mjs v1|v2 2025|2026 --stdio COMMAND [ARGS...] | --http URL (got ${process.argv.slice(2)})`);
+if (!['v1', 'v2'].includes(sdk) || !['2025', '2026', 'auto'].includes(era) || (sdk === 'v1' && era !== '2025')) {
+    fail(`usage: node client.mjs v1|v2 2025|2026|auto --stdio COMMAND [ARGS...] | --http URL (got ${process.argv.slice(2)})`);
 }
 
 const info = { name: `interop-${sdk}`, version: '1.0.0' };
 const client =
     sdk === 'v1'
         ? new ClientV1(info)
-        : new ClientV2(info, { versionNegotiation: { mode: era === '2026' ? { pin: '2026-07-28' } : 'legacy' } });
+        : new ClientV2(info, {
+              versionNegotiation: { mode: { 2025: 'legacy', 2026: { pin: '2026-07-28' }, auto: 'auto' }[era] }
+          });
 
 let transport;
 if (kind === '--stdio') {

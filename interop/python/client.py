@@ -6,8 +6,9 @@ object; this script checks nothing itself, it only fails when a step it needs ra
     python client.py ERA --stdio COMMAND [ARGS...]
     python client.py ERA --http URL
 
-ERA is `2025` (mode "legacy": the `initialize` handshake) or `2026` (mode "auto": the client
-probes with `server/discover`, and must end up speaking 2026-07-28).
+ERA is `2025` (mode "legacy": the `initialize` handshake), `2026` (mode "auto": the client
+probes with `server/discover`, and must end up speaking 2026-07-28) or `pin` (mode
+"2026-07-28": adopted without a probe).
 """
 
 import json
@@ -78,16 +79,16 @@ async def main(era, kind, target):
     report = {"sdk": "python", "era": era}
     client = Client(
         recorded(transport, sent, received),
-        mode="auto" if era == "2026" else "legacy",
+        mode={"2025": "legacy", "2026": "auto", "pin": "2026-07-28"}[era],
         read_timeout_seconds=60,
         client_info=Implementation(name="interop-python", version="1.0.0"),
         cache=None,
     )
     async with client:
         report["protocolVersion"] = client.protocol_version
-        report["serverInfo"] = dump(client.server_info)
-
         report["tools"] = [dump(t) for t in (await client.list_tools()).tools]
+        # pinned, the client learns who the server is from the first result's `_meta`
+        report["serverInfo"] = client.server_info and dump(client.server_info)
         report["add"] = dump(await client.call_tool("add", {"numbers": [1, 2, 3]}))
         report["addInvalid"] = dump(await client.call_tool("add", {"numbers": "one, two"}))
         report["logo"] = dump(await client.call_tool("logo", {}))
@@ -117,6 +118,6 @@ async def main(era, kind, target):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4 or sys.argv[1] not in ("2025", "2026"):
-        sys.exit("usage: python client.py 2025|2026 --stdio COMMAND [ARGS...] | --http URL")
+    if len(sys.argv) < 4 or sys.argv[1] not in ("2025", "2026", "pin"):
+        sys.exit("usage: python client.py 2025|2026|pin --stdio COMMAND [ARGS...] | --http URL")
     anyio.run(main, sys.argv[1], sys.argv[2], sys.argv[3:])

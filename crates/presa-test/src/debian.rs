@@ -3,30 +3,31 @@
 use std::fs::File;
 use std::process::{Command, Stdio};
 
-/// Makes sure `command` runs, installing Debian's `package` first if it does not: `apt-get
-/// update`, then `apt-get install`, under a lock file shared by every test process of the
-/// machine (so concurrent tests install once). Panics with apt's output if that fails.
-pub fn ensure(command: &str, package: &str) {
-    if runs(command) {
+/// Makes sure `command` runs (`command version_flag` succeeds), installing Debian's `package`
+/// first if it does not: `apt-get update`, then `apt-get install`, under a lock file shared by
+/// every test process of the machine (so concurrent tests install once). Panics with apt's
+/// output if that fails.
+pub fn ensure(command: &str, version_flag: &str, package: &str) {
+    if runs(command, version_flag) {
         return;
     }
     let lock = File::create(std::env::temp_dir().join("presa-apt.lock")).unwrap();
     lock.lock().unwrap();
-    if runs(command) {
+    if runs(command, version_flag) {
         return;
     }
     eprintln!("presa-test: installing Debian's {package} for `{command}`");
     apt(&["update", "-qq"]);
     apt(&["install", "-y", "-qq", "--no-install-recommends", package]);
     assert!(
-        runs(command),
+        runs(command, version_flag),
         "`{command}` does not run after installing {package}"
     );
 }
 
-fn runs(command: &str) -> bool {
+fn runs(command: &str, version_flag: &str) -> bool {
     Command::new(command)
-        .arg("--version")
+        .arg(version_flag)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

@@ -12,6 +12,8 @@
 //!   127.0.0.1 (metadata documents, `/authorize`, `/token`, `/register`).
 //! - [`redis`] (feature `redis`): a real `redis-server` on a free 127.0.0.1 port, installed
 //!   from Debian's packages on first use ([`debian`]).
+//! - [`nginx`] (feature `nginx`): a real nginx balancing round-robin over upstreams, installed
+//!   the same way.
 //!
 //! It is **not** published and not a public API: it is a dev-dependency of presa's own crates,
 //! and it changes with their tests. It depends on presa-core and presa-client only, never on
@@ -23,13 +25,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[cfg(feature = "redis")]
+#[cfg(any(feature = "redis", feature = "nginx"))]
 pub mod debian;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod message;
+#[cfg(feature = "nginx")]
+pub mod nginx;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 #[cfg(feature = "redis")]

@@ -160,5 +160,5 @@ fn free_port() -> u16 {
 /// file shared by the test processes of this target directory.
 pub fn ensure_installed() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
-    INSTALLED.get_or_init(|| crate::debian::ensure("redis-server", "redis-server"));
+    INSTALLED.get_or_init(|| crate::debian::ensure("redis-server", "--version", "redis-server"));
 }

@@ -1,11 +1,14 @@
-//! Several instances of the `library` example sharing their state on a real Redis, each
-//! request sent to the instance a round-robin load balancer would pick: an initialize-era
-//! session started on one instance goes on on the others.
+//! Several instances of the `library` example sharing their state on a real Redis: each
+//! request sent to the instance a round-robin load balancer would pick, and independent MCP
+//! clients (the TypeScript and Python SDKs, in every negotiation mode) through a real nginx
+//! balancing round-robin over three replicas.
 
+use presa_test::nginx::Nginx;
 use presa_test::redis::RedisServer;
 use serde_json::{Value, json};
 
-use crate::interop::{Listening, library};
+use crate::interop::library::{self as seed, Driver};
+use crate::interop::{self, Listening, library};
 
 /// The key every instance seals 2026-07-28 input rounds with.
 const KEY: &str = "a shared request-state key of at least 32 bytes";
@@ -152,4 +155,74 @@ fn a_replica_whose_redis_cannot_be_reached_says_where_it_looked() {
         )),
         "{stderr}"
     );
+}
+
+/// Redis, three replicas on it, and nginx in front of them with plain round-robin.
+struct Cluster {
+    nginx: Nginx,
+    _replicas: Vec<Listening>,
+    _redis: RedisServer,
+}
+
+impl Cluster {
+    fn start() -> Self {
+        let redis = RedisServer::start();
+        let replicas: Vec<Listening> = (0..3).map(|_| replica(&redis)).collect();
+        let upstreams: Vec<std::net::SocketAddr> = replicas
+            .iter()
+            .map(|replica| {
+                let url = replica.url().strip_prefix("http://").unwrap();
+                url.split_once('/').unwrap().0.parse().unwrap()
+            })
+            .collect();
+        Self {
+            nginx: Nginx::round_robin(&upstreams),
+            _replicas: replicas,
+            _redis: redis,
+        }
+    }
+
+    fn url(&self) -> String {
+        self.nginx.url("/mcp")
+    }
+}
+
+/// The seed replay of `library.rs` (list, call, read, templates, prompts, completion) by
+/// `driver`, through nginx to three replicas.
+fn drive_through_the_balancer(driver: Driver) {
+    let cluster = Cluster::start();
+    let mut client = driver.command();
+    client.args(["--http", &cluster.url()]);
+    let report = interop::report(client);
+    seed::check(&report, driver);
+}
+
+#[test]
+fn typescript_sdk_v2_legacy_through_round_robin() {
+    drive_through_the_balancer(Driver::SdkV2Initialize);
+}
+
+#[test]
+fn typescript_sdk_v2_auto_through_round_robin() {
+    drive_through_the_balancer(Driver::SdkV2Auto);
+}
+
+#[test]
+fn typescript_sdk_v2_pinned_2026_through_round_robin() {
+    drive_through_the_balancer(Driver::SdkV2Stateless);
+}
+
+#[test]
+fn python_sdk_legacy_through_round_robin() {
+    drive_through_the_balancer(Driver::PythonInitialize);
+}
+
+#[test]
+fn python_sdk_auto_through_round_robin() {
+    drive_through_the_balancer(Driver::PythonStateless);
+}
+
+#[test]
+fn python_sdk_pinned_2026_through_round_robin() {
+    drive_through_the_balancer(Driver::PythonPinned);
 }

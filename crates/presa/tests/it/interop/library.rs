@@ -19,10 +19,15 @@ pub(crate) enum Driver {
     /// @modelcontextprotocol/client pinned to 2026-07-28: `server/discover`, then every request
     /// carrying its `_meta` envelope.
     SdkV2Stateless,
+    /// @modelcontextprotocol/client in "auto" mode: `server/discover`, which must settle on
+    /// 2026-07-28.
+    SdkV2Auto,
     /// The Python SDK (`mcp`) in "legacy" mode: `initialize`.
     PythonInitialize,
     /// The Python SDK in "auto" mode: `server/discover`, which must settle on 2026-07-28.
     PythonStateless,
+    /// The Python SDK pinned to 2026-07-28 (no probe).
+    PythonPinned,
 }
 
 impl Driver {
@@ -33,15 +38,20 @@ impl Driver {
             Self::SdkV1 => (node().script("client.mjs"), &["v1", "2025"]),
             Self::SdkV2Initialize => (node().script("client.mjs"), &["v2", "2025"]),
             Self::SdkV2Stateless => (node().script("client.mjs"), &["v2", "2026"]),
+            Self::SdkV2Auto => (node().script("client.mjs"), &["v2", "auto"]),
             Self::PythonInitialize => (python().script("client.py"), &["2025"]),
             Self::PythonStateless => (python().script("client.py"), &["2026"]),
+            Self::PythonPinned => (python().script("client.py"), &["pin"]),
         };
         command.args(args);
         command
     }
 
     fn stateless(self) -> bool {
-        matches!(self, Self::SdkV2Stateless | Self::PythonStateless)
+        matches!(
+            self,
+            Self::SdkV2Stateless | Self::SdkV2Auto | Self::PythonStateless | Self::PythonPinned
+        )
     }
 }
 
@@ -82,7 +92,10 @@ pub(crate) fn check(report: &Value, driver: Driver) {
         "2025-11-25"
     };
     assert_eq!(report["protocolVersion"], version, "{report:#}");
-    assert_eq!(report["serverInfo"]["name"], "library");
+    // a pinned Python client adopts 2026-07-28 without asking the server who it is
+    if !matches!(driver, Driver::PythonPinned) {
+        assert_eq!(report["serverInfo"]["name"], "library");
+    }
 
     // The era on the wire: a handshake first in the initialize era; in 2026-07-28 none, and
     // every request carries the revision in its `_meta`.

@@ -1,0 +1,156 @@
+//! A real load balancer for tests: Debian's `nginx`, installed with `apt-get` on first use when
+//! the machine lacks it, in front of a set of upstreams with plain round-robin (no `ip_hash`,
+//! no stickiness), on a free 127.0.0.1 port, stopped by its PID when the test drops it.
+//!
+//! ```no_run
+//! let upstreams = ["127.0.0.1:8001".parse().unwrap(), "127.0.0.1:8002".parse().unwrap()];
+//! let nginx = presa_test::nginx::Nginx::round_robin(&upstreams);
+//! // point clients at nginx.url("/mcp")
+//! ```
+
+use std::fmt::Write as _;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How long a started nginx has to accept connections.
+const STARTUP: Duration = Duration::from_secs(20);
+
+/// One nginx process of this test.
+#[derive(Debug)]
+pub struct Nginx {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+/// The configuration: one worker, every request to the next upstream in turn, responses
+/// streamed as they come (event streams), the next upstream tried when one refuses the
+/// connection (a replica that was killed).
+fn config(dir: &std::path::Path, port: u16, upstreams: &[SocketAddr]) -> String {
+    let dir = dir.display();
+    let mut servers = String::new();
+    for upstream in upstreams {
+        let _ = writeln!(servers, "    server {upstream} max_fails=0;");
+    }
+    format!(
+        "worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+  client_body_temp_path {dir}/body;
+  proxy_temp_path {dir}/proxy;
+  fastcgi_temp_path {dir}/fastcgi;
+  uwsgi_temp_path {dir}/uwsgi;
+  scgi_temp_path {dir}/scgi;
+  upstream replicas {{
+{servers}    keepalive 32;
+  }}
+  server {{
+    listen 127.0.0.1:{port};
+    location / {{
+      proxy_pass http://replicas;
+      proxy_http_version 1.1;
+      proxy_set_header Connection \"\";
+      proxy_set_header Host $http_host;
+      proxy_buffering off;
+      proxy_request_buffering off;
+      proxy_cache off;
+      proxy_read_timeout 1h;
+      proxy_next_upstream error timeout;
+    }}
+  }}
+}}
+"
+    )
+}
+
+impl Nginx {
+    /// Starts nginx on a free port, balancing over `upstreams` round-robin, and waits until it
+    /// accepts connections.
+    pub fn round_robin(upstreams: &[SocketAddr]) -> Self {
+        ensure_installed();
+        let mut last = String::new();
+        for _ in 0..5 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let dir =
+                std::env::temp_dir().join(format!("presa-nginx-{}-{port}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let conf = dir.join("nginx.conf");
+            std::fs::write(&conf, config(&dir, port, upstreams)).unwrap();
+            let mut nginx = Self {
+                port,
+                dir,
+                child: None,
+            };
+            match nginx.spawn(&conf) {
+                Ok(()) => return nginx,
+                Err(why) => last = why,
+            }
+        }
+        panic!("could not start nginx: {last}");
+    }
+
+    /// The URL of `path` through the balancer, e.g. `http://127.0.0.1:41234/mcp`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn spawn(&mut self, conf: &std::path::Path) -> Result<(), String> {
+        let mut child = Command::new("nginx")
+            .arg("-p")
+            .arg(&self.dir)
+            .arg("-e")
+            .arg(self.dir.join("error.log"))
+            .arg("-c")
+            .arg(conf)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("could not run nginx: {e}"))?;
+        let started = Instant::now();
+        loop {
+            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+                let log = std::fs::read_to_string(self.dir.join("error.log")).unwrap_or_default();
+                return Err(format!("nginx exited ({status}):\n{log}"));
+            }
+            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                self.child = Some(child);
+                return Ok(());
+            }
+            if started.elapsed() > STARTUP {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("nginx did not listen within {STARTUP:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // the master takes its worker down with it
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Installs Debian's `nginx` unless it runs already, once per process.
+pub fn ensure_installed() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| crate::debian::ensure("nginx", "-v", "nginx"));
+}
