@@ -26,7 +26,8 @@ pub struct Nginx {
     child: Option<Child>,
 }
 
-/// The configuration: one worker, every request to the next upstream in turn, responses
+/// The configuration: one process (no master and workers, so that stopping it by its PID
+/// leaves nothing behind), every request to the next upstream in turn, responses
 /// streamed as they come (event streams), the next upstream tried when one refuses the
 /// connection (a replica that was killed).
 fn config(dir: &std::path::Path, port: u16, upstreams: &[SocketAddr]) -> String {
@@ -36,7 +37,7 @@ fn config(dir: &std::path::Path, port: u16, upstreams: &[SocketAddr]) -> String 
         let _ = writeln!(servers, "    server {upstream} max_fails=0;");
     }
     format!(
-        "worker_processes 1;
+        "master_process off;
 daemon off;
 pid {dir}/nginx.pid;
 error_log {dir}/error.log warn;
@@ -141,7 +142,6 @@ impl Nginx {
 impl Drop for Nginx {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            // the master takes its worker down with it
             let _ = child.kill();
             let _ = child.wait();
         }

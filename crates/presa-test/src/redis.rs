@@ -6,6 +6,10 @@
 //! let redis = presa_test::redis::RedisServer::start();
 //! // point the code under test at redis.url(), then:
 //! redis.restart(); // the same port, an empty dataset
+//!
+//! // or a Redis Cluster of three masters
+//! let cluster = presa_test::redis::RedisCluster::start();
+//! // point the code under test at cluster.urls()
 //! ```
 
 use std::fs::File;
@@ -24,6 +28,8 @@ const STARTUP: Duration = Duration::from_secs(20);
 pub struct RedisServer {
     port: u16,
     dir: PathBuf,
+    /// Arguments added to every start (a cluster node's).
+    extra: Vec<String>,
     child: Mutex<Option<Child>>,
 }
 
@@ -31,6 +37,11 @@ impl RedisServer {
     /// Starts a Redis on a free port (installing Debian's `redis-server` first if the machine
     /// has none), and waits until it answers.
     pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// [`start`](Self::start) with more `redis-server` arguments.
+    fn start_with(extra: &[&str]) -> Self {
         ensure_installed();
         let mut last = String::new();
         // a free port can be taken between looking and binding: a few tries
@@ -42,6 +53,7 @@ impl RedisServer {
             let server = Self {
                 port,
                 dir,
+                extra: extra.iter().map(|&arg| arg.to_owned()).collect(),
                 child: Mutex::new(None),
             };
             match server.spawn() {
@@ -85,7 +97,7 @@ impl RedisServer {
     }
 
     /// Sends one command (its words, as `redis-cli` takes them) and returns the reply's first
-    /// line, e.g. `+PONG`, `:3` or `$5` (a bulk string's length).
+    /// line, e.g. `+PONG`, `:3` or `*2` (an array's length), or a bulk string's contents.
     pub fn command(&self, words: &[&str]) -> String {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         stream.set_read_timeout(Some(STARTUP)).unwrap();
@@ -94,9 +106,22 @@ impl RedisServer {
             request.push_str(&format!("${}\r\n{word}\r\n", word.len()));
         }
         stream.write_all(request.as_bytes()).unwrap();
+        let mut reader = BufReader::new(stream);
         let mut line = String::new();
-        BufReader::new(stream).read_line(&mut line).unwrap();
-        line.trim_end().to_owned()
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        match line
+            .strip_prefix('$')
+            .and_then(|len| len.parse::<usize>().ok())
+        {
+            Some(len) => {
+                let mut bulk = vec![0; len + 2];
+                std::io::Read::read_exact(&mut reader, &mut bulk).unwrap();
+                bulk.truncate(len);
+                String::from_utf8(bulk).unwrap()
+            }
+            None => line.to_owned(),
+        }
     }
 
     fn spawn(&self) -> Result<(), String> {
@@ -106,6 +131,7 @@ impl RedisServer {
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .arg("--dir")
             .arg(&self.dir)
+            .args(&self.extra)
             .stdin(Stdio::null())
             .stdout(log.try_clone().map_err(|e| e.to_string())?)
             .stderr(log)
@@ -135,6 +161,69 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A Redis Cluster of three masters (no replicas), each a [`RedisServer`] on a free port,
+/// joined with `redis-cli --cluster create`.
+#[derive(Debug)]
+pub struct RedisCluster {
+    nodes: Vec<RedisServer>,
+}
+
+impl RedisCluster {
+    /// Starts three cluster nodes, creates the cluster, and waits until every node reports it
+    /// ready.
+    pub fn start() -> Self {
+        let args = [
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            "nodes.conf",
+            "--cluster-node-timeout",
+            "2000",
+        ];
+        let nodes: Vec<RedisServer> = (0..3).map(|_| RedisServer::start_with(&args)).collect();
+        let addresses: Vec<String> = nodes
+            .iter()
+            .map(|node| format!("127.0.0.1:{}", node.port))
+            .collect();
+        let output = Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .unwrap_or_else(|e| panic!("could not run redis-cli: {e}"));
+        assert!(
+            output.status.success(),
+            "redis-cli --cluster create failed:\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let cluster = Self { nodes };
+        let started = Instant::now();
+        while !cluster.nodes.iter().all(|node| {
+            node.command(&["CLUSTER", "INFO"])
+                .contains("cluster_state:ok")
+        }) {
+            assert!(
+                started.elapsed() < STARTUP,
+                "the cluster did not become ready"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        cluster
+    }
+
+    /// The nodes' URLs.
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(RedisServer::url).collect()
+    }
+
+    /// The nodes.
+    pub fn nodes(&self) -> &[RedisServer] {
+        &self.nodes
     }
 }
 

@@ -2,9 +2,12 @@
 //! request sent to the instance a round-robin load balancer would pick, and independent MCP
 //! clients (the TypeScript and Python SDKs, in every negotiation mode) through a real nginx
 //! balancing round-robin over three replicas.
+//!
+//! The Redis is standalone, or a Redis Cluster of three masters when `PRESA_SCALE_OUT_REDIS`
+//! is `cluster` (what `cargo xtask cluster --redis-cluster` sets).
 
 use presa_test::nginx::Nginx;
-use presa_test::redis::RedisServer;
+use presa_test::redis::{RedisCluster, RedisServer};
 use serde_json::{Value, json};
 
 use crate::interop::library::{self as seed, Driver};
@@ -13,11 +16,48 @@ use crate::interop::{self, Listening, library};
 /// The key every instance seals 2026-07-28 input rounds with.
 const KEY: &str = "a shared request-state key of at least 32 bytes";
 
-/// `library --http 127.0.0.1:0 --redis URL`.
-fn replica(redis: &RedisServer) -> Listening {
+/// The Redis the replicas share.
+enum Shared {
+    Standalone(RedisServer),
+    Cluster(RedisCluster),
+}
+
+impl Shared {
+    /// Standalone, unless `PRESA_SCALE_OUT_REDIS` asks for a cluster.
+    fn start() -> Self {
+        match std::env::var("PRESA_SCALE_OUT_REDIS").as_deref() {
+            Ok("cluster") => Self::Cluster(RedisCluster::start()),
+            _ => Self::Standalone(RedisServer::start()),
+        }
+    }
+
+    /// The library's flags for it.
+    fn flags(&self) -> [String; 2] {
+        match self {
+            Self::Standalone(redis) => ["--redis".into(), redis.url()],
+            Self::Cluster(cluster) => ["--redis-cluster".into(), cluster.urls().join(",")],
+        }
+    }
+
+    /// How many keys it holds.
+    fn keys(&self) -> u64 {
+        let nodes = match self {
+            Self::Standalone(redis) => std::slice::from_ref(redis),
+            Self::Cluster(cluster) => cluster.nodes(),
+        };
+        nodes
+            .iter()
+            .map(|node| node.command(&["DBSIZE"])[1..].parse::<u64>().unwrap())
+            .sum()
+    }
+}
+
+/// `library --http 127.0.0.1:0 --redis URL` (or `--redis-cluster URL,…`).
+fn replica(redis: &Shared) -> Listening {
     let mut command = std::process::Command::new(library());
     command
-        .args(["--http", "127.0.0.1:0", "--redis", &redis.url()])
+        .args(["--http", "127.0.0.1:0"])
+        .args(redis.flags())
         .env("PRESA_REQUEST_STATE_KEY", KEY);
     Listening::start("a library replica", command)
 }
@@ -70,7 +110,7 @@ fn request(id: u64, method: &str, params: Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_initialize_era_session_goes_on_on_every_replica() {
-    let redis = RedisServer::start();
+    let redis = Shared::start();
     let replicas = [replica(&redis), replica(&redis), replica(&redis)];
     let url = |i: usize| replicas[i % replicas.len()].url();
 
@@ -113,7 +153,7 @@ async fn an_initialize_era_session_goes_on_on_every_replica() {
     );
 
     // the session's state is on Redis, not in one process
-    assert_eq!(redis.command(&["DBSIZE"]), ":1");
+    assert_eq!(redis.keys(), 1);
 
     // ended on one replica, it is gone on all
     let ended = reqwest::Client::new()
@@ -132,7 +172,7 @@ async fn an_initialize_era_session_goes_on_on_every_replica() {
             "on replica {i}"
         );
     }
-    assert_eq!(redis.command(&["DBSIZE"]), ":0");
+    assert_eq!(redis.keys(), 0);
 }
 
 #[test]
@@ -161,12 +201,12 @@ fn a_replica_whose_redis_cannot_be_reached_says_where_it_looked() {
 struct Cluster {
     nginx: Nginx,
     _replicas: Vec<Listening>,
-    _redis: RedisServer,
+    _redis: Shared,
 }
 
 impl Cluster {
     fn start() -> Self {
-        let redis = RedisServer::start();
+        let redis = Shared::start();
         let replicas: Vec<Listening> = (0..3).map(|_| replica(&redis)).collect();
         let upstreams: Vec<std::net::SocketAddr> = replicas
             .iter()
