@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench;
+mod cluster;
 mod conformance;
 mod fuzz;
 
@@ -14,6 +15,8 @@ const USAGE: &str = "usage: cargo xtask <task> [options]
 
 tasks:
   bench         measure presa against plain axum and raw stdio baselines (cargo xtask bench --help)
+  cluster       the scale-out scenarios: three replicas sharing Redis behind nginx round-robin
+                (cargo xtask cluster --help)
   conformance   run the official MCP conformance runner against presa's fixtures
                 (cargo xtask conformance --help for its options)
   fuzz          build the cargo-fuzz targets on nightly and run each (cargo xtask fuzz --help)
@@ -33,6 +36,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("conformance") => conformance::run(&args[1..]),
+        Some("cluster") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", cluster::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("cluster") => cluster::run(&args[1..]),
         Some("bench") if args.iter().any(|a| a == "--help" || a == "-h") => {
             println!("{}", bench::USAGE);
             ExitCode::SUCCESS
