@@ -79,6 +79,11 @@ struct SubscriptionsGuide;
 #[doc = include_str!("../../../docs/middleware.md")]
 struct MiddlewareGuide;
 
+/// The examples of docs/scale-out.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "redis"))]
+#[doc = include_str!("../../../docs/scale-out.md")]
+struct ScaleOutGuide;
+
 /// The examples of docs/tasks.md, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "in-process"))]
 #[doc = include_str!("../../../docs/tasks.md")]

@@ -266,3 +266,79 @@ fn python_sdk_auto_through_round_robin() {
 fn python_sdk_pinned_2026_through_round_robin() {
     drive_through_the_balancer(Driver::PythonPinned);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn while_redis_is_down_sessions_get_503_and_2026_calls_go_on() {
+    let shared = Shared::Standalone(RedisServer::start());
+    let replica = replica(&shared);
+    let Shared::Standalone(redis) = &shared else {
+        unreachable!()
+    };
+    let initialize = request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "outage", "version": "1"}}),
+    );
+    let id = post(replica.url(), None, initialize).await.session.unwrap();
+    redis.stop();
+
+    let ping = request(2, "ping", json!({}));
+    let response = reqwest::Client::new()
+        .post(replica.url())
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("Mcp-Session-Id", &id)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .body(ping.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 503);
+    assert!(response.headers().contains_key("retry-after"));
+
+    // 2026-07-28 needs no store
+    let add = presa_test::message::request(
+        3,
+        "tools/call",
+        json!({"name": "add", "arguments": {"numbers": [2, 2]}}),
+    );
+    let response = reqwest::Client::new()
+        .post(replica.url())
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "add")
+        .body(add.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body = response.text().await.unwrap();
+    assert!(body.contains(r#""sum":4"#), "{body}");
+
+    // Redis back (empty: nothing was persisted): the session is unknown, a new one works
+    redis.resume();
+    let again = async {
+        loop {
+            let ping = request(4, "ping", json!({}));
+            let answer = post(replica.url(), Some(&id), ping).await;
+            if answer.status != 503 {
+                return answer.status;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), again)
+        .await
+        .expect("the replica reaches Redis again");
+    assert_eq!(status, 404);
+    let initialize = request(
+        5,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "outage", "version": "1"}}),
+    );
+    assert_eq!(post(replica.url(), None, initialize).await.status, 200);
+}
