@@ -342,3 +342,66 @@ async fn while_redis_is_down_sessions_get_503_and_2026_calls_go_on() {
     );
     assert_eq!(post(replica.url(), None, initialize).await.status, 200);
 }
+
+/// A server instance with its event bus on `redis`, served over Streamable HTTP.
+async fn instance(
+    redis: &presa::redis::Redis,
+) -> (presa::server::Server, presa::http::RunningServer) {
+    use presa::core::Resource;
+    use presa::server::{Context, Server};
+    let server = Server::builder("desk", "1.0.0")
+        .subscribe(true)
+        .list_changed(true)
+        .event_bus(std::sync::Arc::new(redis.event_bus().await.unwrap()))
+        .resource(
+            Resource::new("file:///status.txt", "status"),
+            |_cx: Context| async { "idle" },
+        )
+        .build()
+        .unwrap();
+    let options = presa::http::HttpOptions::default().port(0);
+    let running = presa::http::serve(server.clone(), options).await.unwrap();
+    (server, running)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listens_on_every_instance_hear_a_change_published_on_one() {
+    use presa::client::{ChangeEvent, Client, ClientOptions, SubscriptionOptions};
+    use presa::redis::{Redis, RedisOptions};
+
+    let server = RedisServer::start();
+    let redis = Redis::connect(RedisOptions::new(server.url()))
+        .await
+        .unwrap();
+    let instances = [
+        instance(&redis).await,
+        instance(&redis).await,
+        instance(&redis).await,
+    ];
+    // a 2026-07-28 client listening on each instance
+    let mut listens = Vec::new();
+    for (_, running) in &instances {
+        let channel = presa::http::client(running.url(), Default::default()).unwrap();
+        let client = Client::connect(channel, ClientOptions::default())
+            .await
+            .unwrap();
+        let changes = client
+            .subscribe(SubscriptionOptions::new().resource("file:///status.txt"))
+            .await
+            .unwrap();
+        listens.push((client, changes));
+    }
+    // a change made on the first instance: its listen hears it at once, the others through
+    // Redis
+    instances[0].0.resource_updated("file:///status.txt");
+    for (i, (_, changes)) in listens.iter_mut().enumerate() {
+        let next = tokio::time::timeout(std::time::Duration::from_secs(10), changes.next()).await;
+        assert_eq!(
+            next.unwrap_or_else(|_| panic!("instance {i} heard nothing")),
+            Some(ChangeEvent::ResourceUpdated {
+                uri: "file:///status.txt".into()
+            }),
+            "on instance {i}"
+        );
+    }
+}
