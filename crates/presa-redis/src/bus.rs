@@ -1,9 +1,10 @@
 //! An event bus over Redis pub/sub.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
-use presa_server::{Change, EventBus};
+use presa_server::{Change, EventBus, InMemoryBus};
 use redis::{PushInfo, PushKind, Value};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc};
@@ -11,24 +12,30 @@ use tokio::sync::{broadcast, mpsc};
 use crate::connection::{Connection, Redis};
 use crate::error::RedisError;
 
-/// Changes held for a slow listener of this instance, as [`presa_server::InMemoryBus`] does.
-const LISTENER_ROOM: usize = 256;
-
 /// Changes waiting to be published while Redis is slow or away; past this they are dropped
 /// (with a warning) instead of piling up.
 const PUBLISH_ROOM: usize = 1024;
+
+/// How many waiting changes go to Redis in one round trip.
+const PUBLISH_BATCH: usize = 64;
+
+/// How often the subscription is checked when nothing else goes over it.
+const WATCH_EVERY: Duration = Duration::from_secs(1);
 
 /// An [`EventBus`] over Redis pub/sub: a change published on any instance reaches the listeners
 /// of every instance sharing the Redis (the channel `<prefix>:changes`).
 ///
 /// Listeners of the publishing instance hear of a change at once, whether or not Redis is
-/// reachable; other instances hear of it through Redis, typically within a millisecond. While
-/// Redis is away, changes published meanwhile do not reach the other instances (pub/sub keeps
-/// nothing); the subscription, checked every second, is renewed by itself when Redis returns.
+/// reachable; other instances hear of it through Redis, typically within a millisecond.
+/// Changes published together go to Redis in one round trip. While Redis is away, changes
+/// published meanwhile do not reach the other instances (pub/sub keeps nothing); the
+/// subscription, checked every second, is renewed by itself when Redis returns.
 ///
 /// Made by [`Redis::event_bus`].
 pub struct RedisBus {
-    local: broadcast::Sender<Change>,
+    /// This instance's listeners: the in-memory bus, fed by this instance's publishes and by
+    /// what Redis brings from the others.
+    local: Arc<InMemoryBus>,
     outgoing: mpsc::Sender<String>,
     origin: String,
 }
@@ -54,25 +61,20 @@ impl RedisBus {
     pub(crate) async fn start(redis: Redis) -> Result<Self, RedisError> {
         let origin = instance_id();
         let channel = redis.key("changes");
-        let (local, _) = broadcast::channel(LISTENER_ROOM);
-        let heard = local.clone();
+        let local = Arc::new(InMemoryBus::default());
+        let heard = Arc::clone(&local);
         let own = origin.clone();
         let subscription = redis
             .subscribed(&channel, move |info: PushInfo| {
                 if let Some(change) = received(&info, &own) {
-                    // nobody listening is fine
-                    let _ = heard.send(change);
+                    heard.publish(change);
                 }
                 Ok::<(), redis::aio::SendError>(())
             })
             .await?;
         let (outgoing, queued) = mpsc::channel::<String>(PUBLISH_ROOM);
-        tokio::spawn(publish_and_watch(
-            queued,
-            redis.commands(),
-            subscription,
-            channel,
-        ));
+        tokio::spawn(watch(subscription, outgoing.downgrade()));
+        tokio::spawn(publish(queued, redis.commands(), channel));
         Ok(Self {
             local,
             outgoing,
@@ -81,42 +83,40 @@ impl RedisBus {
     }
 }
 
-/// How often the subscription is checked when nothing else goes over it.
-const WATCH_EVERY: Duration = Duration::from_secs(1);
-
-/// Publishes what `queued` holds until the bus is dropped, and checks the subscription's
-/// connection every [`WATCH_EVERY`]: a failed check makes it reconnect (and subscribe again),
-/// also after an outage longer than its own retries.
-async fn publish_and_watch(
-    mut queued: mpsc::Receiver<String>,
-    mut connection: Connection,
-    mut subscription: Connection,
-    channel: String,
-) {
-    let mut watch = tokio::time::interval(WATCH_EVERY);
-    watch.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            envelope = queued.recv() => {
-                let Some(envelope) = envelope else { return };
-                let published = redis::cmd("PUBLISH")
-                    .arg(&channel)
-                    .arg(envelope)
-                    .query_async::<i64>(&mut connection)
-                    .await;
-                if let Err(error) = published {
-                    tracing::warn!(
-                        target: "presa_redis",
-                        %error,
-                        "a change could not be published to the other instances"
-                    );
-                }
-            }
-            _ = watch.tick() => {
-                // an error here is what starts the reconnection; the next tick tells
-                let _ = redis::cmd("PING").query_async::<()>(&mut subscription).await;
-            }
+/// Publishes what `queued` holds, up to [`PUBLISH_BATCH`] changes per round trip, until the
+/// bus is dropped.
+async fn publish(mut queued: mpsc::Receiver<String>, mut connection: Connection, channel: String) {
+    let mut batch = Vec::with_capacity(PUBLISH_BATCH);
+    while queued.recv_many(&mut batch, PUBLISH_BATCH).await > 0 {
+        let mut pipeline = redis::pipe();
+        for envelope in batch.drain(..) {
+            pipeline.cmd("PUBLISH").arg(&channel).arg(envelope).ignore();
         }
+        if let Err(error) = pipeline.query_async::<()>(&mut connection).await {
+            tracing::warn!(
+                target: "presa_redis",
+                %error,
+                "changes could not be published to the other instances"
+            );
+        }
+    }
+}
+
+/// Checks the subscription's connection every [`WATCH_EVERY`] while the bus lives (`bus`, a
+/// weak handle on its queue, tells): a failed check makes it reconnect (and subscribe again),
+/// also after an outage longer than its own retries.
+async fn watch(mut subscription: Connection, bus: mpsc::WeakSender<String>) {
+    let mut every = tokio::time::interval(WATCH_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if bus.upgrade().is_none() {
+            return;
+        }
+        // an error here is what starts the reconnection; the next tick tells
+        let _ = redis::cmd("PING")
+            .query_async::<()>(&mut subscription)
+            .await;
     }
 }
 
@@ -176,7 +176,7 @@ impl EventBus for RedisBus {
             }
         }
         // this instance's listeners hear of it at once
-        let _ = self.local.send(envelope.change);
+        self.local.publish(envelope.change);
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Change> {

@@ -26,7 +26,7 @@ use crate::tasks::RedisTaskStore;
 ///     .response_timeout(Duration::from_secs(1));
 /// assert!(cluster.is_cluster());
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RedisOptions {
     nodes: Vec<String>,
     cluster: bool,
@@ -113,24 +113,46 @@ impl RedisOptions {
     }
 }
 
-/// `url` with the password of its user information replaced by `***`.
-fn redacted(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
-            let hidden = if userinfo.contains(':') || user.is_empty() {
-                format!("{user}:***")
-            } else {
-                user.to_owned()
-            };
-            format!("{scheme}://{hidden}@{host}{}", &rest[authority_end..])
-        }
-        None => url.to_owned(),
+impl fmt::Debug for RedisOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisOptions")
+            .field("nodes", &self.shown())
+            .field("cluster", &self.cluster)
+            .field("prefix", &self.prefix)
+            .field("response_timeout", &self.response_timeout)
+            .field("connection_timeout", &self.connection_timeout)
+            .finish()
     }
+}
+
+/// `url` as it may be shown: its password, and a `pass` or `password` query parameter (a Unix
+/// socket URL's), replaced by `***`; a URL that does not parse is not shown past its scheme.
+fn redacted(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        let scheme = url.split_once("://").map_or("?", |(scheme, _)| scheme);
+        return format!("{scheme}://<not a URL>");
+    };
+    if parsed.password().is_some() {
+        // only fails for URLs that cannot have a password, which this one has
+        let _ = parsed.set_password(Some("***"));
+    }
+    let secret =
+        |key: &str| key.eq_ignore_ascii_case("pass") || key.eq_ignore_ascii_case("password");
+    if parsed.query_pairs().any(|(key, _)| secret(&key)) {
+        let pairs: Vec<(String, String)> = parsed
+            .query_pairs()
+            .map(|(key, value)| {
+                let value = if secret(&key) {
+                    "***".into()
+                } else {
+                    value.into_owned()
+                };
+                (key.into_owned(), value)
+            })
+            .collect();
+        parsed.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    parsed.to_string()
 }
 
 /// A connection to Redis shared by presa's stores and bus. It reconnects by itself: while Redis
@@ -163,7 +185,8 @@ impl Redis {
     ///
     /// # Errors
     ///
-    /// [`RedisError::InvalidOptions`] for options that cannot be used, and
+    /// [`RedisError::InvalidOptions`] or [`RedisError::InvalidUrl`] for options that cannot be
+    /// used, and
     /// [`RedisError::Unreachable`] (naming the URL) when Redis does not answer.
     pub async fn connect(options: RedisOptions) -> Result<Self, RedisError> {
         options.check()?;
@@ -259,8 +282,9 @@ impl Connection {
     /// Opens a connection speaking RESP3 (what pub/sub on a connection that also sends
     /// commands, and on a cluster, needs).
     async fn open(options: &RedisOptions, push: Option<Push>) -> Result<Self, RedisError> {
-        let invalid = |source: redis::RedisError| {
-            RedisError::InvalidOptions(format!("{}: {source}", options.shown()))
+        let invalid = |source: redis::RedisError| RedisError::InvalidUrl {
+            url: options.shown(),
+            source: Box::new(source),
         };
         let mut infos = Vec::with_capacity(options.nodes.len());
         for url in &options.nodes {
@@ -358,11 +382,28 @@ mod tests {
             "redis://app:***@redis.internal:6379/2"
         );
         assert_eq!(
-            redacted("rediss://:s3cret@redis.internal"),
-            "rediss://:***@redis.internal"
+            redacted("rediss://:s3cret@redis.internal/"),
+            "rediss://:***@redis.internal/"
         );
         assert_eq!(redacted("redis://app@host/"), "redis://app@host/");
-        assert_eq!(redacted("not a url"), "not a url");
+        // a password with an unescaped '/' does not parse as one: nothing of it is shown
+        assert_eq!(redacted("redis://app:s3/cret@host/"), "redis://<not a URL>");
+        assert_eq!(
+            redacted("redis+unix:///run/redis.sock?db=1&pass=s3cret"),
+            "redis+unix:///run/redis.sock?db=1&pass=***"
+        );
+        assert_eq!(redacted("not a url"), "?://<not a URL>");
+        let debug = format!("{:?}", RedisOptions::new("redis://app:s3cret@host/"));
+        assert!(!debug.contains("s3cret"), "{debug}");
+    }
+
+    #[test]
+    fn tls_urls_are_understood() {
+        assert!(
+            "rediss://redis.internal:6380/"
+                .into_connection_info()
+                .is_ok()
+        );
     }
 
     #[test]

@@ -7,8 +7,15 @@ use std::fmt;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RedisError {
-    /// The options cannot be used (a malformed URL, a key prefix with a hash tag).
+    /// The options cannot be used (no URL, a key prefix with a hash tag).
     InvalidOptions(String),
+    /// A URL the Redis client cannot use (shown without its password).
+    InvalidUrl {
+        /// The URL.
+        url: String,
+        /// What the Redis client reported.
+        source: Box<dyn Error + Send + Sync>,
+    },
     /// Redis did not answer at `url` (shown without its password).
     Unreachable {
         /// Where Redis was looked for.
@@ -22,6 +29,7 @@ impl fmt::Display for RedisError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidOptions(why) => write!(f, "invalid Redis options: {why}"),
+            Self::InvalidUrl { url, source } => write!(f, "invalid Redis URL {url}: {source}"),
             Self::Unreachable { url, source } => {
                 write!(f, "could not connect to Redis at {url}: {source}")
             }
@@ -33,7 +41,7 @@ impl Error for RedisError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match self {
             Self::InvalidOptions(_) => None,
-            Self::Unreachable { source, .. } => Some(&**source),
+            Self::InvalidUrl { source, .. } | Self::Unreachable { source, .. } => Some(&**source),
         }
     }
 }

@@ -11,10 +11,11 @@
 //!   `resources/updated` published on one instance reaches the listening clients of every
 //!   instance.
 //! - [`RedisTaskStore`]: tasks (a presa-server [`TaskStore`]), so that any instance answers
-//!   `tasks/get`, `tasks/update`, `tasks/cancel` and `tasks/result` while the task's handler
-//!   runs where it started.
+//!   `tasks/get` and `tasks/list` for any task while its handler runs where it started (what
+//!   is not across instances yet is in docs/scale-out.md).
 //!
-//! One [`Redis`] connection serves them all; it reconnects by itself when Redis comes back.
+//! They share one [`Redis`] connection for their commands (the bus opens one more for its
+//! subscription); connections reconnect by themselves when Redis comes back.
 //!
 //! ```no_run
 //! use std::sync::Arc;

@@ -54,11 +54,12 @@ pub struct RedisSessionStore {
     save: Arc<Script>,
 }
 
-/// A time to live as the scripts take it: milliseconds, empty for none. A TTL past a century
-/// is none (Redis refuses an expiry time it cannot add to the clock).
+/// A time to live as the scripts take it: whole milliseconds, rounded up (so that a TTL under
+/// a millisecond keeps the state for one, not none), empty for none. A TTL past a century is
+/// none (Redis refuses an expiry time it cannot add to the clock).
 fn ttl_arg(ttl: Option<Duration>) -> String {
     const CENTURY_MS: u128 = 100 * 365 * 24 * 3_600_000;
-    ttl.map(|ttl| ttl.as_millis())
+    ttl.map(|ttl| ttl.as_nanos().div_ceil(1_000_000))
         .filter(|&ms| ms <= CENTURY_MS)
         .map(|ms| ms.to_string())
         .unwrap_or_default()
@@ -157,10 +158,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ttls_are_whole_milliseconds_up_to_a_century() {
+    fn ttls_are_whole_milliseconds_rounded_up_to_a_century() {
         assert_eq!(ttl_arg(None), "");
         assert_eq!(ttl_arg(Some(Duration::from_secs(1800))), "1800000");
         assert_eq!(ttl_arg(Some(Duration::ZERO)), "0");
+        assert_eq!(ttl_arg(Some(Duration::from_micros(1))), "1");
         assert_eq!(ttl_arg(Some(Duration::MAX)), "", "forever");
     }
 }

@@ -8,11 +8,12 @@ use redis::Script;
 use crate::connection::Redis;
 
 /// The eviction every script below shares: forgets the tasks whose expiry (`ARGV[1]`, in the
-/// `expiring` set, KEYS[1]) has come, at most 10,000 per call. KEYS[2] is the id → owner hash;
+/// `expiring` set, KEYS[1]) has come, at most [`EVICT_BATCH`] per call (so that one call never
+/// holds Redis for long); returns how many it forgot. KEYS[2] is the id → owner hash;
 /// ARGV[2] the prefix of every task key (`…:task:`), ARGV[3] of every owner's set (`…:owner:`).
 const EVICT: &str = r"
 local function evict()
-  local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, 10000)
+  local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, EVICT_BATCH)
   for _, id in ipairs(ids) do
     local owner = redis.call('HGET', KEYS[2], id)
     if owner then redis.call('ZREM', ARGV[3] .. owner, id) end
@@ -20,8 +21,12 @@ local function evict()
     redis.call('DEL', ARGV[2] .. id)
     redis.call('ZREM', KEYS[1], id)
   end
+  return #ids
 end
 ";
+
+/// The most tasks one script call evicts (written into [`EVICT`] where it says so).
+const EVICT_BATCH: usize = 10_000;
 
 /// Creates a task unless a limit forbids. KEYS: expiring, owners, the owner's set, the
 /// counter, the task's hash. ARGV: now, task key prefix, owner set prefix, id, owner, JSON,
@@ -55,20 +60,21 @@ return 1
 ";
 
 /// Up to ARGV[3] of an owner's tasks after task ARGV[2] (empty: from the first), in creation
-/// order, without the expired ones (expiry at or before ARGV[1]). KEYS: expiring, the owner's
-/// set. ARGV[4]: the task key prefix. Returns their JSON.
+/// order, without the expired ones (expiry at or before ARGV[1]), read in chunks of 100 from
+/// the last place read. KEYS: expiring, the owner's set. ARGV[4]: the task key prefix. Returns
+/// their JSON.
 const LIST: &str = r"
 local from = '-inf'
 if ARGV[2] ~= '' then
   local place = redis.call('ZSCORE', KEYS[2], ARGV[2])
   if place then from = '(' .. place end
 end
-local now, limit, page, offset = tonumber(ARGV[1]), tonumber(ARGV[3]), {}, 0
+local now, limit, page = tonumber(ARGV[1]), tonumber(ARGV[3]), {}
 while #page < limit do
-  local ids = redis.call('ZRANGE', KEYS[2], from, '+inf', 'BYSCORE', 'LIMIT', offset, 100)
-  if #ids == 0 then break end
-  offset = offset + #ids
-  for _, id in ipairs(ids) do
+  local chunk = redis.call('ZRANGE', KEYS[2], from, '+inf', 'BYSCORE', 'LIMIT', 0, 100, 'WITHSCORES')
+  if #chunk == 0 then break end
+  for i = 1, #chunk, 2 do
+    local id = chunk[i]
     local expiry = redis.call('ZSCORE', KEYS[1], id)
     if not expiry or tonumber(expiry) > now then
       local json = redis.call('HGET', ARGV[4] .. id, 'json')
@@ -78,19 +84,24 @@ while #page < limit do
       end
     end
   end
+  -- the next chunk starts after the last place read
+  from = '(' .. chunk[#chunk]
 end
 return page
 ";
 
-/// Forgets what expired; returns how many tasks are left. KEYS: expiring, owners.
+/// Forgets what expired, up to [`EVICT_BATCH`]; returns how many it forgot and how many tasks
+/// are left. KEYS: expiring, owners.
 const SWEEP: &str = r"
-evict()
-return redis.call('HLEN', KEYS[2])
+local evicted = evict()
+return {evicted, redis.call('HLEN', KEYS[2])}
 ";
 
-/// Tasks on Redis: every instance of a server sharing the Redis answers `tasks/get`,
-/// `tasks/list`, `tasks/update` and `tasks/cancel` for any task, while its handler keeps
-/// running on the instance that started it.
+/// Tasks on Redis: every instance of a server sharing the Redis answers `tasks/get` and
+/// `tasks/list` for any task, and a 2025-11-25 `tasks/cancel` made on any instance is stored
+/// (the runner stops at its next write), while the handler keeps running on the instance that
+/// started it. Answers for a task's input requests (`tasks/update`) and a 2026-07-28
+/// `tasks/cancel` reach the handler only on its own instance yet.
 ///
 /// A task is the hash `<prefix>:{tasks}:task:<id>` (its [`TaskRecord`] as JSON, and whether it
 /// ended), indexed by its owner's sorted set (by creation) and, once it ended, by when it
@@ -117,11 +128,12 @@ struct Scripts {
 
 impl RedisTaskStore {
     pub(crate) fn new(redis: Redis) -> Self {
+        let evict = EVICT.replace("EVICT_BATCH", &EVICT_BATCH.to_string());
         let scripts = Scripts {
-            create: Script::new(&format!("{EVICT}{CREATE}")),
+            create: Script::new(&format!("{evict}{CREATE}")),
             update: Script::new(UPDATE),
             list: Script::new(LIST),
-            sweep: Script::new(&format!("{EVICT}{SWEEP}")),
+            sweep: Script::new(&format!("{evict}{SWEEP}")),
         };
         Self {
             redis,
@@ -280,18 +292,23 @@ impl TaskStore for RedisTaskStore {
     fn evict_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
         Box::pin(async move {
             let mut connection = self.redis.commands();
-            let left: usize = self
-                .scripts
-                .sweep
-                .key(self.key("expiring"))
-                .key(self.key("owners"))
-                .arg(now_ms)
-                .arg(self.task_key(""))
-                .arg(self.owner_key(""))
-                .invoke_async(&mut connection)
-                .await
-                .map_err(backend)?;
-            Ok(left)
+            // a call at a time, until one finds less than a full batch
+            loop {
+                let (evicted, left): (usize, usize) = self
+                    .scripts
+                    .sweep
+                    .key(self.key("expiring"))
+                    .key(self.key("owners"))
+                    .arg(now_ms)
+                    .arg(self.task_key(""))
+                    .arg(self.owner_key(""))
+                    .invoke_async(&mut connection)
+                    .await
+                    .map_err(backend)?;
+                if evicted < EVICT_BATCH {
+                    return Ok(left);
+                }
+            }
         })
     }
 }

@@ -14,7 +14,7 @@ use presa_server::{
     Change, EventBus, InMemoryTaskStore, ListKind, TaskLimits, TaskRecord, TaskStore,
     TaskStoreError,
 };
-use presa_test::redis::RedisServer;
+use presa_test::redis::{RedisCluster, RedisServer};
 use tokio::sync::broadcast;
 use tokio::time::timeout;
 
@@ -404,6 +404,17 @@ async fn behaves_as_a_task_store(store: &dyn TaskStore) {
     assert_eq!(ids(store.list("y", None, 10, 1_000).await.unwrap()), ["y1"]);
     assert!(store.list("z", None, 10, 1_000).await.unwrap().is_empty());
     assert!(store.list("x", None, 0, 1_000).await.unwrap().is_empty());
+
+    // a long list reads past Redis's chunks, in order
+    let long: Vec<String> = (0..250).map(|i| format!("w{i:03}")).collect();
+    for id in &long {
+        store.create(task(id, "w"), many, 1_000).await.unwrap();
+    }
+    assert_eq!(ids(store.list("w", None, 300, 1_000).await.unwrap()), long);
+    assert_eq!(
+        ids(store.list("w", Some("w099"), 120, 1_000).await.unwrap()),
+        long[100..220]
+    );
 }
 
 #[tokio::test]
@@ -455,4 +466,28 @@ async fn tasks_created_on_one_instance_are_seen_and_ended_on_another() {
         .count();
     assert_eq!(created, 10);
     assert_eq!(one.list("p", None, 100, 1_000).await.unwrap().len(), 10);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_a_redis_cluster_the_stores_and_the_bus_behave_the_same() {
+    let cluster = RedisCluster::start();
+    let options = RedisOptions::cluster(cluster.urls()).prefix("c");
+    let a = Redis::connect(options.clone()).await.unwrap();
+    let b = Redis::connect(options).await.unwrap();
+    behaves_as_a_session_store(&a.session_store()).await;
+    behaves_as_a_task_store(&a.task_store()).await;
+
+    let (bus_a, bus_b) = (a.event_bus().await.unwrap(), b.event_bus().await.unwrap());
+    let (mut on_a, mut on_b) = (bus_a.subscribe(), bus_b.subscribe());
+    let updated = Change::ResourceUpdated("file:///notes.txt".into());
+    bus_a.publish(updated.clone());
+    assert_eq!(next(&mut on_a).await, updated);
+    assert_eq!(next(&mut on_b).await, updated, "through the cluster");
+    let tools = Change::ListChanged(ListKind::Tools);
+    bus_b.publish(tools.clone());
+    assert_eq!(
+        next(&mut on_a).await,
+        tools,
+        "nothing of a's own in between"
+    );
 }

@@ -125,7 +125,11 @@ impl Nginx {
                 let log = std::fs::read_to_string(self.dir.join("error.log")).unwrap_or_default();
                 return Err(format!("nginx exited ({status}):\n{log}"));
             }
-            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+            // listening, and this process (its pid file says so), not another test's
+            let pid = std::fs::read_to_string(self.dir.join("nginx.pid")).unwrap_or_default();
+            if pid.trim() == child.id().to_string()
+                && TcpStream::connect(("127.0.0.1", self.port)).is_ok()
+            {
                 self.child = Some(child);
                 return Ok(());
             }

@@ -143,7 +143,8 @@ impl RedisServer {
                 let log = std::fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default();
                 return Err(format!("redis-server exited ({status}):\n{log}"));
             }
-            if ping(self.port) {
+            // this process, not another test's that had the port a moment ago
+            if answers_as(self.port, child.id()) {
                 *self.child.lock().unwrap() = Some(child);
                 return Ok(());
             }
@@ -227,17 +228,32 @@ impl RedisCluster {
     }
 }
 
-/// Whether a Redis on `port` answers `PING`.
-fn ping(port: u16) -> bool {
+/// Whether the Redis on `port` answers, and is process `pid`.
+fn answers_as(port: u16, pid: u32) -> bool {
     let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
         return false;
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    if stream.write_all(b"*1\r\n$4\r\nPING\r\n").is_err() {
+    if stream
+        .write_all(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n")
+        .is_err()
+    {
         return false;
     }
+    let mut reader = BufReader::new(stream);
     let mut line = String::new();
-    BufReader::new(stream).read_line(&mut line).is_ok() && line.starts_with("+PONG")
+    let Some(len) = reader
+        .read_line(&mut line)
+        .ok()
+        .and_then(|_| line.trim_end().strip_prefix('$')?.parse::<usize>().ok())
+    else {
+        return false;
+    };
+    let mut info = vec![0; len];
+    std::io::Read::read_exact(&mut reader, &mut info).is_ok()
+        && String::from_utf8_lossy(&info)
+            .lines()
+            .any(|line| line.trim_end() == format!("process_id:{pid}"))
 }
 
 fn free_port() -> u16 {

@@ -70,7 +70,7 @@ fn typescript_sdk_v2_client_drives_presa_http_server_in_the_initialize_era() {
 
 #[test]
 fn typescript_sdk_v2_client_drives_presa_http_server_on_2026_07_28() {
-    drive_library(Driver::SdkV2Stateless);
+    drive_library(Driver::SdkV2Pinned);
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn python_sdk_client_drives_presa_http_server_in_the_initialize_era() {
 
 #[test]
 fn python_sdk_client_drives_presa_http_server_on_2026_07_28() {
-    drive_library(Driver::PythonStateless);
+    drive_library(Driver::PythonAuto);
 }
 
 #[tokio::test]

@@ -69,7 +69,7 @@ fn typescript_sdk_v2_client_drives_presa_stdio_server_in_the_initialize_era() {
 
 #[test]
 fn typescript_sdk_v2_client_drives_presa_stdio_server_on_2026_07_28() {
-    drive_library(Driver::SdkV2Stateless);
+    drive_library(Driver::SdkV2Pinned);
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn python_sdk_client_drives_presa_stdio_server_in_the_initialize_era() {
 
 #[test]
 fn python_sdk_client_drives_presa_stdio_server_on_2026_07_28() {
-    drive_library(Driver::PythonStateless);
+    drive_library(Driver::PythonAuto);
 }
 
 #[tokio::test]

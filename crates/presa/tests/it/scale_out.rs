@@ -249,7 +249,7 @@ fn typescript_sdk_v2_auto_through_round_robin() {
 
 #[test]
 fn typescript_sdk_v2_pinned_2026_through_round_robin() {
-    drive_through_the_balancer(Driver::SdkV2Stateless);
+    drive_through_the_balancer(Driver::SdkV2Pinned);
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn python_sdk_legacy_through_round_robin() {
 
 #[test]
 fn python_sdk_auto_through_round_robin() {
-    drive_through_the_balancer(Driver::PythonStateless);
+    drive_through_the_balancer(Driver::PythonAuto);
 }
 
 #[test]
@@ -386,22 +386,28 @@ async fn listens_on_every_instance_hear_a_change_published_on_one() {
             .await
             .unwrap();
         let changes = client
-            .subscribe(SubscriptionOptions::new().resource("file:///status.txt"))
+            .subscribe(
+                SubscriptionOptions::new()
+                    .resource("file:///status.txt")
+                    .resource("file:///other.txt"),
+            )
             .await
             .unwrap();
         listens.push((client, changes));
     }
     // a change made on the first instance: its listen hears it at once, the others through
-    // Redis
-    instances[0].0.resource_updated("file:///status.txt");
-    for (i, (_, changes)) in listens.iter_mut().enumerate() {
-        let next = tokio::time::timeout(std::time::Duration::from_secs(10), changes.next()).await;
-        assert_eq!(
-            next.unwrap_or_else(|_| panic!("instance {i} heard nothing")),
-            Some(ChangeEvent::ResourceUpdated {
-                uri: "file:///status.txt".into()
-            }),
-            "on instance {i}"
-        );
+    // Redis; then one made on the second: each listen hears it next (the first instance's own
+    // change did not come back to it through Redis)
+    for (publisher, uri) in [(0, "file:///status.txt"), (1, "file:///other.txt")] {
+        instances[publisher].0.resource_updated(uri);
+        for (i, (_, changes)) in listens.iter_mut().enumerate() {
+            let next =
+                tokio::time::timeout(std::time::Duration::from_secs(10), changes.next()).await;
+            assert_eq!(
+                next.unwrap_or_else(|_| panic!("instance {i} heard nothing")),
+                Some(ChangeEvent::ResourceUpdated { uri: uri.into() }),
+                "on instance {i}"
+            );
+        }
     }
 }

@@ -18,14 +18,14 @@ pub(crate) enum Driver {
     SdkV2Initialize,
     /// @modelcontextprotocol/client pinned to 2026-07-28: `server/discover`, then every request
     /// carrying its `_meta` envelope.
-    SdkV2Stateless,
+    SdkV2Pinned,
     /// @modelcontextprotocol/client in "auto" mode: `server/discover`, which must settle on
     /// 2026-07-28.
     SdkV2Auto,
     /// The Python SDK (`mcp`) in "legacy" mode: `initialize`.
     PythonInitialize,
     /// The Python SDK in "auto" mode: `server/discover`, which must settle on 2026-07-28.
-    PythonStateless,
+    PythonAuto,
     /// The Python SDK pinned to 2026-07-28 (no probe).
     PythonPinned,
 }
@@ -37,10 +37,10 @@ impl Driver {
         let (mut command, args): (Command, &[&str]) = match self {
             Self::SdkV1 => (node().script("client.mjs"), &["v1", "2025"]),
             Self::SdkV2Initialize => (node().script("client.mjs"), &["v2", "2025"]),
-            Self::SdkV2Stateless => (node().script("client.mjs"), &["v2", "2026"]),
+            Self::SdkV2Pinned => (node().script("client.mjs"), &["v2", "2026"]),
             Self::SdkV2Auto => (node().script("client.mjs"), &["v2", "auto"]),
             Self::PythonInitialize => (python().script("client.py"), &["2025"]),
-            Self::PythonStateless => (python().script("client.py"), &["2026"]),
+            Self::PythonAuto => (python().script("client.py"), &["2026"]),
             Self::PythonPinned => (python().script("client.py"), &["pin"]),
         };
         command.args(args);
@@ -50,7 +50,7 @@ impl Driver {
     fn stateless(self) -> bool {
         matches!(
             self,
-            Self::SdkV2Stateless | Self::SdkV2Auto | Self::PythonStateless | Self::PythonPinned
+            Self::SdkV2Pinned | Self::SdkV2Auto | Self::PythonAuto | Self::PythonPinned
         )
     }
 }
