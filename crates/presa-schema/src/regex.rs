@@ -2,8 +2,10 @@
 //!
 //! The source is rewritten where ECMA-262 and fancy-regex disagree on common syntax: `\d` and
 //! `\w` are ASCII-only in ECMA-262, `\uXXXX` (and surrogate pairs) and `\cX` escapes, `[` `&`
-//! `~` inside a class are literals, and `[]` / `[^]` match nothing / anything. Other
-//! differences (for instance `\b` word boundaries being Unicode-aware) remain.
+//! `~` inside a class are literals, a `-` inside a class is a range only between two
+//! characters (fancy-regex would read `--` as a class difference), and `[]` / `[^]` match
+//! nothing / anything. Other differences (for instance `\b` word boundaries being
+//! Unicode-aware) remain.
 
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -49,11 +51,50 @@ impl Pattern {
     }
 }
 
+/// Where a class stands, for ECMA-262's rule on `-`: a range between two single characters,
+/// a literal anywhere else.
+#[derive(Clone, Copy, Default)]
+struct Class {
+    /// The last item was a single character that a `-` may start a range from.
+    open: bool,
+    /// A range's `-` was written: the next character ends it.
+    ranging: bool,
+}
+
+impl Class {
+    /// A single character was written.
+    fn character(&mut self) {
+        self.open = !self.ranging;
+        self.ranging = false;
+    }
+
+    /// A class escape (`\d`, `\w`, …) was written: no range starts or ends at it.
+    fn set(&mut self) {
+        self.open = false;
+        self.ranging = false;
+    }
+}
+
+/// Whether `-` followed by `rest` is a range's `-` in a class at `class`: after a single
+/// character, before one (not the class's end, not a class escape, which Annex B makes the
+/// `-` a literal).
+fn is_range(class: Class, rest: &std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+    let mut ahead = rest.clone();
+    match ahead.next() {
+        None | Some(']') => false,
+        Some('\\') => {
+            class.open && !matches!(ahead.next(), Some('d' | 'D' | 'w' | 'W' | 's' | 'S'))
+        }
+        Some(_) => class.open,
+    }
+}
+
 /// Rewrites ECMA-262 syntax that fancy-regex reads differently.
 fn translate(source: &str) -> String {
     let mut out = String::with_capacity(source.len() + 8);
     let mut chars = source.chars().peekable();
     let mut in_class = false;
+    let mut class = Class::default();
     while let Some(c) = chars.next() {
         match c {
             '\\' => {
@@ -61,6 +102,13 @@ fn translate(source: &str) -> String {
                     out.push('\\');
                     break;
                 };
+                if in_class {
+                    if matches!(escaped, 'd' | 'D' | 'w' | 'W' | 's' | 'S') {
+                        class.set();
+                    } else {
+                        class.character();
+                    }
+                }
                 match escaped {
                     'd' => out.push_str(if in_class { "0-9" } else { "[0-9]" }),
                     'D' => out.push_str(if in_class { "[:^digit:]" } else { "[^0-9]" }),
@@ -113,16 +161,33 @@ fn translate(source: &str) -> String {
                     out.push('[');
                 }
                 in_class = true;
+                class = Class::default();
             }
             ']' if in_class => {
                 in_class = false;
                 out.push(']');
             }
+            '-' if in_class => {
+                if is_range(class, &chars) {
+                    out.push('-');
+                    class.open = false;
+                    class.ranging = true;
+                } else {
+                    out.push_str("\\-");
+                    class.character();
+                }
+            }
             '[' | '&' | '~' if in_class => {
                 out.push('\\');
                 out.push(c);
+                class.character();
             }
-            c => out.push(c),
+            c => {
+                out.push(c);
+                if in_class {
+                    class.character();
+                }
+            }
         }
     }
     out
@@ -192,6 +257,28 @@ mod tests {
         assert_eq!(matches(r"[]", "anything"), Some(false));
         assert_eq!(matches(r"^[^]$", "\n"), Some(true));
         assert_eq!(matches(r"^[[&~]+$", "[&~"), Some(true));
+    }
+
+    #[test]
+    fn a_dash_in_a_class_is_a_range_only_between_two_characters() {
+        // `%--` is the range from `%` to `-`; fancy-regex alone reads `--` as a difference
+        assert_eq!(matches(r"^[%--]+$", "%&-"), Some(true));
+        assert_eq!(matches(r"^[%----<]+$", "%,-0<"), Some(true));
+        assert_eq!(matches(r"^[%----<]+$", "="), Some(false));
+        assert_eq!(matches(r"^[--<]+$", "-0<"), Some(true));
+        assert_eq!(matches(r"^[a-]+$", "a-"), Some(true));
+        assert_eq!(matches(r"^[-a]+$", "-a"), Some(true));
+        assert_eq!(matches(r"^[a-c-e]+$", "abc-e"), Some(true));
+        assert_eq!(matches(r"^[a-c-e]+$", "d"), Some(false));
+        // Annex B: no range from or to a class escape; the `-` is itself
+        assert_eq!(matches(r"^[\d-z]+$", "5-z"), Some(true));
+        assert_eq!(matches(r"^[\d-z]+$", "y"), Some(false));
+        assert_eq!(matches(r"^[z-\d]+$", "z-5"), Some(true));
+        // escapes are characters that ranges start and end at
+        assert_eq!(matches(r"^[\u0041-\u0043]+$", "ABC"), Some(true));
+        assert_eq!(matches(r"^[\--\/]+$", "-./"), Some(true));
+        // the fuzz target's find: a range written as `/-j` inside a long class
+        assert_eq!(matches(r"[:/-json]{1,}", "e"), Some(true));
     }
 
     #[test]

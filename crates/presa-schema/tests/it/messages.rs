@@ -446,6 +446,19 @@ fn patterns() {
         json!("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"),
         r#"at /: string could not be checked against pattern "^((?=a)a+)+$" within the backtracking limit"#,
     );
+    // found by the schema fuzz target: a class's `-` between two characters is a range, also
+    // next to another `-` (`%--`, `/-j`), where the subset's engine read `--` as a difference
+    check(
+        json!({"patternProperties": {"[:/-j]{1,}": {"const": "boolean"}}}),
+        json!({"enuma_X_1": 3}),
+        r#"at /enuma_X_1: value must be "boolean""#,
+    );
+    check(json!({"pattern": "^[%----<]+$"}), json!("%,-0<"), "");
+    check(
+        json!({"pattern": "^[%----<]+$"}),
+        json!("="),
+        r#"at /: string does not match pattern "^[%----<]+$""#,
+    );
 }
 
 #[test]
