@@ -49,13 +49,18 @@ if ARGV[8] ~= '' then redis.call('ZADD', KEYS[1], ARGV[8], ARGV[4]) end
 return 'ok'
 ";
 
-/// Replaces a task that exists and has not ended. KEYS: expiring, the task's hash. ARGV: id,
-/// JSON, whether it ended, its expiry (empty: none). Returns 1 when it did.
+/// Replaces a task that exists and has not ended, and moves its expiry (a running task's is
+/// its runner's lease). KEYS: expiring, the task's hash. ARGV: id, JSON, whether it ended, its
+/// expiry (empty: none). Returns 1 when it did.
 const UPDATE: &str = r"
 local ended = redis.call('HGET', KEYS[2], 'ended')
 if ended ~= '0' then return 0 end
 redis.call('HSET', KEYS[2], 'json', ARGV[2], 'ended', ARGV[3])
-if ARGV[4] ~= '' then redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1]) end
+if ARGV[4] ~= '' then
+  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
 return 1
 ";
 

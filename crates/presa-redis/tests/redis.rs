@@ -372,6 +372,40 @@ async fn behaves_as_a_task_store(store: &dyn TaskStore) {
         "running tasks stay"
     );
 
+    // a running task is kept while its runner's lease holds, and forgotten once it lapses
+    // (its instance stopped); a renewal moves it
+    let mut leased = task("l1", "l");
+    leased.lease_until_ms = Some(1_050);
+    store
+        .create(leased.clone(), TaskLimits::default(), 1_000)
+        .await
+        .unwrap();
+    assert!(store.get("l1", 1_049).await.unwrap().is_some());
+    assert!(
+        store.get("l1", 1_050).await.unwrap().is_none(),
+        "the lease lapsed"
+    );
+    leased.lease_until_ms = Some(2_000);
+    assert!(
+        store.update(leased).await.unwrap(),
+        "renewed before the sweep"
+    );
+    assert!(store.get("l1", 1_999).await.unwrap().is_some());
+    assert_eq!(
+        store.evict_expired(1_500).await.unwrap(),
+        3,
+        "a2, c1 and l1 are left"
+    );
+    assert_eq!(
+        store.evict_expired(2_000).await.unwrap(),
+        2,
+        "l1's renewed lease lapsed"
+    );
+    assert!(
+        !store.update(task("l1", "l")).await.unwrap(),
+        "and it stays gone"
+    );
+
     // lists: per owner, in creation order, paged, without the expired
     let many = TaskLimits::default();
     for id in ["x1", "y1", "x2", "x3", "x4"] {

@@ -228,6 +228,26 @@ impl LiveTask {
         }
     }
 
+    /// Renews the runner's lease on the task for `lease_ms` once a third of it has passed at
+    /// `now_ms`: the store is told the task still runs here (nothing a caller sees changes, and
+    /// nobody is notified). A store that no longer has the task running (it ended, or was
+    /// cancelled elsewhere) stops the handler, as any write would.
+    pub(crate) async fn renew_lease(&self, now_ms: u64, lease_ms: u64) {
+        let writing = self.writing.lock().await;
+        let mut record = self.record.lock().await;
+        let due = record
+            .lease_until_ms
+            .is_some_and(|until| until.saturating_sub(now_ms) < lease_ms / 3 * 2);
+        if record.status.is_terminal() || !due {
+            return;
+        }
+        record.lease_until_ms = Some(now_ms.saturating_add(lease_ms));
+        let renewed = record.clone();
+        drop(record);
+        self.save(&renewed).await;
+        drop(writing);
+    }
+
     /// The state now.
     pub(crate) async fn record(&self) -> super::TaskRecord {
         self.record.lock().await.clone()

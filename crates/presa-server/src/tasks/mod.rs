@@ -62,12 +62,13 @@ pub struct TaskOptions {
     retention: Option<Duration>,
     poll_interval: Duration,
     input_timeout: Option<Duration>,
+    lease: Duration,
 }
 
 impl Default for TaskOptions {
     /// In memory, finished tasks kept for an hour after their last change, a poll every
-    /// second suggested, a task waiting for input given up after an hour, the default
-    /// [`TaskLimits`].
+    /// second suggested, a task waiting for input given up after an hour, a runner's lease
+    /// of a minute, the default [`TaskLimits`].
     fn default() -> Self {
         Self {
             store: Arc::new(InMemoryTaskStore::new()),
@@ -75,6 +76,7 @@ impl Default for TaskOptions {
             retention: Some(Duration::from_secs(3600)),
             poll_interval: Duration::from_secs(1),
             input_timeout: Some(Duration::from_secs(3600)),
+            lease: Duration::from_secs(60),
         }
     }
 }
@@ -127,9 +129,24 @@ impl TaskOptions {
         self
     }
 
+    /// How long the instance running a task vouches for it at a time
+    /// ([`TaskRecord::lease_until_ms`]; at least 3 s, default a minute): it renews the lease
+    /// once a third of it has passed, and a store shared by several instances forgets a
+    /// running task whose instance stopped without ending it this long after the last renewal.
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_secs(3));
+        self
+    }
+
     /// The input timeout.
     pub fn get_input_timeout(&self) -> Option<Duration> {
         self.input_timeout
+    }
+
+    /// The lease.
+    pub fn get_lease(&self) -> Duration {
+        self.lease
     }
 
     /// The limits.
@@ -215,6 +232,12 @@ impl Tasks {
                     for task in tasks.live().values() {
                         task.expire_if_waiting(now, timeout);
                     }
+                }
+                // the tasks running here vouch for themselves again before their lease lapses
+                let running: Vec<Arc<LiveTask>> = tasks.live().values().cloned().collect();
+                let lease = duration_ms(tasks.options.lease);
+                for task in running {
+                    task.renew_lease(now, lease).await;
                 }
                 let left = tasks.options.store.evict_expired(now).await;
                 if matches!(left, Ok(0)) && tasks.live().is_empty() {
@@ -363,6 +386,7 @@ impl Server {
             result: None,
             is_error: false,
             error: None,
+            lease_until_ms: Some(now.saturating_add(duration_ms(options.lease))),
         };
         options
             .store

@@ -55,14 +55,20 @@ pub struct TaskRecord {
     /// The JSON-RPC error the request ended with, once `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorObject>,
+    /// While the task runs: until when (milliseconds since the Unix epoch) its runner vouches
+    /// for it. The runner renews it as it goes; a running task whose lease lapsed belongs to
+    /// an instance that stopped without ending it, and a store forgets it (`None`: kept while
+    /// it runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_until_ms: Option<u64>,
 }
 
 impl TaskRecord {
-    /// When the store may forget the task: `ttl_ms` after creation once the task has ended;
-    /// never while it runs (its runner still writes to it) or without a TTL.
+    /// When the store may forget the task: `ttl_ms` after creation once the task has ended
+    /// (never without a TTL); while it runs, when its runner's lease lapses (never without one).
     pub fn expires_at_ms(&self) -> Option<u64> {
         if !self.status.is_terminal() {
-            return None;
+            return self.lease_until_ms;
         }
         self.ttl_ms
             .map(|ttl| self.created_at_ms.saturating_add(ttl))
@@ -330,16 +336,21 @@ impl TaskStore for InMemoryTaskStore {
 
     fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
         let mut tables = self.tables();
-        let expiry = task.expires_at_ms().map(|at| (at, task.id.clone()));
-        let updated = match tables.tasks.get_mut(&task.id) {
+        let replaced = match tables.tasks.get_mut(&task.id) {
             Some((_, slot)) if !slot.status.is_terminal() => {
-                *slot = task;
-                true
+                let before = slot.expires_at_ms();
+                *slot = task.clone();
+                Some(before)
             }
-            _ => false,
+            _ => None,
         };
-        if let (true, Some(expiry)) = (updated, expiry) {
-            tables.expiring.insert(expiry);
+        let updated = replaced.is_some();
+        if let Some(before) = replaced {
+            // a running task's expiry (its lease) moves with each renewal
+            if let Some(at) = before {
+                tables.expiring.remove(&(at, task.id.clone()));
+            }
+            tables.note_expiry(&task);
         }
         drop(tables);
         Box::pin(std::future::ready(Ok(updated)))
@@ -400,6 +411,7 @@ mod tests {
             result: None,
             is_error: false,
             error: None,
+            lease_until_ms: None,
         }
     }
 

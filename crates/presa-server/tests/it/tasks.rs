@@ -1139,3 +1139,83 @@ async fn answers_for_a_task_running_on_another_instance_are_refused_so_they_are_
     gate.open.notify_one();
     wire.until(&id, "completed").await;
 }
+
+/// A store that tells when a task's lease moved: the in-memory store, watched.
+#[derive(Debug, Default)]
+struct Watched {
+    inner: InMemoryTaskStore,
+    updated: Notify,
+}
+
+impl TaskStore for Watched {
+    fn create(
+        &self,
+        task: TaskRecord,
+        limits: TaskLimits,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        self.inner.create(task, limits, now_ms)
+    }
+
+    fn get(
+        &self,
+        id: &str,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.inner.get(id, now_ms)
+    }
+
+    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        let updated = self.inner.update(task);
+        self.updated.notify_one();
+        updated
+    }
+
+    fn list(
+        &self,
+        owner: &str,
+        after: Option<&str>,
+        limit: usize,
+        now_ms: u64,
+    ) -> BoxFuture<'_, Result<Vec<TaskRecord>, TaskStoreError>> {
+        self.inner.list(owner, after, limit, now_ms)
+    }
+
+    fn evict_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
+        self.inner.evict_expired(now_ms)
+    }
+}
+
+#[tokio::test]
+async fn a_running_task_renews_its_lease_without_changing_what_callers_see() {
+    let store = Arc::new(Watched::default());
+    let options = TaskOptions::default()
+        .shared_store(store.clone())
+        .lease(std::time::Duration::from_secs(3));
+    let server = server_with(&Arc::default(), options);
+    let mut wire = Wire::open(&server);
+    let id = wire.create_task(1, "forever").await;
+    let created = store.inner.get(&id, 0).await.unwrap().unwrap();
+    let first = created.lease_until_ms.expect("a running task has a lease");
+    assert!(first >= created.created_at_ms + 3_000, "{created:?}");
+    // once a third of the lease passed, the sweeper (every second) renews it
+    let renewed = async {
+        loop {
+            store.updated.notified().await;
+            let now = store.inner.get(&id, 0).await.unwrap().unwrap();
+            if now.lease_until_ms > Some(first) {
+                return now;
+            }
+        }
+    };
+    let renewed = tokio::time::timeout(std::time::Duration::from_secs(10), renewed)
+        .await
+        .expect("the lease is renewed");
+    assert_eq!(renewed.status, TaskStatus::Working);
+    assert_eq!(
+        renewed.updated_at_ms, created.updated_at_ms,
+        "no change a caller sees"
+    );
+    wire.send(request(2, "tasks/cancel", json!({"taskId": id})))
+        .await;
+}
