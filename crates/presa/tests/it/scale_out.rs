@@ -39,13 +39,17 @@ impl Shared {
         }
     }
 
-    /// How many keys it holds.
-    fn keys(&self) -> u64 {
-        let nodes = match self {
+    /// Its processes, each a `redis-server`.
+    fn nodes(&self) -> &[RedisServer] {
+        match self {
             Self::Standalone(redis) => std::slice::from_ref(redis),
             Self::Cluster(cluster) => cluster.nodes(),
-        };
-        nodes
+        }
+    }
+
+    /// How many keys it holds.
+    fn keys(&self) -> u64 {
+        self.nodes()
             .iter()
             .map(|node| node.command(&["DBSIZE"])[1..].parse::<u64>().unwrap())
             .sum()
@@ -200,8 +204,8 @@ fn a_replica_whose_redis_cannot_be_reached_says_where_it_looked() {
 /// Redis, three replicas on it, and nginx in front of them with plain round-robin.
 struct Cluster {
     nginx: Nginx,
-    _replicas: Vec<Listening>,
-    _redis: Shared,
+    replicas: Vec<Listening>,
+    redis: Shared,
 }
 
 impl Cluster {
@@ -217,8 +221,8 @@ impl Cluster {
             .collect();
         Self {
             nginx: Nginx::round_robin(&upstreams),
-            _replicas: replicas,
-            _redis: redis,
+            replicas,
+            redis,
         }
     }
 
@@ -409,5 +413,84 @@ async fn listens_on_every_instance_hear_a_change_published_on_one() {
                 "on instance {i}"
             );
         }
+    }
+}
+
+/// What a POST of `body` through the balancer was answered with: its status and body.
+async fn status_through(url: &str, session: Option<&str>, body: &Value) -> (u16, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json");
+    if let Some(session) = session {
+        request = request
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25");
+    }
+    if body["params"]["_meta"].is_object() {
+        request = request
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", body["method"].as_str().unwrap())
+            .header(
+                "Mcp-Name",
+                body["params"]["name"].as_str().unwrap_or_default(),
+            );
+    }
+    let response = request.body(body.to_string()).send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn redis_restarted_under_the_cluster_errors_meanwhile_and_no_replica_exits() {
+    let mut cluster = Cluster::start();
+    let url = cluster.url();
+    let initialize = request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "restart", "version": "1"}}),
+    );
+    let session = post(&url, None, initialize.clone()).await.session.unwrap();
+
+    for node in cluster.redis.nodes() {
+        node.stop();
+    }
+    // every replica in turn: sessions and new sessions get 503, 2026-07-28 calls are answered
+    let add = presa_test::message::request(
+        2,
+        "tools/call",
+        json!({"name": "add", "arguments": {"numbers": [1, 1]}}),
+    );
+    for _ in 0..3 {
+        let ping = request(3, "ping", json!({}));
+        assert_eq!(status_through(&url, Some(&session), &ping).await.0, 503);
+        assert_eq!(status_through(&url, None, &initialize).await.0, 503);
+        let (status, body) = status_through(&url, None, &add).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains(r#""sum":2"#), "{body}");
+    }
+
+    for node in cluster.redis.nodes() {
+        node.resume();
+    }
+    // each replica reconnects by itself: three new sessions in a row, one on each
+    let recovered = async {
+        let mut in_a_row = 0;
+        while in_a_row < 3 {
+            match status_through(&url, None, &initialize).await.0 {
+                200 => in_a_row += 1,
+                _ => {
+                    in_a_row = 0;
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(20), recovered)
+        .await
+        .expect("every replica serves new sessions again");
+    for (i, replica) in cluster.replicas.iter_mut().enumerate() {
+        assert!(replica.is_running(), "replica {i} exited");
     }
 }

@@ -313,6 +313,11 @@ impl Listening {
     pub(crate) fn url(&self) -> &str {
         &self.url
     }
+
+    /// Whether the process is still running.
+    pub(crate) fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
 }
 
 impl Drop for Listening {
