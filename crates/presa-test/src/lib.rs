@@ -36,5 +36,7 @@ pub mod message;
 pub mod nginx;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+#[cfg(any(feature = "redis", feature = "nginx"))]
+mod process;
 #[cfg(feature = "redis")]
 pub mod redis;

@@ -13,10 +13,6 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
-/// How long a started nginx has to accept connections.
-const STARTUP: Duration = Duration::from_secs(20);
 
 /// One nginx process of this test.
 #[derive(Debug)]
@@ -107,7 +103,7 @@ impl Nginx {
     }
 
     fn spawn(&mut self, conf: &std::path::Path) -> Result<(), String> {
-        let mut child = Command::new("nginx")
+        let child = Command::new("nginx")
             .arg("-p")
             .arg(&self.dir)
             .arg("-e")
@@ -119,27 +115,14 @@ impl Nginx {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("could not run nginx: {e}"))?;
-        let started = Instant::now();
-        loop {
-            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-                let log = std::fs::read_to_string(self.dir.join("error.log")).unwrap_or_default();
-                return Err(format!("nginx exited ({status}):\n{log}"));
-            }
-            // listening, and this process (its pid file says so), not another test's
-            let pid = std::fs::read_to_string(self.dir.join("nginx.pid")).unwrap_or_default();
-            if pid.trim() == child.id().to_string()
-                && TcpStream::connect(("127.0.0.1", self.port)).is_ok()
-            {
-                self.child = Some(child);
-                return Ok(());
-            }
-            if started.elapsed() > STARTUP {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("nginx did not listen within {STARTUP:?}"));
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        // listening, and this process (its pid file says so), not another test's
+        let (dir, port) = (self.dir.clone(), self.port);
+        let child = crate::process::ready(child, "nginx", &self.dir.join("error.log"), |pid| {
+            let written = std::fs::read_to_string(dir.join("nginx.pid")).unwrap_or_default();
+            written.trim() == pid.to_string() && TcpStream::connect(("127.0.0.1", port)).is_ok()
+        })?;
+        self.child = Some(child);
+        Ok(())
     }
 }
 

@@ -20,8 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// How long a started `redis-server` has to answer `PING`.
-const STARTUP: Duration = Duration::from_secs(20);
+use crate::process::STARTUP;
 
 /// One `redis-server` process of this test, on 127.0.0.1.
 #[derive(Debug)]
@@ -126,7 +125,7 @@ impl RedisServer {
 
     fn spawn(&self) -> Result<(), String> {
         let log = File::create(self.dir.join("redis.log")).map_err(|e| e.to_string())?;
-        let mut child = Command::new("redis-server")
+        let child = Command::new("redis-server")
             .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .arg("--dir")
@@ -137,24 +136,14 @@ impl RedisServer {
             .stderr(log)
             .spawn()
             .map_err(|e| format!("could not run redis-server: {e}"))?;
-        let started = Instant::now();
-        loop {
-            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-                let log = std::fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default();
-                return Err(format!("redis-server exited ({status}):\n{log}"));
-            }
-            // this process, not another test's that had the port a moment ago
-            if answers_as(self.port, child.id()) {
-                *self.child.lock().unwrap() = Some(child);
-                return Ok(());
-            }
-            if started.elapsed() > STARTUP {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("redis-server did not answer within {STARTUP:?}"));
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        // this process, not another test's that had the port a moment ago
+        let port = self.port;
+        let child =
+            crate::process::ready(child, "redis-server", &self.dir.join("redis.log"), |pid| {
+                answers_as(port, pid)
+            })?;
+        *self.child.lock().unwrap() = Some(child);
+        Ok(())
     }
 }
 

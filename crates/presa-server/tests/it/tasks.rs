@@ -979,12 +979,13 @@ async fn ended_tasks_leave_the_store_once_they_expire() {
     assert_eq!(store.evict_expired(now).await.unwrap(), 0);
 }
 
-/// A store whose engine fails the first `failures` writes of a task's end, and that can be
-/// written to from "another instance".
+/// A store whose engine fails the first `failures` writes of a task's end, that can be
+/// written to from "another instance", and that tells of every write it was given.
 #[derive(Debug, Default)]
 struct FlakyStore {
     inner: InMemoryTaskStore,
     failures: std::sync::atomic::AtomicUsize,
+    written: Notify,
 }
 
 impl TaskStore for FlakyStore {
@@ -1007,6 +1008,7 @@ impl TaskStore for FlakyStore {
 
     fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
         use std::sync::atomic::Ordering;
+        self.written.notify_one();
         let fail = task.status.is_terminal()
             && self
                 .failures
@@ -1140,57 +1142,11 @@ async fn answers_for_a_task_running_on_another_instance_are_refused_so_they_are_
     wire.until(&id, "completed").await;
 }
 
-/// A store that tells when a task's lease moved: the in-memory store, watched.
-#[derive(Debug, Default)]
-struct Watched {
-    inner: InMemoryTaskStore,
-    updated: Notify,
-}
-
-impl TaskStore for Watched {
-    fn create(
-        &self,
-        task: TaskRecord,
-        limits: TaskLimits,
-        now_ms: u64,
-    ) -> BoxFuture<'_, Result<(), TaskStoreError>> {
-        self.inner.create(task, limits, now_ms)
-    }
-
-    fn get(
-        &self,
-        id: &str,
-        now_ms: u64,
-    ) -> BoxFuture<'_, Result<Option<TaskRecord>, TaskStoreError>> {
-        self.inner.get(id, now_ms)
-    }
-
-    fn update(&self, task: TaskRecord) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
-        let updated = self.inner.update(task);
-        self.updated.notify_one();
-        updated
-    }
-
-    fn list(
-        &self,
-        owner: &str,
-        after: Option<&str>,
-        limit: usize,
-        now_ms: u64,
-    ) -> BoxFuture<'_, Result<Vec<TaskRecord>, TaskStoreError>> {
-        self.inner.list(owner, after, limit, now_ms)
-    }
-
-    fn evict_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
-        self.inner.evict_expired(now_ms)
-    }
-}
-
 #[tokio::test]
 async fn a_running_task_renews_its_lease_without_changing_what_callers_see() {
-    let store = Arc::new(Watched::default());
+    let store = Arc::new(FlakyStore::default());
     let options = TaskOptions::default()
-        .shared_store(store.clone())
+        .shared_store(Arc::clone(&store) as Arc<dyn TaskStore>)
         .lease(std::time::Duration::from_secs(3));
     let server = server_with(&Arc::default(), options);
     let mut wire = Wire::open(&server);
@@ -1201,7 +1157,7 @@ async fn a_running_task_renews_its_lease_without_changing_what_callers_see() {
     // once a third of the lease passed, the sweeper (every second) renews it
     let renewed = async {
         loop {
-            store.updated.notified().await;
+            store.written.notified().await;
             let now = store.inner.get(&id, 0).await.unwrap().unwrap();
             if now.lease_until_ms > Some(first) {
                 return now;
