@@ -180,6 +180,9 @@ struct Streams {
     /// The end of the block of stream numbers this process reserved (see
     /// [`SessionState::next_stream`]).
     reserved_until: u64,
+    /// How far this process's own saves reserved: numbers below it that this process has not
+    /// used are its own, whatever another instance saved since (it reserves past them).
+    confirmed_until: u64,
     /// The tables of open and resumable streams; `None` while there are none, which is what
     /// an idle session keeps (one pointer instead of five empty tables).
     active: Option<Box<Active>>,
@@ -385,6 +388,7 @@ impl HttpSession {
                 streams: Mutex::new(Streams {
                     next_stream,
                     reserved_until: next_stream,
+                    confirmed_until: next_stream,
                     ..Streams::default()
                 }),
                 last_active: Mutex::new(Instant::now()),
@@ -436,17 +440,22 @@ impl HttpSession {
             saved.changes = after;
         }
         saved.base = Some(Arc::clone(stored));
-        // stream numbers another instance reserved are not this one's to use
+        // A block this process saved stays its own (other instances reserve past it), so
+        // requests spread over instances do not each reserve, and save, a new one. A block
+        // not saved yet (its save lost to this newer state) may overlap another instance's:
+        // it is dropped, and the next one starts past every number reserved.
         let mut streams = lock(&self.streams);
-        if streams.next_stream < stored.next_stream {
+        let own_block = streams.reserved_until <= streams.confirmed_until;
+        if !own_block && streams.next_stream < stored.next_stream {
             streams.next_stream = stored.next_stream;
             streams.reserved_until = stored.next_stream;
         }
     }
 
     /// The state to save when it changed since the last save: the state, the revision it
-    /// replaces, and the connection's change count it includes.
-    fn unsaved(&self) -> Option<(SessionState, Option<u64>, u64)> {
+    /// replaces, the connection's change count it includes, and the end of this process's
+    /// block of stream numbers it reserves.
+    fn unsaved(&self) -> Option<(SessionState, Option<u64>, u64, u64)> {
         let (changes, reserved) = self.has_unsaved()?;
         let saved = lock(&self.saved);
         let connection = self.connection.state()?;
@@ -454,7 +463,7 @@ impl HttpSession {
         let mut state = SessionState::new(Arc::clone(&self.id), self.owner.clone(), connection);
         state.revision = replaces.map_or(1, |known| known.saturating_add(1));
         state.next_stream = reserved.max(saved.next_stream());
-        Some((state, replaces, changes))
+        Some((state, replaces, changes, reserved))
     }
 
     /// The connection's change count and the reserved stream numbers, when either moved past
@@ -483,7 +492,7 @@ impl HttpSession {
         // one save of a session at a time in this process: the others wait and find it saved
         let _one_at_a_time = Saving::take(&self.saving).await;
         for _ in 0..SAVE_ATTEMPTS {
-            let Some((state, replaces, changes)) = self.unsaved() else {
+            let Some((state, replaces, changes, reserved)) = self.unsaved() else {
                 return Ok(true);
             };
             let state = Arc::new(state);
@@ -491,6 +500,9 @@ impl HttpSession {
                 let mut saved = lock(&self.saved);
                 saved.base = Some(state);
                 saved.changes = changes;
+                drop(saved);
+                let mut streams = lock(&self.streams);
+                streams.confirmed_until = streams.confirmed_until.max(reserved);
                 return Ok(true);
             }
             if replaces.is_none() {
