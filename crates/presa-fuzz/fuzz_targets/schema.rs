@@ -30,6 +30,20 @@ fn verdict(validator: &dyn Validator, instance: &Value) -> bool {
     valid
 }
 
+/// Whether a string anywhere in `schema` (a pattern, a `patternProperties` key) holds `[]` or
+/// `[^]`.
+fn has_empty_class(schema: &Value) -> bool {
+    let empty = |text: &str| text.contains("[]") || text.contains("[^]");
+    match schema {
+        Value::String(text) => empty(text),
+        Value::Array(items) => items.iter().any(has_empty_class),
+        Value::Object(members) => members
+            .iter()
+            .any(|(key, value)| empty(key) || has_empty_class(value)),
+        _ => false,
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(Value::Array(case)) = serde_json::from_slice::<Value>(data) else {
         return;
@@ -57,6 +71,11 @@ fuzz_target!(|data: &[u8]| {
                 full.err()
             );
         };
+        // the other known difference: ECMA-262 reads `[]` as a class of nothing and `[^]` as
+        // one of anything; full's engine reads them as the start of a class holding `]`
+        if subset_verdict != full_verdict && has_empty_class(schema) {
+            return;
+        }
         assert_eq!(
             subset_verdict, full_verdict,
             "on {schema} the subset says {subset_verdict}, full {full_verdict} for {instance}"
