@@ -57,8 +57,11 @@ impl Pattern {
 struct Class {
     /// The last item was a single character that a `-` may start a range from.
     open: bool,
-    /// A range's `-` was written: the next character ends it.
+    /// A range's `-` was written: the next item ends it.
     ranging: bool,
+    /// The last item was a class escape, which (Annex B) a `-` after it joins to the next
+    /// item as no range: the three are each themselves.
+    after_set: bool,
 }
 
 impl Class {
@@ -66,10 +69,12 @@ impl Class {
     fn character(&mut self) {
         self.open = !self.ranging;
         self.ranging = false;
+        self.after_set = false;
     }
 
     /// A class escape (`\d`, `\w`, …) was written: no range starts or ends at it.
     fn set(&mut self) {
+        self.after_set = !self.ranging;
         self.open = false;
         self.ranging = false;
     }
@@ -133,6 +138,10 @@ fn translate(source: &str) -> String {
                         }
                         _ => out.push_str("\\c"),
                     },
+                    'x' => match hex2(&mut chars) {
+                        Some(byte) => push_code_point(&mut out, byte),
+                        None => out.push_str("\\x"),
+                    },
                     '/' => out.push('/'),
                     other => {
                         out.push('\\');
@@ -168,10 +177,17 @@ fn translate(source: &str) -> String {
                 out.push(']');
             }
             '-' if in_class => {
+                let before_end = matches!(chars.peek(), None | Some(']'));
                 if is_range(class, &chars) {
                     out.push('-');
                     class.open = false;
                     class.ranging = true;
+                } else if class.after_set && !before_end {
+                    // `\d-a`: the class escape, a `-` and the next item, none a range
+                    out.push_str("\\-");
+                    class.open = false;
+                    class.ranging = true;
+                    class.after_set = false;
                 } else {
                     out.push_str("\\-");
                     class.character();
@@ -191,6 +207,14 @@ fn translate(source: &str) -> String {
         }
     }
     out
+}
+
+fn hex2(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<u32> {
+    let mut ahead = chars.clone();
+    let high = ahead.next()?.to_digit(16)?;
+    let low = ahead.next()?.to_digit(16)?;
+    *chars = ahead;
+    Some(high * 16 + low)
 }
 
 fn hex4(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<u32> {
@@ -274,6 +298,15 @@ mod tests {
         assert_eq!(matches(r"^[\d-z]+$", "5-z"), Some(true));
         assert_eq!(matches(r"^[\d-z]+$", "y"), Some(false));
         assert_eq!(matches(r"^[z-\d]+$", "z-5"), Some(true));
+        // and the item after that `-` is itself too, starting no range
+        assert_eq!(matches(r"^[\d--z]+$", "5-z"), Some(true));
+        assert_eq!(matches(r"^[\d--z]+$", "a"), Some(false));
+        assert_eq!(matches(r"^[\d-a-z]+$", "5-az"), Some(true));
+        assert_eq!(matches(r"^[\d-a-z]+$", "m"), Some(false));
+        assert_eq!(matches(r"^[\d-z-a]+$", "z-a"), Some(true));
+        // `\xHH` is one character, at either end of a range
+        assert_eq!(matches(r"^[!-\x41--z]+$", "A-az"), Some(true));
+        assert_eq!(matches(r"^[\x41-\x43]+$", "ABC"), Some(true));
         // escapes are characters that ranges start and end at
         assert_eq!(matches(r"^[\u0041-\u0043]+$", "ABC"), Some(true));
         assert_eq!(matches(r"^[\--\/]+$", "-./"), Some(true));

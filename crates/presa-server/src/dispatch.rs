@@ -762,8 +762,7 @@ impl<'de> serde::Deserialize<'de> for MetaObject {
 }
 
 pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
-    serde_json::from_str(params.map_or("{}", RawValue::get))
-        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+    presa_core::parse_params(params)
 }
 
 /// A 2026-07-28 result without `_meta` of its own, given the server's identity as its `_meta`.

@@ -231,13 +231,10 @@ pub(crate) fn subscription_request(
     if !server.supports_subscriptions() {
         return None;
     }
-    let params = params.map_or("{}", |p| p.get());
-    let uri = match serde_json::from_str::<presa_core::SubscribeRequestParams>(params) {
+    let uri = match presa_core::parse_params::<presa_core::SubscribeRequestParams>(params) {
         Ok(params) => params.uri,
-        Err(e) => {
-            return Some(Err(ErrorObject::invalid_params(format!(
-                "Invalid params: {e}"
-            ))));
+        Err(error) => {
+            return Some(Err(error));
         }
     };
     if let Err(error) = subscribed.set(uri, subscribe) {

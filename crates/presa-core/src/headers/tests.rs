@@ -612,3 +612,37 @@ fn from_pairs_accepts_owned_and_byte_values() {
     h.insert("mcp-method", b"tools/list");
     assert!(h.check_method("tools/list").is_ok());
 }
+
+// found by the sep2243_headers fuzz target: serde's derived readers take an array as the
+// fields in order, so the raw-params reader took `["get_x"]`'s first element for its name
+// and required an `Mcp-Name` the client (reading members) never sends
+#[test]
+fn array_params_have_no_name_for_any_reader() {
+    let pv = ("MCP-Protocol-Version", VERSION);
+    let raw = serde_json::value::RawValue::from_string(r#" ["get_x"]"#.into()).unwrap();
+    let method_only = headers(&[pv, ("Mcp-Method", "tools/call")]);
+    assert!(
+        method_only
+            .check_routing("tools/call", Some(&json!(["get_x"])))
+            .is_ok()
+    );
+    assert!(
+        method_only
+            .check_request_routing("tools/call", Some(&raw))
+            .is_ok()
+    );
+    let named = headers(&[pv, ("Mcp-Method", "tools/call"), ("Mcp-Name", "other")]);
+    assert!(
+        named
+            .check_request_routing("tools/call", Some(&raw))
+            .is_ok()
+    );
+    assert!(named.check_sent_routing("tools/call", Some(&raw)).is_ok());
+    // an object's member is still read, whatever space comes first
+    let object = serde_json::value::RawValue::from_string(r#" {"name":"get_x"}"#.into()).unwrap();
+    assert!(
+        method_only
+            .check_request_routing("tools/call", Some(&object))
+            .is_err()
+    );
+}

@@ -229,7 +229,9 @@ impl ReceivedHeaders {
         let Some(field) = mcp_name_field(method) else {
             return Ok(());
         };
-        let body_value = params.and_then(|raw| routed_member(raw.get(), field));
+        let body_value = params
+            .and_then(crate::request_meta::object_text)
+            .and_then(|text| routed_member(text, field));
         self.check_name(method, body_value.as_deref())
     }
 
@@ -259,7 +261,9 @@ impl ReceivedHeaders {
         let Some(field) = mcp_name_field(method) else {
             return Ok(());
         };
-        let body_value = params.and_then(|raw| routed_member(raw.get(), field));
+        let body_value = params
+            .and_then(crate::request_meta::object_text)
+            .and_then(|text| routed_member(text, field));
         self.check_name(method, body_value.as_deref())
     }
 
@@ -301,9 +305,10 @@ impl ReceivedHeaders {
     }
 }
 
-/// The string member `field` of params given as JSON text, if there is one. Only that member is
-/// read; params the probe cannot take (not an object, a duplicate member) are read in full, the
-/// last duplicate winning as in any JSON reader.
+/// The string member `field` of params given as the text of a JSON object (see
+/// [`object_text`](crate::request_meta::object_text): an array has no members), if there is
+/// one. Only that member is read; params the probe cannot take (a duplicate member) are read in
+/// full, the last duplicate winning as in any JSON reader.
 fn routed_member(json: &str, field: &str) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Probe {

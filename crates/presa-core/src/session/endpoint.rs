@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::inbound::{Inbound, ProgressRefused};
 use super::outbound::{Outbound, Pending, RequestOptions};
+use crate::request_meta::parse_params;
 use crate::{
     CancelledNotificationParams, ErrorObject, Message, Notification, ProgressNotificationParams,
     ProgressToken, ProtocolVersion, RawJson, Request, RequestId, Response, ResponsePayload, to_raw,
@@ -269,7 +270,7 @@ impl Endpoint {
         now: Instant,
         params: Option<&RawJson>,
     ) -> Option<(RequestId, ProgressNotificationParams)> {
-        let params: ProgressNotificationParams = serde_json::from_str(params?.get()).ok()?;
+        let params: ProgressNotificationParams = parse_params(Some(params?)).ok()?;
         let id = self.outbound.progress(now, &params.progress_token)?.clone();
         Some((id, params))
     }
@@ -279,7 +280,7 @@ impl Endpoint {
         &mut self,
         params: Option<&RawJson>,
     ) -> Option<(RequestId, Option<String>)> {
-        let params: CancelledNotificationParams = serde_json::from_str(params?.get()).ok()?;
+        let params: CancelledNotificationParams = parse_params(Some(params?)).ok()?;
         let id = params.request_id?;
         self.inbound.remove(&id)?;
         Some((id, params.reason))

@@ -12,6 +12,7 @@ use super::endpoint::{
 };
 use super::limits::{SessionLimits, json_len};
 use super::outbound::RequestOptions;
+use crate::request_meta::parse_params;
 use crate::{
     CacheScope, ClientCapabilities, DiscoverResult, Era, ErrorObject, Implementation,
     InitializeRequestParams, InitializeResult, LoggingLevel, LoggingMessageNotificationParams,
@@ -870,13 +871,4 @@ impl ServerSession {
     pub fn poll_timeout(&mut self) -> Option<Instant> {
         self.endpoint.outbound.next_deadline()
     }
-}
-
-/// Reads a method's params; absent params read as `{}`. Failure is `-32602`.
-pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(
-    params: Option<&serde_json::value::RawValue>,
-) -> Result<T, ErrorObject> {
-    let text = params.map_or("{}", |p| p.get());
-    serde_json::from_str(text)
-        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
 }

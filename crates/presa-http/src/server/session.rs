@@ -636,11 +636,16 @@ impl HttpSession {
             {
                 let mut streams = lock(&self.streams);
                 if streams.next_stream < streams.reserved_until {
-                    return Ok(());
+                    // a block saved is this instance's to use; one whose save (by another
+                    // request here) is under way is saved below, or found saved
+                    if streams.reserved_until <= streams.confirmed_until {
+                        return Ok(());
+                    }
+                } else {
+                    let from = streams.next_stream.max(known);
+                    streams.next_stream = from;
+                    streams.reserved_until = from.saturating_add(STREAM_BLOCK);
                 }
-                let from = streams.next_stream.max(known);
-                streams.next_stream = from;
-                streams.reserved_until = from.saturating_add(STREAM_BLOCK);
             }
             // saved: the block is this instance's; or another instance's newer reservation was
             // taken over, which drops the block, and the next round reserves past it

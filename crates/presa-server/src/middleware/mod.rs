@@ -131,8 +131,7 @@ impl McpRequest {
     /// The params read as `T` (e.g. [`presa_core::CallToolRequestParams`]); absent params read
     /// as `{}`. Each call reads them again: the request itself is read once, by its handler.
     pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, ErrorObject> {
-        serde_json::from_str(self.params.as_deref().map_or("{}", RawValue::get))
-            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+        presa_core::parse_params(self.params.as_deref())
     }
 
     /// What the handler will see of the request: its id, the client (revision, capabilities,
@@ -243,7 +242,7 @@ fn resolve(definitions: &Definitions, method: &str, params: Option<&RawValue>) -
         #[serde(default, rename = "ref")]
         reference: Option<CompletionReference>,
     }
-    let names: Names = serde_json::from_str(params?.get()).ok()?;
+    let names: Names = presa_core::parse_params(Some(params?)).ok()?;
     let by_uri = |uri: &str| match definitions.resource(uri) {
         Some(entry) => Some(Resolved::Resource(Arc::clone(entry))),
         None => definitions

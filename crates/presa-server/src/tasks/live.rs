@@ -142,7 +142,14 @@ impl LiveTask {
         }
         let shown_before = self.experimental().then(|| wire::legacy_status(&record));
         edit(&mut record);
-        record.touch(now_ms());
+        let now = now_ms();
+        record.touch(now);
+        // every write of a running task renews its runner's lease
+        if !record.status.is_terminal() && record.lease_until_ms.is_some() {
+            let lease =
+                u64::try_from(self.tasks.options.get_lease().as_millis()).unwrap_or(u64::MAX);
+            record.lease_until_ms = Some(now.saturating_add(lease));
+        }
         let saved = record.clone();
         drop(record);
         self.save(&saved).await;
@@ -233,18 +240,29 @@ impl LiveTask {
     /// nobody is notified). A store that no longer has the task running (it ended, or was
     /// cancelled elsewhere) stops the handler, as any write would.
     pub(crate) async fn renew_lease(&self, now_ms: u64, lease_ms: u64) {
-        let writing = self.writing.lock().await;
-        let mut record = self.record.lock().await;
-        let due = record
-            .lease_until_ms
-            .is_some_and(|until| until.saturating_sub(now_ms) < lease_ms / 3 * 2);
-        if record.status.is_terminal() || !due {
+        // a change being written renews the lease itself: the sweeper never waits for one
+        let Ok(writing) = self.writing.try_lock() else {
             return;
+        };
+        let mut renewed = {
+            let record = self.record.lock().await;
+            let due = record
+                .lease_until_ms
+                .is_some_and(|until| until.saturating_sub(now_ms) < lease_ms / 3 * 2);
+            if record.status.is_terminal() || !due {
+                return;
+            }
+            record.clone()
+        };
+        renewed.lease_until_ms = Some(now_ms.saturating_add(lease_ms));
+        // kept only once the store has it, so that a failed renewal is tried at the next sweep
+        match self.tasks.options.store.update(renewed.clone()).await {
+            Ok(true) => self.record.lock().await.lease_until_ms = renewed.lease_until_ms,
+            Ok(false) => self.cancel(),
+            Err(error) => {
+                tracing::warn!(task = %self.id, %error, "a task's lease could not be renewed");
+            }
         }
-        record.lease_until_ms = Some(now_ms.saturating_add(lease_ms));
-        let renewed = record.clone();
-        drop(record);
-        self.save(&renewed).await;
         drop(writing);
     }
 

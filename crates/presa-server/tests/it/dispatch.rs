@@ -278,6 +278,20 @@ async fn protocol_errors_for_unknown_things() {
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
     let e = call(&s, MODERN, "nope/nope", json!({})).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND);
+    // params are an object: an array is not read as the fields in order (it would be
+    // `{"name": "add", ...}` to serde, unseen by the routing headers)
+    for version in [MODERN, LEGACY] {
+        let e = call(&s, version, "tools/call", json!(["add", {"a": 1, "b": 2}]))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                ErrorCode::INVALID_PARAMS,
+                "Invalid params: params must be an object"
+            )
+        );
+    }
     let empty = Server::builder("t", "1").build().unwrap();
     for method in [
         "tools/list",
