@@ -146,8 +146,7 @@ impl LiveTask {
         record.touch(now);
         // every write of a running task renews its runner's lease
         if !record.status.is_terminal() && record.lease_until_ms.is_some() {
-            let lease =
-                u64::try_from(self.tasks.options.get_lease().as_millis()).unwrap_or(u64::MAX);
+            let lease = super::duration_ms(self.tasks.options.get_lease());
             record.lease_until_ms = Some(now.saturating_add(lease));
         }
         let saved = record.clone();
