@@ -98,29 +98,7 @@ impl RedisServer {
     /// Sends one command (its words, as `redis-cli` takes them) and returns the reply's first
     /// line, e.g. `+PONG`, `:3` or `*2` (an array's length), or a bulk string's contents.
     pub fn command(&self, words: &[&str]) -> String {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        stream.set_read_timeout(Some(STARTUP)).unwrap();
-        let mut request = format!("*{}\r\n", words.len());
-        for word in words {
-            request.push_str(&format!("${}\r\n{word}\r\n", word.len()));
-        }
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut reader = BufReader::new(stream);
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        let line = line.trim_end();
-        match line
-            .strip_prefix('$')
-            .and_then(|len| len.parse::<usize>().ok())
-        {
-            Some(len) => {
-                let mut bulk = vec![0; len + 2];
-                std::io::Read::read_exact(&mut reader, &mut bulk).unwrap();
-                bulk.truncate(len);
-                String::from_utf8(bulk).unwrap()
-            }
-            None => line.to_owned(),
-        }
+        reply(self.port, words, STARTUP).unwrap()
     }
 
     fn spawn(&self) -> Result<(), String> {
@@ -217,32 +195,39 @@ impl RedisCluster {
     }
 }
 
-/// Whether the Redis on `port` answers, and is process `pid`.
-fn answers_as(port: u16, pid: u32) -> bool {
-    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    if stream
-        .write_all(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n")
-        .is_err()
-    {
-        return false;
+/// One command's reply from the Redis on `port` (see [`RedisServer::command`]).
+fn reply(port: u16, words: &[&str], patience: Duration) -> std::io::Result<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(patience))?;
+    let mut request = format!("*{}\r\n", words.len());
+    for word in words {
+        request.push_str(&format!("${}\r\n{word}\r\n", word.len()));
     }
+    stream.write_all(request.as_bytes())?;
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
-    let Some(len) = reader
-        .read_line(&mut line)
-        .ok()
-        .and_then(|_| line.trim_end().strip_prefix('$')?.parse::<usize>().ok())
-    else {
-        return false;
-    };
-    let mut info = vec![0; len];
-    std::io::Read::read_exact(&mut reader, &mut info).is_ok()
-        && String::from_utf8_lossy(&info)
-            .lines()
+    reader.read_line(&mut line)?;
+    let line = line.trim_end();
+    match line
+        .strip_prefix('$')
+        .and_then(|len| len.parse::<usize>().ok())
+    {
+        Some(len) => {
+            let mut bulk = vec![0; len + 2];
+            std::io::Read::read_exact(&mut reader, &mut bulk)?;
+            bulk.truncate(len);
+            String::from_utf8(bulk).map_err(std::io::Error::other)
+        }
+        None => Ok(line.to_owned()),
+    }
+}
+
+/// Whether the Redis on `port` answers, and is process `pid`.
+fn answers_as(port: u16, pid: u32) -> bool {
+    reply(port, &["INFO", "server"], Duration::from_secs(1)).is_ok_and(|info| {
+        info.lines()
             .any(|line| line.trim_end() == format!("process_id:{pid}"))
+    })
 }
 
 fn free_port() -> u16 {

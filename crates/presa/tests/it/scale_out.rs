@@ -74,18 +74,32 @@ struct Answer {
     message: Value,
 }
 
-async fn post(url: &str, session: Option<&str>, body: Value) -> Answer {
+/// POSTs `body` as an MCP client does: on `session` (initialize era) if given, with the
+/// 2026-07-28 headers when the body carries a `_meta`.
+async fn send(url: &str, session: Option<&str>, body: &Value) -> reqwest::Response {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .body(body.to_string());
+        .header("Content-Type", "application/json");
     if let Some(session) = session {
         request = request
             .header("Mcp-Session-Id", session)
             .header("MCP-Protocol-Version", "2025-11-25");
     }
-    let response = request.send().await.unwrap();
+    if body["params"]["_meta"].is_object() {
+        request = request
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", body["method"].as_str().unwrap())
+            .header(
+                "Mcp-Name",
+                body["params"]["name"].as_str().unwrap_or_default(),
+            );
+    }
+    request.body(body.to_string()).send().await.unwrap()
+}
+
+async fn post(url: &str, session: Option<&str>, body: Value) -> Answer {
+    let response = send(url, session, &body).await;
     let status = response.status().as_u16();
     let session = response
         .headers()
@@ -288,16 +302,7 @@ async fn while_redis_is_down_sessions_get_503_and_2026_calls_go_on() {
     redis.stop();
 
     let ping = request(2, "ping", json!({}));
-    let response = reqwest::Client::new()
-        .post(replica.url())
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .header("Mcp-Session-Id", &id)
-        .header("MCP-Protocol-Version", "2025-11-25")
-        .body(ping.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = send(replica.url(), Some(&id), &ping).await;
     assert_eq!(response.status().as_u16(), 503);
     assert!(response.headers().contains_key("retry-after"));
 
@@ -307,19 +312,8 @@ async fn while_redis_is_down_sessions_get_503_and_2026_calls_go_on() {
         "tools/call",
         json!({"name": "add", "arguments": {"numbers": [2, 2]}}),
     );
-    let response = reqwest::Client::new()
-        .post(replica.url())
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "add")
-        .body(add.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 200);
-    let body = response.text().await.unwrap();
+    let (status, body) = status_through(replica.url(), None, &add).await;
+    assert_eq!(status, 200);
     assert!(body.contains(r#""sum":4"#), "{body}");
 
     // Redis back (empty: nothing was persisted): the session is unknown, a new one works
@@ -418,25 +412,7 @@ async fn listens_on_every_instance_hear_a_change_published_on_one() {
 
 /// What a POST of `body` through the balancer was answered with: its status and body.
 async fn status_through(url: &str, session: Option<&str>, body: &Value) -> (u16, String) {
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json");
-    if let Some(session) = session {
-        request = request
-            .header("Mcp-Session-Id", session)
-            .header("MCP-Protocol-Version", "2025-11-25");
-    }
-    if body["params"]["_meta"].is_object() {
-        request = request
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("Mcp-Method", body["method"].as_str().unwrap())
-            .header(
-                "Mcp-Name",
-                body["params"]["name"].as_str().unwrap_or_default(),
-            );
-    }
-    let response = request.body(body.to_string()).send().await.unwrap();
+    let response = send(url, session, body).await;
     let status = response.status().as_u16();
     (status, response.text().await.unwrap())
 }
