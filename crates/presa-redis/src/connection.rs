@@ -33,11 +33,13 @@ pub struct RedisOptions {
     prefix: String,
     response_timeout: Duration,
     connection_timeout: Duration,
+    events_kept: usize,
 }
 
 impl RedisOptions {
     /// A standalone Redis at `url` (`redis://[user:password@]host:port[/db]`), with keys under
-    /// `presa:`, a 2 s response timeout and a 2 s connection timeout.
+    /// `presa:`, a 2 s response timeout, a 2 s connection timeout, and the newest 1,024 events
+    /// of each session's GET stream kept for resumption.
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             nodes: vec![url.into()],
@@ -45,6 +47,7 @@ impl RedisOptions {
             prefix: "presa".to_owned(),
             response_timeout: Duration::from_secs(2),
             connection_timeout: Duration::from_secs(2),
+            events_kept: 1024,
         }
     }
 
@@ -85,6 +88,19 @@ impl RedisOptions {
         &self.prefix
     }
 
+    /// How many of the newest events of a session's GET stream its event log keeps (default
+    /// 1,024, as an instance keeps in memory): a client resuming with `Last-Event-ID` on another
+    /// instance gets every event after it while the log still holds that event. At least 1.
+    pub fn events_kept(mut self, events: usize) -> Self {
+        self.events_kept = events.max(1);
+        self
+    }
+
+    /// See [`events_kept`](Self::events_kept).
+    pub fn get_events_kept(&self) -> usize {
+        self.events_kept
+    }
+
     /// Whether these options name a Redis Cluster.
     pub fn is_cluster(&self) -> bool {
         self.cluster
@@ -121,6 +137,7 @@ impl fmt::Debug for RedisOptions {
             .field("prefix", &self.prefix)
             .field("response_timeout", &self.response_timeout)
             .field("connection_timeout", &self.connection_timeout)
+            .field("events_kept", &self.events_kept)
             .finish()
     }
 }
@@ -206,9 +223,15 @@ impl Redis {
         &self.inner.options
     }
 
-    /// A [`SessionStore`](presa_http::SessionStore) for initialize-era sessions on this Redis.
-    pub fn session_store(&self) -> RedisSessionStore {
-        RedisSessionStore::new(self.clone())
+    /// A [`SessionStore`](presa_http::SessionStore) for initialize-era sessions on this Redis,
+    /// with their GET streams' event logs; it opens a connection of its own for the channel
+    /// that relays client messages between instances.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisError::Unreachable`] when that connection cannot be opened or subscribed.
+    pub async fn session_store(&self) -> Result<RedisSessionStore, RedisError> {
+        RedisSessionStore::start(self.clone()).await
     }
 
     /// A [`TaskStore`](presa_server::TaskStore) on this Redis.

@@ -31,7 +31,7 @@
 //! let app = presa_http::router_with_store::<()>(
 //!     server,
 //!     presa_http::HttpOptions::default(),
-//!     Arc::new(redis.session_store()),
+//!     Arc::new(redis.session_store().await?),
 //! );
 //! # drop(app);
 //! # Ok(())
@@ -43,6 +43,7 @@
 //! [`TaskStore`]: presa_server::TaskStore
 
 mod bus;
+mod channel;
 mod connection;
 mod error;
 mod session;

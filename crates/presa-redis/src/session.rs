@@ -1,25 +1,62 @@
 //! Initialize-era session state on Redis.
 
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use presa_http::{SessionState, SessionStore, SessionStoreError, StoreFuture};
+use presa_http::{
+    LoggedEvent, Relayed, SessionState, SessionStore, SessionStoreError, StoreFuture,
+};
 use redis::Script;
+use tokio::sync::broadcast;
 
+use crate::channel::Channel;
 use crate::connection::Redis;
+use crate::error::RedisError;
 
-/// Loads a session's state and sets its time to live. KEYS[1]: the session's hash; ARGV[1]:
-/// the TTL in milliseconds, empty for none.
+/// Loads a session's state and sets its time to live, and its event log's. KEYS[1]: the
+/// session's hash, KEYS[2]: its event log; ARGV[1]: the TTL in milliseconds, empty for none.
 const LOAD: &str = r"
 local state = redis.call('HGET', KEYS[1], 'state')
 if state then
-  if ARGV[1] == '' then
-    redis.call('PERSIST', KEYS[1])
-  else
-    redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  for _, key in ipairs(KEYS) do
+    if ARGV[1] == '' then
+      redis.call('PERSIST', key)
+    else
+      redis.call('PEXPIRE', key, ARGV[1])
+    end
   end
 end
 return state
+";
+
+/// The logged events of one stream after one event: a flat array of `seq, json` pairs, or
+/// nil when the log does not hold that event (nor an earlier one of the stream). KEYS[1]: the
+/// event log; ARGV: the stream, the seq.
+const EVENTS_AFTER: &str = r"
+local after = tonumber(ARGV[2])
+local known = false
+local found = {}
+for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+  local fields = entry[2]
+  local stream, seq, json
+  for i = 1, #fields, 2 do
+    local name, value = fields[i], fields[i + 1]
+    if name == 's' then stream = value
+    elseif name == 'q' then seq = tonumber(value)
+    elseif name == 'd' then json = value end
+  end
+  if stream == ARGV[1] and seq then
+    if seq <= after then
+      known = true
+    elseif json and json ~= '' then
+      found[#found + 1] = tostring(seq)
+      found[#found + 1] = json
+    end
+  end
+end
+if not known then return false end
+return found
 ";
 
 /// Saves a state if the stored revision is the one the saver last saw. KEYS[1]: the session's
@@ -46,12 +83,40 @@ return 1
 /// endpoint's session idle timeout and kept alive by every load. A load is one round trip, a
 /// save one (a Lua script that compares the revision and writes, atomically).
 ///
+/// Each session's GET-stream events go to a Redis Stream `<prefix>:events:{<id>}` (in the
+/// session's slot), capped at [`RedisOptions::events_kept`] entries and expiring with the
+/// session, so that a client resuming with `Last-Event-ID` on any instance gets the events it
+/// missed. Client messages one instance gets for another (an answer to its elicitation, a
+/// cancellation of its handler) go over the pub/sub channel `<prefix>:relay`.
+///
 /// Made by [`Redis::session_store`].
-#[derive(Debug, Clone)]
+///
+/// [`RedisOptions::events_kept`]: crate::RedisOptions::events_kept
+#[derive(Clone)]
 pub struct RedisSessionStore {
     redis: Redis,
     load: Arc<Script>,
     save: Arc<Script>,
+    events_after: Arc<Script>,
+    relay: Arc<Relay>,
+}
+
+/// The channel client messages are relayed over, and this instance's receivers of it.
+struct Relay {
+    channel: Channel,
+    heard: broadcast::Sender<Relayed>,
+}
+
+/// Relayed messages held for a receiver that falls behind (which then skips the oldest).
+const RELAY_ROOM: usize = 1024;
+
+impl fmt::Debug for RedisSessionStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisSessionStore")
+            .field("redis", &self.redis)
+            .field("relay", &self.relay.channel)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A time to live as the scripts take it: whole milliseconds, rounded up (so that a TTL under
@@ -66,18 +131,32 @@ fn ttl_arg(ttl: Option<Duration>) -> String {
 }
 
 impl RedisSessionStore {
-    pub(crate) fn new(redis: Redis) -> Self {
-        Self {
+    pub(crate) async fn start(redis: Redis) -> Result<Self, RedisError> {
+        let heard = broadcast::channel(RELAY_ROOM).0;
+        let relayed = heard.clone();
+        let channel = Channel::open(&redis, "relay", "relayed client messages", move |m| {
+            // no receiver (no endpoint serves sessions yet) is fine
+            let _ = relayed.send(m);
+        })
+        .await?;
+        Ok(Self {
             redis,
             load: Arc::new(Script::new(LOAD)),
             save: Arc::new(Script::new(SAVE)),
-        }
+            events_after: Arc::new(Script::new(EVENTS_AFTER)),
+            relay: Arc::new(Relay { channel, heard }),
+        })
     }
 
     /// The key of session `id`: the id is the hash tag, so that everything of one session
     /// lives in one slot of a cluster.
     fn key(&self, id: &str) -> String {
         self.redis.key(format_args!("session:{{{id}}}"))
+    }
+
+    /// The key of session `id`'s event log, in the session's slot.
+    fn events_key(&self, id: &str) -> String {
+        self.redis.key(format_args!("events:{{{id}}}"))
     }
 }
 
@@ -96,6 +175,7 @@ impl SessionStore for RedisSessionStore {
             let json: Option<String> = self
                 .load
                 .key(self.key(id))
+                .key(self.events_key(id))
                 .arg(ttl_arg(ttl))
                 .invoke_async(&mut connection)
                 .await
@@ -146,10 +226,111 @@ impl SessionStore for RedisSessionStore {
             let mut connection = self.redis.commands();
             redis::cmd("DEL")
                 .arg(self.key(id))
+                .arg(self.events_key(id))
                 .query_async::<()>(&mut connection)
                 .await
                 .map_err(|e| failed(format!("could not remove session {id}"), e))
         })
+    }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
+
+    fn log_events(&self, events: Vec<LoggedEvent>, ttl: Option<Duration>) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let kept = self.redis.options().get_events_kept();
+            let ttl = ttl_arg(ttl);
+            // one pipeline per session: its keys share a slot, so a cluster takes it whole;
+            // the pipelines go out together over the shared connection
+            let mut by_session: Vec<(&str, redis::Pipeline)> = Vec::new();
+            for event in &events {
+                let at = match by_session.iter().position(|(id, _)| *id == &*event.session) {
+                    Some(at) => at,
+                    None => {
+                        by_session.push((&event.session, redis::pipe()));
+                        by_session.len() - 1
+                    }
+                };
+                by_session[at]
+                    .1
+                    .cmd("XADD")
+                    .arg(self.events_key(&event.session))
+                    .arg("MAXLEN")
+                    .arg(kept)
+                    .arg("*")
+                    .arg("s")
+                    .arg(event.stream)
+                    .arg("q")
+                    .arg(event.seq)
+                    .arg("d")
+                    .arg(&*event.json)
+                    .ignore();
+            }
+            let writes = by_session.into_iter().map(|(session, mut pipeline)| {
+                let key = self.events_key(session);
+                if ttl.is_empty() {
+                    pipeline.cmd("PERSIST").arg(key).ignore();
+                } else {
+                    pipeline.cmd("PEXPIRE").arg(key).arg(&ttl).ignore();
+                }
+                let mut connection = self.redis.commands();
+                async move { pipeline.query_async::<()>(&mut connection).await }
+            });
+            futures_util::future::try_join_all(writes)
+                .await
+                .map(drop)
+                .map_err(|e| failed(format!("could not log {} events", events.len()), e))
+        })
+    }
+
+    fn events_after<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        seq: u64,
+    ) -> StoreFuture<'a, Option<Vec<LoggedEvent>>> {
+        Box::pin(async move {
+            let mut connection = self.redis.commands();
+            let found: Option<Vec<String>> = self
+                .events_after
+                .key(self.events_key(session))
+                .arg(stream)
+                .arg(seq)
+                .invoke_async(&mut connection)
+                .await
+                .map_err(|e| {
+                    failed(
+                        format!("could not read the event log of session {session}"),
+                        e,
+                    )
+                })?;
+            let Some(found) = found else {
+                return Ok(None);
+            };
+            let session: Arc<str> = Arc::from(session);
+            let events = found
+                .chunks_exact(2)
+                .filter_map(|pair| {
+                    let seq = pair[0].parse().ok()?;
+                    Some(LoggedEvent::new(
+                        Arc::clone(&session),
+                        stream,
+                        seq,
+                        pair[1].as_str(),
+                    ))
+                })
+                .collect();
+            Ok(Some(events))
+        })
+    }
+
+    fn relay(&self, message: Relayed) {
+        self.relay.channel.publish(message);
+    }
+
+    fn relayed(&self) -> Option<broadcast::Receiver<Relayed>> {
+        Some(self.relay.heard.subscribe())
     }
 }
 

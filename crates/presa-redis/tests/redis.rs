@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use presa_core::TaskStatus;
-use presa_http::{InMemorySessionStore, SessionState, SessionStore};
+use presa_http::{InMemorySessionStore, LoggedEvent, Relayed, SessionState, SessionStore};
 use presa_redis::{Redis, RedisBus, RedisError, RedisOptions};
 use presa_server::{
     Change, EventBus, InMemoryTaskStore, ListKind, TaskLimits, TaskRecord, TaskStore,
@@ -101,6 +101,101 @@ async fn behaves_as_a_session_store(store: &dyn SessionStore) {
     assert!(store.load("n", None).await.unwrap().is_some());
 }
 
+/// What two instances' stores on one Redis share besides the states: each session's event
+/// log, and the relay of client messages. Run on standalone Redis and on a cluster.
+async fn two_stores_share_logs_and_relay(a: &dyn SessionStore, b: &dyn SessionStore) {
+    assert!(a.is_shared() && b.is_shared());
+    let hour = Some(Duration::from_secs(3600));
+    let json = |n: u64| {
+        format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"n":{n}}}}}"#)
+    };
+    let mut events = vec![LoggedEvent::opening("g", 65, 1)];
+    events.extend((2..=5).map(|seq| LoggedEvent::new("g", 65, seq, json(seq))));
+    // another session and another stream of this one, in the same batch
+    events.push(LoggedEvent::new("h", 65, 2, json(9)));
+    events.push(LoggedEvent::opening("g", 70, 0));
+    events.push(LoggedEvent::new("g", 70, 1, json(70)));
+    a.log_events(events, hour).await.unwrap();
+
+    let seqs = |found: Option<Vec<LoggedEvent>>| {
+        found.map(|events| {
+            events
+                .iter()
+                .map(|e| (e.seq, e.json.to_string()))
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(
+        seqs(b.events_after("g", 65, 3).await.unwrap()),
+        Some(vec![(4, json(4)), (5, json(5))]),
+        "the other instance reads what came after the event, in order, of that stream only"
+    );
+    assert_eq!(
+        seqs(b.events_after("g", 65, 1).await.unwrap()).map(|e| e.len()),
+        Some(4),
+        "from the priming event, every message (the opening mark is not one)"
+    );
+    assert_eq!(
+        seqs(b.events_after("g", 65, 5).await.unwrap()),
+        Some(vec![])
+    );
+    assert_eq!(
+        seqs(b.events_after("g", 70, 0).await.unwrap()),
+        Some(vec![(1, json(70))])
+    );
+    assert_eq!(
+        b.events_after("g", 66, 1).await.unwrap(),
+        None,
+        "an unknown stream"
+    );
+    assert_eq!(
+        b.events_after("x", 65, 1).await.unwrap(),
+        None,
+        "an unknown session"
+    );
+
+    // a capped log: once the event resumed from is trimmed away, it is unknown
+    let many = (1..=1100)
+        .map(|seq| LoggedEvent::new("t", 1, seq, json(seq)))
+        .collect();
+    a.log_events(many, hour).await.unwrap();
+    assert_eq!(
+        b.events_after("t", 1, 3).await.unwrap(),
+        None,
+        "trimmed away"
+    );
+    assert_eq!(
+        seqs(b.events_after("t", 1, 1098).await.unwrap()).map(|e| e.len()),
+        Some(2)
+    );
+
+    // the log goes with its session
+    assert!(a.save(state("g", 1), None, hour).await.unwrap());
+    a.remove("g").await.unwrap();
+    assert_eq!(b.events_after("g", 65, 3).await.unwrap(), None, "removed");
+
+    // a relayed message reaches the other instance, not the sender
+    let mut on_a = a.relayed().expect("a shared store relays");
+    let mut on_b = b.relayed().expect("a shared store relays");
+    let message = Relayed::new("g", r#"{"jsonrpc":"2.0","id":"b7:0","result":{}}"#);
+    // the channel's subscription may still be settling: relay until b hears, each once
+    let heard = timeout(PATIENCE, async {
+        loop {
+            a.relay(message.clone());
+            if let Ok(Ok(heard)) = timeout(Duration::from_millis(200), on_b.recv()).await {
+                return heard;
+            }
+        }
+    })
+    .await
+    .expect("b hears what a relays");
+    assert_eq!(heard, message);
+    assert!(
+        matches!(on_a.try_recv(), Err(broadcast::error::TryRecvError::Empty)),
+        "the sender does not hear its own message"
+    );
+}
+
 #[tokio::test]
 async fn the_in_memory_store_is_the_reference() {
     behaves_as_a_session_store(&InMemorySessionStore::default()).await;
@@ -110,7 +205,25 @@ async fn the_in_memory_store_is_the_reference() {
 async fn the_redis_store_behaves_as_the_in_memory_one() {
     let server = RedisServer::start();
     let redis = connect(&server).await;
-    behaves_as_a_session_store(&redis.session_store()).await;
+    behaves_as_a_session_store(&redis.session_store().await.unwrap()).await;
+    let other = Redis::connect(redis.options().clone()).await.unwrap();
+    let (a, b) = (
+        redis.session_store().await.unwrap(),
+        other.session_store().await.unwrap(),
+    );
+    two_stores_share_logs_and_relay(&a, &b).await;
+}
+
+#[tokio::test]
+async fn the_in_memory_store_keeps_no_log_and_relays_nothing() {
+    let store = InMemorySessionStore::default();
+    assert!(!store.is_shared());
+    store
+        .log_events(vec![LoggedEvent::new("g", 1, 1, "{}")], None)
+        .await
+        .unwrap();
+    assert_eq!(store.events_after("g", 1, 0).await.unwrap(), None);
+    assert!(store.relayed().is_none());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -118,7 +231,7 @@ async fn a_session_is_one_hash_with_the_idle_timeout_as_its_ttl() {
     let server = RedisServer::start();
     let redis = connect(&server).await;
     let prefix = redis.options().get_prefix().to_owned();
-    let store = redis.session_store();
+    let store = redis.session_store().await.unwrap();
     let ttl = Duration::from_secs(1800);
     assert!(store.save(state("5f1c", 1), None, Some(ttl)).await.unwrap());
     let key = format!("{prefix}:session:{{5f1c}}");
@@ -140,8 +253,15 @@ async fn two_instances_sharing_redis_never_overwrite_each_others_saves() {
         Redis::connect(options.clone())
             .await
             .unwrap()
-            .session_store(),
-        Redis::connect(options).await.unwrap().session_store(),
+            .session_store()
+            .await
+            .unwrap(),
+        Redis::connect(options)
+            .await
+            .unwrap()
+            .session_store()
+            .await
+            .unwrap(),
     );
     assert!(one.save(state("s", 1), None, None).await.unwrap());
     // both saw revision 1; both try to replace it at once: exactly one wins
@@ -206,7 +326,7 @@ async fn a_redis_restart_fails_requests_meanwhile_and_everything_works_after() {
     let options = options(&server).response_timeout(Duration::from_millis(500));
     let a = Redis::connect(options.clone()).await.unwrap();
     let b = Redis::connect(options).await.unwrap();
-    let store = a.session_store();
+    let store = a.session_store().await.unwrap();
     let (bus_a, bus_b) = (a.event_bus().await.unwrap(), b.event_bus().await.unwrap());
     let mut on_b = bus_b.subscribe();
     assert!(store.save(state("r", 1), None, None).await.unwrap());
@@ -514,8 +634,13 @@ async fn on_a_redis_cluster_the_stores_and_the_bus_behave_the_same() {
     let options = RedisOptions::cluster(cluster.urls()).prefix("c");
     let a = Redis::connect(options.clone()).await.unwrap();
     let b = Redis::connect(options).await.unwrap();
-    behaves_as_a_session_store(&a.session_store()).await;
+    behaves_as_a_session_store(&a.session_store().await.unwrap()).await;
     behaves_as_a_task_store(&a.task_store()).await;
+    let (one, two) = (
+        a.session_store().await.unwrap(),
+        b.session_store().await.unwrap(),
+    );
+    two_stores_share_logs_and_relay(&one, &two).await;
 
     let (bus_a, bus_b) = (a.event_bus().await.unwrap(), b.event_bus().await.unwrap());
     two_buses_hear_each_other_once(&bus_a, &bus_b).await;

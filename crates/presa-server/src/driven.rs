@@ -512,6 +512,19 @@ impl DrivenConnection {
         self.inner.state().in_flight.len()
     }
 
+    /// Whether the peer's request `id` is being served here.
+    pub fn serves(&self, id: &RequestId) -> bool {
+        self.inner.state().in_flight.contains(id)
+    }
+
+    /// Makes the ids of the requests the server sends the peer from now on strings starting
+    /// with `prefix` (see [`ServerSession::set_request_id_prefix`]): what an instance serving a
+    /// session that other instances serve too sets, so that an answer posted to any of them
+    /// finds the one waiting for it.
+    pub fn set_request_id_prefix(&self, prefix: Arc<str>) {
+        self.inner.state().session.set_request_id_prefix(prefix);
+    }
+
     /// Stops serving the request `id` (its handler is cancelled at its next await) without
     /// answering it: what a transport does when the client went away from the request, e.g.
     /// closed a 2026-07-28 response stream. Returns whether the request was in flight.

@@ -2,6 +2,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::{ProgressToken, RequestId};
@@ -107,6 +108,8 @@ pub(crate) struct Pending {
 #[derive(Debug, Default)]
 pub(crate) struct Outbound {
     next_id: i64,
+    /// What every id starts with, when set: ids are then strings, `<prefix><n>`.
+    id_prefix: Option<Arc<str>>,
     pending: HashMap<RequestId, Pending>,
     by_token: HashMap<ProgressToken, RequestId>,
     /// Deadlines, earliest first; entries whose request finished or whose deadline moved are
@@ -126,9 +129,17 @@ impl Outbound {
 
     /// A fresh id, never equal to one this table handed out before.
     pub(crate) fn allocate_id(&mut self) -> RequestId {
-        let id = RequestId::Number(self.next_id);
+        let n = self.next_id;
         self.next_id += 1;
-        id
+        match &self.id_prefix {
+            Some(prefix) => RequestId::String(format!("{prefix}{n}")),
+            None => RequestId::Number(n),
+        }
+    }
+
+    /// Makes every id allocated from now on a string starting with `prefix`.
+    pub(crate) fn set_id_prefix(&mut self, prefix: Arc<str>) {
+        self.id_prefix = Some(prefix);
     }
 
     /// Records a sent request; returns the progress token to attach, if one was asked for.
@@ -265,6 +276,10 @@ mod tests {
         let a = out.allocate_id();
         let b = out.allocate_id();
         assert_ne!(a, b);
+        let mut prefixed = Outbound::default();
+        prefixed.set_id_prefix(Arc::from("b7:"));
+        assert_eq!(prefixed.allocate_id(), RequestId::String("b7:0".into()));
+        assert_eq!(prefixed.allocate_id(), RequestId::String("b7:1".into()));
         out.insert(
             t0,
             a.clone(),

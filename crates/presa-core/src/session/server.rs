@@ -447,6 +447,14 @@ impl ServerSession {
         self.endpoint.outbound.len()
     }
 
+    /// Makes the ids of the requests this server sends from now on strings starting with
+    /// `prefix` (`<prefix><n>`), instead of numbers from 0: what tells them apart from those of
+    /// another instance serving the same session, so that the client's answer, wherever it is
+    /// posted, finds the instance waiting for it.
+    pub fn set_request_id_prefix(&mut self, prefix: Arc<str>) {
+        self.endpoint.outbound.set_id_prefix(prefix);
+    }
+
     /// Frees the memory that queues and tables keep after they empty: for a transport that
     /// keeps many sessions idle (initialize-era HTTP sessions), called when a session goes
     /// quiet. Nothing in flight is touched, and the session works on as before.

@@ -114,6 +114,7 @@ pub(crate) async fn post(
                 shared.server.clone(),
                 shared.options.event_buffer_limits(),
                 caller.clone(),
+                shared.sharing(),
             );
             (session, true, Some(admission))
         }
@@ -160,6 +161,10 @@ pub(crate) async fn post(
         }
     }
     session.touch();
+    // an answer or a cancellation that another instance serving the session waits for
+    for relayed in session.for_elsewhere(&messages) {
+        shared.store.relay(relayed);
+    }
     let requests: Vec<RequestId> = messages
         .iter()
         .filter_map(|m| match m {
@@ -434,37 +439,66 @@ pub(crate) async fn get(
         let (stream, seq) = id.split_once('-')?;
         Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?))
     });
-    let (replay, live, priming) = match resume {
-        Some((stream, seq)) => match session.resume(stream, seq) {
-            Some((replay, live)) => (replay, live, None),
-            None => {
-                return reject(
-                    StatusCode::NOT_FOUND,
-                    ErrorCode::INVALID_REQUEST,
-                    "Unknown Last-Event-ID",
-                );
+    let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
+    let local = resume.and_then(|(stream, seq)| session.resume(stream, seq));
+    let (replay, live, priming) = match (resume, local) {
+        (_, Some((replay, live))) => (replay, live, None),
+        (Some((stream, seq)), None) => {
+            // a stream this instance does not hold: another one may have logged it
+            if !shared.store.is_shared() {
+                return unknown_event_id();
             }
-        },
-        None => {
-            let (priming, live) =
-                session.open_standalone(session.version() == Some(ProtocolVersion::V2025_11_25));
+            if let Err(error) = session.reserve_streams(&*shared.store, shared.ttl()).await {
+                return store_unavailable(&error);
+            }
+            match session
+                .continue_from_log(&*shared.store, stream, seq, primed)
+                .await
+            {
+                Ok(Some((replay, priming, live))) => (replay, Some(live), priming),
+                Ok(None) => return unknown_event_id(),
+                Err(error) => return store_unavailable(&error),
+            }
+        }
+        (None, None) => {
+            if let Err(error) = session.reserve_streams(&*shared.store, shared.ttl()).await {
+                return store_unavailable(&error);
+            }
+            let (priming, live) = session.open_standalone(primed);
             (Vec::new(), Some(live), priming)
         }
     };
     // a replay that reaches the stream's last message ends it there
     let end = replay.iter().position(|d| d.last);
-    let replay = replay
+    let mut ready: Vec<Bytes> = replay
         .iter()
         .take(end.map_or(usize::MAX, |at| at + 1))
         .map(|d| event(Some(&d.event_id), &d.json, None))
         .collect();
+    // a stream continued here is primed after the replay: a client leaving right after it
+    // resumes from the new stream, not from the replayed one
+    let priming = match (resume, priming) {
+        (Some(_), Some(id)) => {
+            ready.push(event(Some(&id), "", Some(shared.options.retry)));
+            None
+        }
+        (_, priming) => priming,
+    };
     let events = forward_events(
         priming,
         shared.options.retry,
-        replay,
+        ready,
         live.filter(|_| end.is_none()),
     );
     sse_response(events, Some(shared.options.keepalive), ())
+}
+
+fn unknown_event_id() -> Response {
+    reject(
+        StatusCode::NOT_FOUND,
+        ErrorCode::INVALID_REQUEST,
+        "Unknown Last-Event-ID",
+    )
 }
 
 /// `DELETE` on the endpoint: ends an initialize-era session.

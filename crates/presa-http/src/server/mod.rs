@@ -47,7 +47,10 @@ pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
 pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
 pub use origin::{Origin, OriginLayer};
-pub use store::{InMemorySessionStore, SessionState, SessionStore, SessionStoreError, StoreFuture};
+pub use store::{
+    InMemorySessionStore, LoggedEvent, Relayed, SessionState, SessionStore, SessionStoreError,
+    StoreFuture,
+};
 
 use shared::Shared;
 

@@ -7,12 +7,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use presa_core::{Message, ProtocolVersion, RequestId, Transmit};
+use presa_core::{
+    Cancelled, CancelledNotificationParams, Message, NotificationMethod, ProtocolVersion,
+    RequestId, Transmit,
+};
 #[cfg(doc)]
 use presa_server::ConnectionState;
 use presa_server::{Arrival, Change, DrivenConnection, InsufficientScope, Outbox, Server};
 
-use super::store::{SessionState, SessionStore, SessionStoreError};
+use super::store::{LoggedEvent, Relayed, SessionState, SessionStore, SessionStoreError};
 use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 
@@ -172,11 +175,15 @@ struct Stored {
     last: bool,
 }
 
-/// The streams of one session. Stream 0 is the standalone GET stream; every POST that carries
-/// requests opens a stream of its own.
+/// The streams of one session: the standalone GET stream and one stream for every POST that
+/// carries requests. Each takes its number from the block this process reserved, so that event
+/// ids (`<stream>-<seq>`) are the session's alone whichever instance gave them; stream 0 is the
+/// GET stream's until a GET opens one.
 #[derive(Default)]
 struct Streams {
     next_stream: u64,
+    /// The number of the standalone GET stream (the newest one a GET opened).
+    standalone: u64,
     /// The end of the block of stream numbers this process reserved (see
     /// [`SessionState::next_stream`]).
     reserved_until: u64,
@@ -208,6 +215,17 @@ pub(crate) struct EventBuffer {
     pub(crate) bytes: usize,
 }
 
+/// What a session served by several instances (a shared [`SessionStore`]) needs: where its GET
+/// stream's events go to be logged, and what the ids of the requests this process sends its
+/// client start with.
+///
+/// [`SessionStore`]: super::store::SessionStore
+#[derive(Clone, Debug)]
+pub(crate) struct Sharing {
+    pub(crate) log: mpsc::Sender<LoggedEvent>,
+    pub(crate) request_ids: Arc<str>,
+}
+
 impl Active {
     fn is_empty(&self) -> bool {
         self.by_request.is_empty()
@@ -219,6 +237,27 @@ impl Active {
 }
 
 impl Streams {
+    /// The next stream number, from a new block (past every number any instance reserved, of
+    /// which `known` is the store's record) when this one is used up.
+    fn take_number(&mut self, known: u64) -> u64 {
+        if self.next_stream >= self.reserved_until {
+            let from = self.next_stream.max(known);
+            self.next_stream = from;
+            self.reserved_until = from.saturating_add(STREAM_BLOCK);
+        }
+        let stream = self.next_stream;
+        self.next_stream += 1;
+        stream
+    }
+
+    /// Whether stream `stream`'s sender is open.
+    fn is_live(&self, stream: u64) -> bool {
+        self.active
+            .as_deref()
+            .and_then(|active| active.live.get(&stream))
+            .is_some_and(|tx| !tx.is_closed())
+    }
+
     /// The tables, made when the first stream opens.
     fn active(&mut self) -> &mut Active {
         self.active.get_or_insert_with(Box::default)
@@ -282,6 +321,8 @@ pub(crate) struct HttpSession {
     /// Set while a save is under way: saves of one session in this process go one at a time,
     /// and a newer stored state is taken over only between them (see [`Saving`]).
     saving: AtomicBool,
+    /// Set when other instances may serve the session too.
+    sharing: Option<Sharing>,
 }
 
 /// Told whenever a save of any session in this process ends. Saves are rare and a save of one
@@ -343,8 +384,10 @@ impl HttpSession {
         server: Server,
         buffer_limits: EventBuffer,
         owner: Option<String>,
+        sharing: Option<Sharing>,
     ) -> Arc<Self> {
-        Self::with_connection(id, server, buffer_limits, owner, Saved::default(), None)
+        let saved = Saved::default();
+        Self::with_connection(id, server, buffer_limits, owner, saved, None, sharing)
     }
 
     /// The live parts of a session continued from its saved state (on an instance that held
@@ -353,6 +396,7 @@ impl HttpSession {
         state: &Arc<SessionState>,
         server: Server,
         buffer_limits: EventBuffer,
+        sharing: Option<Sharing>,
     ) -> Arc<Self> {
         let saved = Saved {
             base: Some(Arc::clone(state)),
@@ -365,6 +409,7 @@ impl HttpSession {
             state.owner.clone(),
             saved,
             Some(state.version()),
+            sharing,
         );
         session.connection.set_state(state.connection.clone());
         lock(&session.saved).changes = session.connection.state_changes();
@@ -378,13 +423,18 @@ impl HttpSession {
         owner: Option<String>,
         saved: Saved,
         version: Option<ProtocolVersion>,
+        sharing: Option<Sharing>,
     ) -> Arc<Self> {
         let next_stream = saved.next_stream().max(1);
         Arc::new_cyclic(|session: &Weak<Self>| {
             let outbox = SessionOutbox(session.clone());
+            let connection = DrivenConnection::new(server, outbox);
+            if let Some(sharing) = &sharing {
+                connection.set_request_id_prefix(Arc::clone(&sharing.request_ids));
+            }
             Self {
                 id,
-                connection: DrivenConnection::new(server, outbox),
+                connection,
                 streams: Mutex::new(Streams {
                     next_stream,
                     reserved_until: next_stream,
@@ -397,6 +447,7 @@ impl HttpSession {
                 owner,
                 saved: Mutex::new(saved),
                 saving: AtomicBool::new(false),
+                sharing,
             }
         })
     }
@@ -542,11 +593,8 @@ impl HttpSession {
 
     /// Whether the session has an open GET stream.
     pub(crate) fn is_streaming(&self) -> bool {
-        lock(&self.streams)
-            .active
-            .as_deref()
-            .and_then(|active| active.live.get(&0))
-            .is_some_and(|tx| !tx.is_closed())
+        let streams = lock(&self.streams);
+        streams.is_live(streams.standalone)
     }
 
     /// Whether the session saw no request for `timeout` and has no open GET stream.
@@ -568,8 +616,9 @@ impl HttpSession {
     /// another, on this instance or, with a shared store, on another).
     pub(crate) fn end_get_stream(&self) {
         let mut streams = lock(&self.streams);
+        let standalone = streams.standalone;
         if let Some(active) = streams.active.as_deref_mut() {
-            active.live.remove(&0);
+            active.live.remove(&standalone);
         }
         streams.settle();
     }
@@ -591,6 +640,38 @@ impl HttpSession {
         messages
             .into_iter()
             .all(|message| self.connection.handle(message, &arrival))
+    }
+
+    /// The messages of the client, among `messages`, that another instance serving the session
+    /// may be waiting for: answers to requests that this process did not send (their ids do not
+    /// start with its prefix), and cancellations of requests not served here. Nothing when no
+    /// other instance serves the session.
+    pub(crate) fn for_elsewhere(&self, messages: &[Message]) -> Vec<Relayed> {
+        let Some(sharing) = &self.sharing else {
+            return Vec::new();
+        };
+        let elsewhere = |message: &Message| match message {
+            Message::Response(response) => !matches!(
+                &response.id,
+                Some(RequestId::String(id)) if id.starts_with(&*sharing.request_ids)
+            ),
+            Message::Notification(notification) if notification.method == Cancelled::METHOD => {
+                notification
+                    .params
+                    .as_ref()
+                    .and_then(|params| {
+                        serde_json::from_str::<CancelledNotificationParams>(params.get()).ok()
+                    })
+                    .and_then(|params| params.request_id)
+                    .is_some_and(|id| !self.connection.serves(&id))
+            }
+            _ => false,
+        };
+        messages
+            .iter()
+            .filter(|message| elsewhere(message))
+            .map(|message| Relayed::new(Arc::clone(&self.id), message.to_json()))
+            .collect()
     }
 
     /// Whether the session still takes messages.
@@ -672,14 +753,7 @@ impl HttpSession {
         let (tx, rx) = mpsc::channel(STREAM_QUEUE + requests.len());
         let known = lock(&self.saved).next_stream();
         let mut streams = lock(&self.streams);
-        if streams.next_stream >= streams.reserved_until {
-            // a new block, from past every number any instance reserved
-            let from = streams.next_stream.max(known);
-            streams.next_stream = from;
-            streams.reserved_until = from.saturating_add(STREAM_BLOCK);
-        }
-        let stream = streams.next_stream;
-        streams.next_stream += 1;
+        let stream = streams.take_number(known);
         let active = streams.active();
         for id in requests {
             active.by_request.insert(id.clone(), stream);
@@ -710,22 +784,74 @@ impl HttpSession {
         streams.settle();
     }
 
-    /// Attaches the standalone GET stream (replacing an earlier one). With `primed`, returns an
-    /// event id for a priming event.
+    /// Opens a new standalone GET stream (the one that reaches the client from now on), with
+    /// a number of its own. With `primed`, returns an event id for a priming event. Call
+    /// [`reserve_streams`](Self::reserve_streams) first.
     pub(crate) fn open_standalone(
         &self,
         primed: bool,
     ) -> (Option<String>, mpsc::Receiver<Delivery>) {
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+        let known = lock(&self.saved).next_stream();
         let mut streams = lock(&self.streams);
+        let stream = streams.take_number(known);
+        let replaced = std::mem::replace(&mut streams.standalone, stream);
         let active = streams.active();
-        let seq = active.next_seq.entry(0).or_insert(1);
-        let priming = primed.then(|| format!("0-{seq}"));
-        if primed {
-            *seq += 1;
+        // the stream replaced stays resumable while the buffer holds events of it
+        if !active.buffer.iter().any(|e| e.stream == replaced) {
+            active.next_seq.remove(&replaced);
         }
-        active.live.insert(0, tx);
-        (priming, rx)
+        let opened = u64::from(primed);
+        active.next_seq.insert(stream, opened + 1);
+        active.live.insert(stream, tx);
+        drop(streams);
+        self.log(LoggedEvent::opening(Arc::clone(&self.id), stream, opened));
+        (primed.then(|| format!("{stream}-1")), rx)
+    }
+
+    /// Hands an event of the GET stream to the store's event log, when other instances share
+    /// the session (dropped, with a warning, when the log falls that far behind).
+    fn log(&self, event: LoggedEvent) {
+        if let Some(sharing) = &self.sharing
+            && sharing.log.try_send(event).is_err()
+        {
+            tracing::warn!(
+                target: "presa_http",
+                "session {}: an event was not logged: the event log falls behind",
+                self.id
+            );
+        }
+    }
+
+    /// Continues, on a new standalone stream of this process, stream `stream` that another
+    /// instance held: the events its log holds after event `seq`, then the new stream's live
+    /// messages (with `primed`, after a priming event of its own, so that a client leaving
+    /// right after the replay resumes from there). `None` when the log does not hold event
+    /// `seq` of the stream.
+    pub(crate) async fn continue_from_log(
+        &self,
+        store: &dyn SessionStore,
+        stream: u64,
+        seq: u64,
+        primed: bool,
+    ) -> Result<Option<(Vec<Delivery>, Option<String>, mpsc::Receiver<Delivery>)>, SessionStoreError>
+    {
+        let Some(logged) = store.events_after(&self.id, stream, seq).await? else {
+            return Ok(None);
+        };
+        let replay = logged
+            .into_iter()
+            .filter(|event| !event.is_opening())
+            .map(|event| Delivery {
+                event_id: event.event_id(),
+                json: event.json,
+                is_response: false,
+                insufficient_scope: None,
+                last: false,
+            })
+            .collect();
+        let (priming, live) = self.open_standalone(primed);
+        Ok(Some((replay, priming, live)))
     }
 
     /// Resumes stream `stream` after event `seq`: the buffered events that followed, then the
@@ -736,6 +862,7 @@ impl HttpSession {
         seq: u64,
     ) -> Option<(Vec<Delivery>, Option<mpsc::Receiver<Delivery>>)> {
         let mut streams = lock(&self.streams);
+        let standalone = streams.standalone;
         let active = streams.active.as_deref_mut()?;
         if !active.next_seq.contains_key(&stream) {
             return None;
@@ -752,7 +879,8 @@ impl HttpSession {
                 last: e.last,
             })
             .collect();
-        let finished = stream != 0 && active.remaining.get(&stream).is_none_or(HashSet::is_empty);
+        let finished =
+            stream != standalone && active.remaining.get(&stream).is_none_or(HashSet::is_empty);
         if finished {
             return Some((replay, None));
         }
@@ -763,12 +891,7 @@ impl HttpSession {
 
     /// Whether the standalone GET stream is open (what reaches the client unasked).
     fn standalone_open(&self) -> bool {
-        let streams = lock(&self.streams);
-        streams
-            .active
-            .as_deref()
-            .and_then(|active| active.live.get(&0))
-            .is_some_and(|stream| !stream.is_closed())
+        self.is_streaming()
     }
 
     /// Sends a message of the connection to the stream it belongs to, keeping it for resumption.
@@ -781,14 +904,15 @@ impl HttpSession {
             _ => (None, None),
         };
         let json: Arc<str> = Arc::from(transmit.message.to_json());
-        let mut streams = lock(&self.streams);
-        let streams = streams.active();
+        let mut guard = lock(&self.streams);
+        let standalone = guard.standalone;
+        let streams = guard.active();
         let stream = transmit
             .related_request
             .as_ref()
             .and_then(|id| streams.by_request.get(id))
             .copied()
-            .unwrap_or(0);
+            .unwrap_or(standalone);
         let mut last = false;
         if let (Some(id), true) = (&response_id, stream != 0) {
             streams.by_request.remove(id);
@@ -828,15 +952,30 @@ impl HttpSession {
             insufficient_scope,
             last,
         };
-        if let Some(tx) = streams.live.get(&stream)
-            && tx.try_send(delivery).is_err()
-        {
-            // gone or not keeping up: the client can resume from the buffer
-            streams.live.remove(&stream);
+        let mut logged = None;
+        if let Some(tx) = streams.live.get(&stream) {
+            if stream == standalone && self.sharing.is_some() {
+                // the GET stream's events go to the shared log too, for a client that resumes
+                // on another instance
+                logged = Some(LoggedEvent::new(
+                    Arc::clone(&self.id),
+                    stream,
+                    seq,
+                    Arc::clone(&delivery.json),
+                ));
+            }
+            if tx.try_send(delivery).is_err() {
+                // gone or not keeping up: the client can resume from the buffer
+                streams.live.remove(&stream);
+            }
         }
         if last {
             streams.live.remove(&stream);
             streams.remaining.remove(&stream);
+        }
+        drop(guard);
+        if let Some(event) = logged {
+            self.log(event);
         }
     }
 }

@@ -4,17 +4,20 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex, Once, Weak};
 use std::time::Duration;
 
 use axum::http::HeaderMap;
+use futures_util::StreamExt;
 use presa_core::{Era, RequestId};
-use presa_server::{AuthInfo, DrivenConnection, Server, TransmitQueue};
+use presa_server::{Arrival, AuthInfo, Change, DrivenConnection, Server, TransmitQueue};
+use tokio::sync::{broadcast, mpsc};
 
 use super::auth::principal;
 use super::options::{CancellationPolicy, HttpOptions};
-use super::session::{HttpSession, LiveSessions, SessionsFull};
-use super::store::{SessionStore, SessionStoreError};
+use super::session::{HttpSession, LiveSessions, SessionsFull, Sharing};
+use super::store::{LoggedEvent, SessionStore, SessionStoreError};
+use crate::describe_error;
 
 /// The requests a posted `notifications/cancelled` may stop, by subject and request id.
 type Cancellable = HashMap<(String, RequestId), (Arc<DrivenConnection>, TransmitQueue)>;
@@ -34,6 +37,11 @@ pub(crate) struct SharedState {
     sweeper: Once,
     /// The task telling sessions of the server's changes, ended with the endpoint.
     announcer: std::sync::OnceLock<tokio::task::AbortHandle>,
+    /// The task handing relayed client messages to the sessions here, ended with the endpoint.
+    relay: std::sync::OnceLock<Option<tokio::task::AbortHandle>>,
+    /// What sessions need when the store is shared (made, with the task writing the event log,
+    /// by the first session); `None` inside for a store of one process.
+    sharing: std::sync::OnceLock<Option<Sharing>>,
     /// Each 2026-07-28 request still being answered after its POST's handler returned (a
     /// stream, or an answer awaited): what a drain ends or stops.
     in_flight: Mutex<HashMap<u64, Streamed>>,
@@ -102,6 +110,9 @@ impl Drop for SharedState {
         if let Some(announcer) = self.announcer.get() {
             announcer.abort();
         }
+        if let Some(Some(relay)) = self.relay.get() {
+            relay.abort();
+        }
     }
 }
 
@@ -127,7 +138,68 @@ impl Shared {
             serving: Arc::default(),
             sweeper: Once::new(),
             announcer: std::sync::OnceLock::new(),
+            relay: std::sync::OnceLock::new(),
+            sharing: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// What a session needs when other instances share the store: made once, with the task
+    /// that writes the event log (it ends when the endpoint and its sessions are gone).
+    pub(crate) fn sharing(&self) -> Option<Sharing> {
+        self.sharing
+            .get_or_init(|| {
+                if !self.store.is_shared() {
+                    return None;
+                }
+                let (log, events) = mpsc::channel(LOG_ROOM);
+                tokio::spawn(write_log(events, Arc::downgrade(&self.store), self.ttl()));
+                // an instance's own prefix for the ids of its requests to clients
+                let request_ids = super::session::new_session_id().map_or_else(
+                    || Arc::from("i:"),
+                    |id| Arc::from(format!("{}:", &id[..12])),
+                );
+                Some(Sharing { log, request_ids })
+            })
+            .clone()
+    }
+
+    /// Starts, once, the task that hands client messages relayed by other instances (answers
+    /// to this instance's requests, cancellations of its handlers) to the sessions here.
+    pub(crate) fn start_relay(&self) {
+        let sessions = Arc::downgrade(&self.live);
+        self.relay.get_or_init(|| {
+            let mut relayed = self.store.relayed()?;
+            let task = tokio::spawn(async move {
+                loop {
+                    match relayed.recv().await {
+                        Ok(relayed) => {
+                            let Some(sessions) = sessions.upgrade() else {
+                                return;
+                            };
+                            let Some(session) = sessions.get(&relayed.session) else {
+                                continue;
+                            };
+                            match presa_core::decode_message(relayed.message.as_bytes()) {
+                                Ok(message) => {
+                                    session.deliver(vec![message], &Arrival::default());
+                                }
+                                Err(error) => tracing::warn!(
+                                    target: "presa_http",
+                                    "a relayed message of session {} is not one: {error}",
+                                    relayed.session
+                                ),
+                            }
+                        }
+                        Err(broadcast::error::RecvError::Lagged(missed)) => tracing::warn!(
+                            target: "presa_http",
+                            "{missed} relayed client messages were missed: the relay overflowed"
+                        ),
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    }
+                }
+            });
+            Some(task.abort_handle())
+        });
     }
 
     /// The subject of a request, when posted cancellation is on.
@@ -216,6 +288,7 @@ impl Shared {
             &state,
             self.server.clone(),
             self.options.event_buffer_limits(),
+            self.sharing(),
         );
         Ok(Some(self.live.insert(restored)))
     }
@@ -259,9 +332,18 @@ impl Shared {
 
     /// Starts, once, the task that tells sessions of the server's changes (sessions have no task
     /// of their own).
+    ///
+    /// With a shared store, a session's client may have subscribed to a resource through
+    /// another instance: before a resource update, each session here with an open GET stream
+    /// (the only ones it reaches) takes over the stored state, up to [`REFRESH_AT_ONCE`] loads at
+    /// a time.
     pub(crate) fn start_announcer(&self) {
+        self.start_relay();
         let sessions = Arc::downgrade(&self.live);
         let server = &self.server;
+        let store = Arc::downgrade(&self.store);
+        let ttl = self.ttl();
+        let shared_store = self.store.is_shared();
         self.announcer.get_or_init(|| {
             let mut changes = server.changes();
             let task = tokio::spawn(async move {
@@ -271,6 +353,12 @@ impl Shared {
                             let Some(sessions) = sessions.upgrade() else {
                                 return;
                             };
+                            if shared_store
+                                && matches!(change, Change::ResourceUpdated(_))
+                                && let Some(store) = store.upgrade()
+                            {
+                                refresh_streaming(&sessions, &*store, ttl).await;
+                            }
                             for session in sessions.all() {
                                 session.announce(change.clone());
                             }
@@ -394,4 +482,59 @@ impl Shared {
             .supported_versions()
             .supports_era(Era::Initialize)
     }
+}
+
+/// Events waiting to be logged while the store is slow or away; past this they are dropped
+/// (with a warning) instead of piling up.
+const LOG_ROOM: usize = 4096;
+
+/// How many waiting events go to the store in one call.
+const LOG_BATCH: usize = 256;
+
+/// How many sessions' states a resource update loads at once.
+const REFRESH_AT_ONCE: usize = 32;
+
+/// Writes the events sessions hand over to the store's event log, in batches, until every
+/// sender (the endpoint's and its sessions') is gone.
+async fn write_log(
+    mut events: mpsc::Receiver<LoggedEvent>,
+    store: Weak<dyn SessionStore>,
+    ttl: Option<Duration>,
+) {
+    let mut batch = Vec::with_capacity(LOG_BATCH);
+    while events.recv_many(&mut batch, LOG_BATCH).await > 0 {
+        let Some(store) = store.upgrade() else { return };
+        let written = std::mem::replace(&mut batch, Vec::with_capacity(LOG_BATCH));
+        if let Err(error) = store.log_events(written, ttl).await {
+            tracing::warn!(
+                target: "presa_http",
+                "events were not logged, and cannot be resumed on another instance: {}",
+                describe_error(&error)
+            );
+        }
+    }
+}
+
+/// Brings the sessions here with an open GET stream up to date with their stored state.
+async fn refresh_streaming(
+    sessions: &LiveSessions,
+    store: &dyn SessionStore,
+    ttl: Option<Duration>,
+) {
+    let streaming = sessions.all().into_iter().filter(|s| s.is_streaming());
+    futures_util::stream::iter(streaming)
+        .for_each_concurrent(REFRESH_AT_ONCE, |session| async move {
+            match store.load(session.id(), ttl).await {
+                Ok(Some(state)) => session.adopt(&state),
+                // removed: the next request finds it gone
+                Ok(None) => {}
+                Err(error) => tracing::warn!(
+                    target: "presa_http",
+                    "session {}: a resource update is announced from the state held here: {}",
+                    session.id(),
+                    describe_error(&error)
+                ),
+            }
+        })
+        .await;
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use presa_core::ProtocolVersion;
 use presa_server::ConnectionState;
 use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
 
 /// What an initialize-era session is between its requests, as plain data that a store outside
 /// the process can keep: everything an instance needs to serve the session's next request.
@@ -136,8 +137,145 @@ pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
         ttl: Option<Duration>,
     ) -> StoreFuture<'_, bool>;
 
-    /// Forgets session `id` (nothing happens when it is unknown).
+    /// Forgets session `id` (nothing happens when it is unknown), its event log with it.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Whether other instances share this store. The endpoint then also keeps each session's
+    /// GET-stream events in the store's event log ([`log_events`](Self::log_events)), so that a
+    /// client resuming with `Last-Event-ID` on any instance gets them
+    /// ([`events_after`](Self::events_after)); sends what another instance may be waiting for
+    /// through [`relay`](Self::relay); and gives the requests it sends clients ids no other
+    /// instance gives. The three methods below matter only when this is `true`; by default it
+    /// is `false`, for a store of one process.
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    /// Appends `events` to their sessions' event logs, in order, each log keeping the newest
+    /// events it has room for and expiring with its session's state (`ttl` from now). The
+    /// endpoint calls it in the background, with events already sent to their clients: one that
+    /// fails is logged and lost to resumption elsewhere, nothing more.
+    fn log_events(&self, events: Vec<LoggedEvent>, ttl: Option<Duration>) -> StoreFuture<'_, ()> {
+        let _ = (events, ttl);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The logged events of session `session`'s stream `stream` that came after event `seq`,
+    /// in order, when the log still holds that event (or the stream's opening, when `seq` is
+    /// its first); `None` when it does not: the stream is unknown, or its start was trimmed
+    /// away and events after `seq` may be missing.
+    fn events_after<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        seq: u64,
+    ) -> StoreFuture<'a, Option<Vec<LoggedEvent>>> {
+        let _ = (session, stream, seq);
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
+    /// Sends `message` to every other instance sharing the store (to their
+    /// [`relayed`](Self::relayed) receivers), in the background: at most once, in the order
+    /// sent.
+    fn relay(&self, message: Relayed) {
+        let _ = message;
+    }
+
+    /// What other instances relay from now on; `None` for a store no other instance shares.
+    fn relayed(&self) -> Option<broadcast::Receiver<Relayed>> {
+        None
+    }
+}
+
+/// One event of a session's GET stream, as a shared store's event log keeps it (see
+/// [`SessionStore::log_events`]): the SSE event `<stream>-<seq>`.
+///
+/// ```
+/// use presa_http::LoggedEvent;
+///
+/// let event = LoggedEvent::new("5f1c", 65, 3, r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
+/// assert_eq!(event.event_id(), "65-3");
+/// assert!(!event.is_opening());
+/// assert!(LoggedEvent::opening("5f1c", 65, 1).is_opening());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LoggedEvent {
+    /// The session id.
+    pub session: Arc<str>,
+    /// The stream number.
+    pub stream: u64,
+    /// The event's number in its stream.
+    pub seq: u64,
+    /// The message, as JSON; empty for the mark a stream leaves when it opens (a resumption
+    /// from its first event id finds it, and it is never sent).
+    pub json: Arc<str>,
+}
+
+impl LoggedEvent {
+    /// Event `seq` of stream `stream` of session `session`, carrying the message `json`.
+    pub fn new(
+        session: impl Into<Arc<str>>,
+        stream: u64,
+        seq: u64,
+        json: impl Into<Arc<str>>,
+    ) -> Self {
+        Self {
+            session: session.into(),
+            stream,
+            seq,
+            json: json.into(),
+        }
+    }
+
+    /// The mark stream `stream` leaves as it opens: `seq` is the number before its first
+    /// message's (its priming event's, or 0).
+    pub fn opening(session: impl Into<Arc<str>>, stream: u64, seq: u64) -> Self {
+        Self::new(session, stream, seq, "")
+    }
+
+    /// Whether this is a stream's opening mark rather than a message.
+    pub fn is_opening(&self) -> bool {
+        self.json.is_empty()
+    }
+
+    /// The SSE event id, `<stream>-<seq>`.
+    pub fn event_id(&self) -> String {
+        format!("{}-{}", self.stream, self.seq)
+    }
+}
+
+/// A message of a session's client, posted to one instance, that another instance sharing the
+/// session store may be waiting for: an answer to a request the server sent (its id names the
+/// instance that sent it), or a `notifications/cancelled` for a request being served elsewhere
+/// (see [`SessionStore::relay`]). It serializes as plain JSON, for a store that carries it
+/// between processes:
+///
+/// ```
+/// use presa_http::Relayed;
+///
+/// let answer = Relayed::new("5f1c", r#"{"jsonrpc":"2.0","id":"b7:0","result":{}}"#);
+/// let json = serde_json::to_string(&answer).unwrap();
+/// assert_eq!(json, r#"{"session":"5f1c","message":"{\"jsonrpc\":\"2.0\",\"id\":\"b7:0\",\"result\":{}}"}"#);
+/// assert_eq!(serde_json::from_str::<Relayed>(&json).unwrap(), answer);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Relayed {
+    /// The session id.
+    pub session: Arc<str>,
+    /// The client's message, as JSON.
+    pub message: Arc<str>,
+}
+
+impl Relayed {
+    /// The message `message` (JSON) of session `session`'s client.
+    pub fn new(session: impl Into<Arc<str>>, message: impl Into<Arc<str>>) -> Self {
+        Self {
+            session: session.into(),
+            message: message.into(),
+        }
+    }
 }
 
 /// Why a [`SessionStore`] could not load, save or remove a state. The endpoint answers the

@@ -121,7 +121,8 @@ async fn connect(
         .await
         .map_err(|e| e.to_string())?;
     let bus = redis.event_bus().await.map_err(|e| e.to_string())?;
-    Ok((Arc::new(bus), Arc::new(redis.session_store())))
+    let sessions = redis.session_store().await.map_err(|e| e.to_string())?;
+    Ok((Arc::new(bus), Arc::new(sessions)))
 }
 
 #[cfg(not(feature = "redis"))]
