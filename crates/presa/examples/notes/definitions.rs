@@ -305,8 +305,20 @@ async fn complete_id(input: CompletionInput, cx: Context) -> Vec<String> {
 }
 
 /// The notes server, holding `notes`.
+#[allow(
+    dead_code,
+    reason = "not every user of these definitions configures the builder"
+)]
 pub(crate) fn notes_server(notes: Notes) -> Result<Server, BuildError> {
-    Server::builder("notes", "0.1.0")
+    notes_server_with(notes, |builder| builder)
+}
+
+/// The notes server, holding `notes`, `configure` given the builder last (a bus, a key).
+pub(crate) fn notes_server_with(
+    notes: Notes,
+    configure: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> Result<Server, BuildError> {
+    let builder = Server::builder("notes", "0.1.0")
         .instructions("A small note store.")
         .logging(true)
         .list_changed(true)
@@ -329,6 +341,6 @@ pub(crate) fn notes_server(notes: Notes) -> Result<Server, BuildError> {
         )
         .complete_template_variable("notes://{id}", "id", complete_id)
         .typed_prompt("review_note", review)
-        .complete_prompt_argument("review_note", "id", complete_id)
-        .build()
+        .complete_prompt_argument("review_note", "id", complete_id);
+    configure(builder).build()
 }

@@ -565,8 +565,9 @@ async fn a_session_call_costs_one_redis_round_trip_and_a_2026_call_none() {
         0,
         "no call saved the session"
     );
-    // besides, the buses check their subscriptions once a second each
-    let watch = 3 * (started.elapsed().as_secs() + 2);
+    // besides, each replica's two channels (the bus, the relay) check their subscriptions
+    // once a second each
+    let watch = 6 * (started.elapsed().as_secs() + 2);
     assert!(
         session_trips >= calls && session_trips <= calls + watch,
         "{session_trips} round trips for {calls} session calls"
@@ -584,7 +585,7 @@ async fn a_session_call_costs_one_redis_round_trip_and_a_2026_call_none() {
         assert_eq!(status, 200);
     }
     let stateless_trips = round_trips(server) - before;
-    let watch = 3 * (started.elapsed().as_secs() + 2);
+    let watch = 6 * (started.elapsed().as_secs() + 2);
     assert!(
         stateless_trips <= watch,
         "{stateless_trips} round trips for {calls} 2026-07-28 calls"
@@ -594,4 +595,273 @@ async fn a_session_call_costs_one_redis_round_trip_and_a_2026_call_none() {
 /// How many times a session's state was written (the save script's `HSET`).
 fn calls_of_saves(redis: &RedisServer) -> u64 {
     calls(redis, "hset")
+}
+
+/// `notes --http 127.0.0.1:0 --redis URL`: the example with elicitation and subscriptions.
+fn notes_replica(redis: &Shared) -> Listening {
+    let mut command = std::process::Command::new(crate::interop::notes());
+    command
+        .args(["--http", "127.0.0.1:0"])
+        .args(redis.flags())
+        .env("PRESA_REQUEST_STATE_KEY", KEY);
+    Listening::start("a notes replica", command)
+}
+
+/// How long a scenario waits for an event before it fails.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The events of one SSE response, read as they come.
+struct Events {
+    body: reqwest::Response,
+    pending: String,
+}
+
+/// One SSE event: its id and its data (`Null` for a priming event's empty data).
+#[derive(Clone, Debug, PartialEq)]
+struct Event {
+    id: Option<String>,
+    message: Value,
+}
+
+impl Events {
+    fn of(response: reqwest::Response) -> Self {
+        assert_eq!(response.status(), 200);
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/event-stream")
+        );
+        Self {
+            body: response,
+            pending: String::new(),
+        }
+    }
+
+    /// The next event (comments and keep-alives skipped); `None` when the stream ended.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(end) = self.pending.find("\n\n") {
+                let block: String = self.pending.drain(..end + 2).collect();
+                let mut id = None;
+                let mut data = String::new();
+                let mut any = false;
+                for line in block.lines() {
+                    if let Some(value) = line.strip_prefix("id:") {
+                        id = Some(value.trim().to_owned());
+                        any = true;
+                    } else if let Some(value) = line.strip_prefix("data:") {
+                        data.push_str(value.trim());
+                        any = true;
+                    }
+                }
+                if !any {
+                    continue;
+                }
+                let message = if data.is_empty() {
+                    Value::Null
+                } else {
+                    serde_json::from_str(&data).unwrap()
+                };
+                return Some(Event { id, message });
+            }
+            let chunk = tokio::time::timeout(PATIENCE, self.body.chunk())
+                .await
+                .expect("an event within the patience")
+                .unwrap()?;
+            self.pending
+                .push_str(&String::from_utf8_lossy(&chunk).replace("\r\n", "\n"));
+        }
+    }
+
+    /// The next event carrying a message whose method is `method`, the others passed over.
+    async fn next_of(&mut self, method: &str) -> Event {
+        loop {
+            let event = self.next().await.expect("the stream goes on");
+            if event.message["method"] == method {
+                return event;
+            }
+        }
+    }
+}
+
+/// Opens session `session`'s GET stream on `url`, resuming after `last_event_id` if given.
+async fn get_stream(url: &str, session: &str, last_event_id: Option<&str>) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .get(url)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", session)
+        .header("MCP-Protocol-Version", "2025-11-25");
+    if let Some(id) = last_event_id {
+        request = request.header("Last-Event-ID", id);
+    }
+    request.send().await.unwrap()
+}
+
+/// An initialized 2025-11-25 session of a client that can answer elicitations: `initialize`
+/// on `first`, `notifications/initialized` on `second`; returns its id.
+async fn elicitation_session(first: &str, second: &str) -> String {
+    let initialize = request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+               "clientInfo": {"name": "spread", "version": "1"}}),
+    );
+    let id = post(first, None, initialize).await.session.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(second, Some(&id), initialized).await.status, 202);
+    id
+}
+
+fn add_note(id: u64, title: &str) -> Value {
+    request(
+        id,
+        "tools/call",
+        json!({"name": "add_note", "arguments": {"title": title, "body": "b"}}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_spread_over_replicas_hears_updates_and_answers_elicitations_anywhere() {
+    let redis = Shared::start();
+    let replicas = [
+        notes_replica(&redis),
+        notes_replica(&redis),
+        notes_replica(&redis),
+    ];
+    let (a, b, c) = (replicas[0].url(), replicas[1].url(), replicas[2].url());
+    let session = elicitation_session(a, b).await;
+    let id = Some(session.as_str());
+
+    // the GET stream on A; the subscription made through B
+    let mut stream = Events::of(get_stream(a, &session, None).await);
+    let priming = stream.next().await.unwrap();
+    assert_eq!(
+        priming.message,
+        Value::Null,
+        "a 2025-11-25 stream starts primed"
+    );
+    let subscribe = request(2, "resources/subscribe", json!({"uri": "notes://index"}));
+    assert_eq!(post(b, id, subscribe).await.status, 200);
+
+    // a note added on C: C announces the index's update, and A's GET stream carries it
+    let added = post(c, id, add_note(3, "from C")).await;
+    assert!(
+        added.message["result"]["structuredContent"]["id"].is_u64(),
+        "{}",
+        added.message
+    );
+    let updated = stream.next_of("notifications/resources/updated").await;
+    assert_eq!(updated.message["params"]["uri"], "notes://index");
+
+    // a tool on B asks for confirmation on its POST stream; the answer goes to A
+    let delete = request(
+        4,
+        "tools/call",
+        json!({"name": "delete_note", "arguments": {"id": 1}}),
+    );
+    let mut on_b = Events::of(send(b, id, &delete).await);
+    let asked = on_b.next_of("elicitation/create").await;
+    assert!(
+        asked.message["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Welcome"),
+        "{}",
+        asked.message
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": asked.message["id"],
+                        "result": {"action": "accept", "content": {"confirm": true}}});
+    assert_eq!(post(a, id, answer).await.status, 202);
+    let result = loop {
+        let event = on_b.next().await.expect("B's stream ends with the result");
+        if event.message["id"] == 4 {
+            break event.message;
+        }
+    };
+    assert_eq!(
+        result["result"]["content"][0]["text"], "deleted note 1",
+        "{result}"
+    );
+}
+
+/// The events the log holds for session `session` (the stream's opening mark included), on
+/// whichever node of the Redis holds its key.
+fn logged(redis: &Shared, session: &str) -> u64 {
+    let key = format!("presa:events:{{{session}}}");
+    redis
+        .nodes()
+        .iter()
+        .find_map(|node| {
+            node.command(&["XLEN", &key])
+                .strip_prefix(':')?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replica_killed_mid_stream_loses_no_logged_event() {
+    let redis = Shared::start();
+    let mut replicas = vec![
+        notes_replica(&redis),
+        notes_replica(&redis),
+        notes_replica(&redis),
+    ];
+    let urls: Vec<String> = replicas.iter().map(|r| r.url().to_owned()).collect();
+    let (a, b, c) = (urls[0].as_str(), urls[1].as_str(), urls[2].as_str());
+    let session = elicitation_session(a, c).await;
+    let id = Some(session.as_str());
+    let subscribe = request(2, "resources/subscribe", json!({"uri": "notes://index"}));
+    assert_eq!(post(c, id, subscribe).await.status, 200);
+
+    // the GET stream on B carries what notes added on C announce
+    let mut stream = Events::of(get_stream(b, &session, None).await);
+    assert_eq!(stream.next().await.unwrap().message, Value::Null);
+    let mut received = Vec::new();
+    for n in 0..3 {
+        post(c, id, add_note(10 + n, "streamed")).await;
+        // each note is a list change and the index's update
+        loop {
+            let event = stream.next().await.unwrap();
+            let last = event.message["method"] == "notifications/resources/updated";
+            received.push(event);
+            if last {
+                break;
+            }
+        }
+    }
+    // everything B sent is in the log (B writes it in the background), then B is killed
+    let expected = 1 + received.len() as u64;
+    tokio::time::timeout(PATIENCE, async {
+        while logged(&redis, &session) < expected {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("B logs what it sent");
+    replicas[1].kill();
+
+    // the client resumes after the first event it got, on A
+    let resumed_from = received[0].id.clone().unwrap();
+    let mut resumed = Events::of(get_stream(a, &session, Some(&resumed_from)).await);
+    for expected in &received[1..] {
+        let event = resumed.next().await.unwrap();
+        assert_eq!(
+            &event, expected,
+            "every event after {resumed_from}, once, in order"
+        );
+    }
+    // then the stream goes on, on A: primed, and live
+    let primed = resumed.next().await.unwrap();
+    assert_eq!(primed.message, Value::Null);
+    assert_ne!(
+        primed.id.as_deref().unwrap().split('-').next(),
+        resumed_from.split('-').next(),
+        "a stream of A's own"
+    );
+    post(c, id, add_note(20, "after the failover")).await;
+    let live = resumed.next_of("notifications/resources/updated").await;
+    assert_eq!(live.message["params"]["uri"], "notes://index");
 }

@@ -187,48 +187,57 @@ impl Python {
 /// features and profile of this test binary, so that `cargo test` finds it up to date.
 pub(crate) fn library() -> &'static Path {
     static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
-    LIBRARY.get_or_init(|| {
-        let dir = profile_dir();
-        let profile = match dir.file_name().and_then(|name| name.to_str()) {
-            Some("debug") => "dev".to_owned(),
-            Some(name) => name.to_owned(),
-            None => panic!("no profile directory in {}", dir.display()),
-        };
-        let features: Vec<&str> = [
-            ("server", cfg!(feature = "server")),
-            ("client", cfg!(feature = "client")),
-            ("in-process", cfg!(feature = "in-process")),
-            ("stdio", cfg!(feature = "stdio")),
-            ("http", cfg!(feature = "http")),
-            ("full-schema", cfg!(feature = "full-schema")),
-            ("schemars", cfg!(feature = "schemars")),
-            ("redis", cfg!(feature = "redis")),
-        ]
-        .into_iter()
-        .filter_map(|(name, on)| on.then_some(name))
-        .collect();
-        let mut cargo = Command::new(env!("CARGO"));
-        cargo
-            .args(["build", "--quiet", "-p", "presa", "--example", "library"])
-            .args(["--profile", &profile, "--no-default-features", "--features"])
-            .arg(features.join(","))
-            .current_dir(root());
-        // Cargo's variables describing this package would make the nested build look like a
-        // different one (build scripts that track them rerun), and rebuild half the tree.
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy();
-            if key.starts_with("CARGO_PKG_") || key.starts_with("CARGO_MANIFEST_") {
-                cargo.env_remove(&*key);
-            }
+    LIBRARY.get_or_init(|| build_example("library"))
+}
+
+/// The `notes` example's binary, built as [`library`] is.
+pub(crate) fn notes() -> &'static Path {
+    static NOTES: OnceLock<PathBuf> = OnceLock::new();
+    NOTES.get_or_init(|| build_example("notes"))
+}
+
+/// Builds example `name` with this test binary's features and profile; returns its binary.
+fn build_example(name: &str) -> PathBuf {
+    let dir = profile_dir();
+    let profile = match dir.file_name().and_then(|dir| dir.to_str()) {
+        Some("debug") => "dev".to_owned(),
+        Some(profile) => profile.to_owned(),
+        None => panic!("no profile directory in {}", dir.display()),
+    };
+    let features: Vec<&str> = [
+        ("server", cfg!(feature = "server")),
+        ("client", cfg!(feature = "client")),
+        ("in-process", cfg!(feature = "in-process")),
+        ("stdio", cfg!(feature = "stdio")),
+        ("http", cfg!(feature = "http")),
+        ("full-schema", cfg!(feature = "full-schema")),
+        ("schemars", cfg!(feature = "schemars")),
+        ("redis", cfg!(feature = "redis")),
+    ]
+    .into_iter()
+    .filter_map(|(feature, on)| on.then_some(feature))
+    .collect();
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .args(["build", "--quiet", "-p", "presa", "--example", name])
+        .args(["--profile", &profile, "--no-default-features", "--features"])
+        .arg(features.join(","))
+        .current_dir(root());
+    // Cargo's variables describing this package would make the nested build look like a
+    // different one (build scripts that track them rerun), and rebuild half the tree.
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if key.starts_with("CARGO_PKG_") || key.starts_with("CARGO_MANIFEST_") {
+            cargo.env_remove(&*key);
         }
-        let status = cargo.status().expect("cargo build of the library example");
-        assert!(
-            status.success(),
-            "building the library example failed: {status}"
-        );
-        dir.join("examples")
-            .join(format!("library{}", std::env::consts::EXE_SUFFIX))
-    })
+    }
+    let status = cargo.status().expect("cargo build of an example");
+    assert!(
+        status.success(),
+        "building the {name} example failed: {status}"
+    );
+    dir.join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// Runs an interop driver (a client script of `interop/`) to completion and returns the
@@ -317,6 +326,12 @@ impl Listening {
     /// Whether the process is still running.
     pub(crate) fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Kills the process (`SIGKILL`: nothing of it runs on) and waits until it is gone.
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
