@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use presa_core::{LoggingLevel, Resource, Tool};
 use presa_http::{
-    HttpOptions, SessionState, SessionStore, SessionStoreError, StoreFuture, router_with_store,
+    HttpOptions, Relayed, SessionState, SessionStore, SessionStoreError, StoreFuture,
+    router_with_store,
 };
 use presa_server::{Context, Server};
 use serde_json::{Value, json};
@@ -28,9 +29,20 @@ struct JsonStore {
     held: Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
     /// Told when a held load has read the state.
     holding: tokio::sync::Notify,
+    /// Set for a store the instances share as they would Redis: what one relays reaches
+    /// every instance (the sender too, which finds nothing in it for itself).
+    relay: Option<tokio::sync::broadcast::Sender<Relayed>>,
 }
 
 impl JsonStore {
+    /// A store shared the way presa-redis's is (no event log: no test here resumes).
+    fn shared() -> Self {
+        Self {
+            relay: Some(tokio::sync::broadcast::channel(16).0),
+            ..Self::default()
+        }
+    }
+
     /// Holds the next load after it read the state; the sender lets it answer.
     fn hold_next_load(&self) -> tokio::sync::oneshot::Sender<()> {
         let (release, held) = tokio::sync::oneshot::channel();
@@ -110,6 +122,22 @@ impl SessionStore for JsonStore {
             Ok(())
         })
     }
+
+    fn is_shared(&self) -> bool {
+        self.relay.is_some()
+    }
+
+    fn relay(&self, message: Relayed) {
+        if let Some(relay) = &self.relay {
+            let _ = relay.send(message);
+        }
+    }
+
+    fn relayed(&self) -> Option<tokio::sync::broadcast::Receiver<Relayed>> {
+        self.relay
+            .as_ref()
+            .map(tokio::sync::broadcast::Sender::subscribe)
+    }
 }
 
 /// A tool's gate: `started` is told when it runs, and it returns once `open` is told.
@@ -117,6 +145,17 @@ impl SessionStore for JsonStore {
 struct Gate {
     started: tokio::sync::Notify,
     open: tokio::sync::Notify,
+    /// Told when the `hangs` tool's handler is stopped.
+    stopped: tokio::sync::Notify,
+}
+
+/// Tells its gate, when dropped, that the handler holding it was stopped.
+struct Stopped(Arc<Gate>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.stopped.notify_one();
+    }
 }
 
 fn server(gate: Arc<Gate>) -> Server {
@@ -132,6 +171,18 @@ fn server(gate: Arc<Gate>) -> Server {
         )
         .resource(Resource::new("file:///notes", "notes"), |_cx| async {
             "notes"
+        })
+        .tool(Tool::without_params("hangs"), {
+            let gate = Arc::clone(&gate);
+            move |_: Value, _| {
+                let gate = Arc::clone(&gate);
+                async move {
+                    gate.started.notify_one();
+                    let _stopped = Stopped(gate);
+                    std::future::pending::<()>().await;
+                    "never"
+                }
+            }
         })
         .tool(Tool::without_params("gated"), move |_: Value, _| {
             let gate = Arc::clone(&gate);
@@ -555,4 +606,33 @@ async fn an_initialize_without_an_id_or_in_a_batch_starts_no_session() {
     // an initialize request still starts one
     initialize(&url).await;
     assert_eq!(store.texts.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_cancellation_posted_to_another_instance_stops_the_handler_there() {
+    let store = Arc::new(JsonStore::shared());
+    let gate = Arc::new(Gate::default());
+    let a = gated_instance(Arc::clone(&store), Arc::clone(&gate)).await;
+    let b = instance(Arc::clone(&store)).await;
+    let session = initialize(&a).await;
+    let call = {
+        let (a, session) = (a.clone(), session.clone());
+        tokio::spawn(async move {
+            post(
+                &a,
+                Some(&session),
+                request(5, "tools/call", json!({"name": "hangs"})),
+            )
+            .await
+        })
+    };
+    gate.started.notified().await;
+    // the client's cancellation lands on B, which serves no request 5: A hears of it
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 5, "reason": "changed my mind"}});
+    assert_eq!(post(&b, Some(&session), cancel).await.status, 202);
+    tokio::time::timeout(Duration::from_secs(10), gate.stopped.notified())
+        .await
+        .expect("the handler on A was stopped");
+    call.abort();
 }
