@@ -3,7 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use presa_server::{Change, EventBus, InMemoryBus};
+use presa_server::{Change, EventBus, InMemoryBus, TaskSignal};
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use crate::channel::Channel;
@@ -19,13 +20,30 @@ use crate::error::RedisError;
 /// published meanwhile do not reach the other instances (pub/sub keeps nothing); the
 /// subscription, checked every second, is renewed by itself when Redis returns.
 ///
+/// The same channel carries [`TaskSignal`]s: a `tasks/update` or `tasks/cancel` that reached
+/// an instance not running the task goes to the one that does.
+///
 /// Made by [`Redis::event_bus`].
 pub struct RedisBus {
     /// This instance's listeners: the in-memory bus, fed by this instance's publishes and by
     /// what Redis brings from the others.
     local: Arc<InMemoryBus>,
+    /// What other instances signal to the tasks running here.
+    signals: broadcast::Sender<TaskSignal>,
     channel: Channel,
 }
+
+/// What travels on the channel: a change, or a signal to a task's instance (told apart by
+/// their tags, `change` and `signal`).
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum Carried {
+    Change(Change),
+    Signal(TaskSignal),
+}
+
+/// Signals held for a receiver that falls behind (which then skips the oldest).
+const SIGNAL_ROOM: usize = 256;
 
 impl fmt::Debug for RedisBus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -38,23 +56,64 @@ impl fmt::Debug for RedisBus {
 impl RedisBus {
     pub(crate) async fn start(redis: Redis) -> Result<Self, RedisError> {
         let local = Arc::new(InMemoryBus::default());
-        let heard = Arc::clone(&local);
-        let channel = Channel::open(&redis, "changes", "changes", move |change: Change| {
-            heard.publish(change);
+        let signals = broadcast::channel(SIGNAL_ROOM).0;
+        let (heard, signalled) = (Arc::clone(&local), signals.clone());
+        let channel = Channel::open(&redis, "changes", "changes", move |carried| match carried {
+            Carried::Change(change) => heard.publish(change),
+            // no task here listens yet: none runs here
+            Carried::Signal(signal) => drop(signalled.send(signal)),
         })
         .await?;
-        Ok(Self { local, channel })
+        Ok(Self {
+            local,
+            signals,
+            channel,
+        })
     }
 }
 
 impl EventBus for RedisBus {
     fn publish(&self, change: Change) {
-        self.channel.publish(&change);
+        self.channel.publish(Carried::Change(change.clone()));
         // this instance's listeners hear of it at once
         self.local.publish(change);
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Change> {
         self.local.subscribe()
+    }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
+
+    fn signal_task(&self, signal: TaskSignal) {
+        self.channel.publish(Carried::Signal(signal));
+    }
+
+    fn task_signals(&self) -> Option<broadcast::Receiver<TaskSignal>> {
+        Some(self.signals.subscribe())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn changes_and_signals_are_told_apart() {
+        let change = serde_json::to_string(&Carried::Change(Change::TaskChanged("t".into())));
+        assert_eq!(change.unwrap(), r#"{"change":"taskChanged","of":"t"}"#);
+        let signal = r#"{"signal":"cancel","task":"t"}"#;
+        assert!(matches!(
+            serde_json::from_str::<Carried>(signal).unwrap(),
+            Carried::Signal(TaskSignal::Cancel { task }) if task == "t"
+        ));
+        let change = r#"{"change":"listChanged","of":"tools"}"#;
+        assert!(matches!(
+            serde_json::from_str::<Carried>(change).unwrap(),
+            Carried::Change(_)
+        ));
     }
 }

@@ -43,6 +43,35 @@ pub enum Change {
     TaskChanged(String),
 }
 
+/// What one instance tells the instance running a task, when a client's request about the
+/// task reached another one (see [`EventBus::signal_task`]). It serializes as plain JSON:
+///
+/// ```
+/// use presa_server::TaskSignal;
+///
+/// let cancel = TaskSignal::Cancel { task: "t1".into() };
+/// let json = serde_json::to_string(&cancel).unwrap();
+/// assert_eq!(json, r#"{"signal":"cancel","task":"t1"}"#);
+/// assert_eq!(serde_json::from_str::<TaskSignal>(&json).unwrap(), cancel);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "signal", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum TaskSignal {
+    /// A `tasks/update`: answers to the task's input requests, for its handler.
+    Answers {
+        /// The task id.
+        task: String,
+        /// The answers, by input key.
+        responses: presa_core::InputResponses,
+    },
+    /// A `tasks/cancel`: the handler is to stop.
+    Cancel {
+        /// The task id.
+        task: String,
+    },
+}
+
 /// Fans changes out to every connection that listens (2026-07-28 `subscriptions/listen`
 /// streams, initialize-era sessions).
 ///
@@ -54,6 +83,24 @@ pub trait EventBus: Send + Sync + fmt::Debug + 'static {
     fn publish(&self, change: Change);
     /// Receives every change published from now on.
     fn subscribe(&self) -> broadcast::Receiver<Change>;
+
+    /// Whether other instances share this bus: then a `tasks/update` or `tasks/cancel` for a
+    /// task whose handler runs on another instance is sent there with
+    /// [`signal_task`](Self::signal_task). By default `false`, for a bus of one process.
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    /// Sends `signal` to the other instances sharing the bus (the one running the task acts on
+    /// it), in the background: at most once.
+    fn signal_task(&self, signal: TaskSignal) {
+        let _ = signal;
+    }
+
+    /// The signals other instances send from now on; `None` for a bus of one process.
+    fn task_signals(&self) -> Option<broadcast::Receiver<TaskSignal>> {
+        None
+    }
 }
 
 /// The in-process [`EventBus`]: a broadcast channel.

@@ -12,7 +12,7 @@ use presa_core::{
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{LiveTask, TaskRecord, now_ms, owner_of, require_tasks, wire};
+use super::{LiveTask, TaskRecord, TaskSignal, now_ms, owner_of, require_tasks, wire};
 use crate::context::Context;
 use crate::dispatch::{parse, raw};
 use crate::server::Server;
@@ -148,8 +148,14 @@ impl Server {
             Some(live) => live.answer(params.input_responses).await?,
             // ended: nothing waits for an answer any more
             None if record.status.is_terminal() => {}
-            // its handler runs on another instance, which this one cannot hand answers to: the
-            // client keeps them and asks again
+            // its handler runs on another instance: the bus takes the answers there
+            None if self.inner.tasks.bus.is_shared() => {
+                self.inner.tasks.bus.signal_task(TaskSignal::Answers {
+                    task: record.id.clone(),
+                    responses: params.input_responses,
+                });
+            }
+            // on another instance no bus reaches: the client keeps them and asks again
             None => {
                 return Err(ErrorObject::internal_error(format!(
                     "Task {} runs on another server instance: its answers cannot be delivered here; send them again",
@@ -187,18 +193,19 @@ impl Server {
                 live.cancel();
                 live.record().await
             }
-            None if legacy && !record.status.is_terminal() => {
-                // its handler runs elsewhere, or no longer: the stored state is what there is
-                let mut cancelled = record;
-                cancelled.status = TaskStatus::Cancelled;
-                cancelled.touch(now_ms());
-                let store = &self.inner.tasks.options.store;
-                let failed =
-                    |error: super::TaskStoreError| ErrorObject::internal_error(error.to_string());
-                match store.update(cancelled.clone()).await.map_err(failed)? {
-                    true => cancelled,
-                    // it ended (or went) meanwhile: as it is now
-                    false => self.find_task(&params.task_id, cx).await?.0,
+            None if !record.status.is_terminal() => {
+                // its handler runs on another instance, or no longer: one sharing the bus is
+                // told to stop it; at 2025-11-25 the stored state is cancelled at once (a runner
+                // that missed the signal stops at its next write, which the store refuses)
+                if self.inner.tasks.bus.is_shared() {
+                    self.inner.tasks.bus.signal_task(TaskSignal::Cancel {
+                        task: record.id.clone(),
+                    });
+                }
+                if legacy {
+                    self.cancel_stored(record, &params.task_id, cx).await?
+                } else {
+                    record
                 }
             }
             None => record,
@@ -207,6 +214,27 @@ impl Server {
             return raw(&wire::legacy_task(&record));
         }
         self.ack()
+    }
+
+    /// Cancels `record` in the store; the record as it is afterwards (as another instance left
+    /// it, when it ended or went meanwhile).
+    async fn cancel_stored(
+        &self,
+        record: TaskRecord,
+        task_id: &str,
+        cx: &Context,
+    ) -> Result<TaskRecord, ErrorObject> {
+        let mut cancelled = record;
+        cancelled.status = TaskStatus::Cancelled;
+        cancelled.touch(now_ms());
+        let store = &self.inner.tasks.options.store;
+        let failed = |error: super::TaskStoreError| ErrorObject::internal_error(error.to_string());
+        Ok(
+            match store.update(cancelled.clone()).await.map_err(failed)? {
+                true => cancelled,
+                false => self.find_task(task_id, cx).await?.0,
+            },
+        )
     }
 
     /// `tasks/result` (2025-11-25): waits for the task to end, then answers exactly what the

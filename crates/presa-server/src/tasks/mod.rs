@@ -38,7 +38,7 @@ pub use store::{InMemoryTaskStore, TaskLimits, TaskRecord, TaskStore, TaskStoreE
 
 use crate::BoxFuture;
 use crate::context::Context;
-use crate::events::EventBus;
+use crate::events::{EventBus, TaskSignal};
 use crate::server::Server;
 
 /// How a server keeps and runs its tasks.
@@ -190,6 +190,8 @@ pub(crate) struct Tasks {
     sweeping: AtomicBool,
     /// Tasks created so far (a sweeper about to stop looks whether one came meanwhile).
     created: AtomicU64,
+    /// Set once the task handing other instances' signals to the tasks here runs.
+    signals: std::sync::Once,
 }
 
 impl Tasks {
@@ -200,7 +202,54 @@ impl Tasks {
             live: Mutex::default(),
             sweeping: AtomicBool::new(false),
             created: AtomicU64::new(0),
+            signals: std::sync::Once::new(),
         }
+    }
+
+    /// Starts, once (with the first task here), the task that hands what other instances
+    /// signal (answers, cancels of tasks running here) to the tasks' handlers; it ends with
+    /// the server's tasks.
+    fn hear_signals(self: &Arc<Self>) {
+        self.signals.call_once(|| {
+            let Some(mut signals) = self.bus.task_signals() else {
+                return;
+            };
+            let tasks: Weak<Self> = Arc::downgrade(self);
+            tokio::spawn(async move {
+                loop {
+                    let signal = match signals.recv().await {
+                        Ok(signal) => signal,
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                            tracing::warn!(
+                                target: "presa_server",
+                                "{missed} task signals of other instances were missed"
+                            );
+                            continue;
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                    };
+                    let Some(tasks) = tasks.upgrade() else { return };
+                    match signal {
+                        TaskSignal::Answers { task, responses } => {
+                            if let Some(live) = tasks.live_task(&task)
+                                && let Err(error) = live.answer(responses).await
+                            {
+                                tracing::warn!(
+                                    target: "presa_server",
+                                    "answers to task {task} sent through another instance do not fit: {}",
+                                    error.message
+                                );
+                            }
+                        }
+                        TaskSignal::Cancel { task } => {
+                            if let Some(live) = tasks.live_task(&task) {
+                                live.cancel();
+                            }
+                        }
+                    }
+                }
+            });
+        });
     }
 
     fn live(&self) -> MutexGuard<'_, HashMap<String, Arc<LiveTask>>> {
@@ -216,6 +265,7 @@ impl Tasks {
     /// Evicts expired tasks now and then while the store holds any, and fails the tasks running
     /// here that waited for input past the input timeout.
     fn sweep(self: &Arc<Self>) {
+        self.hear_signals();
         self.created.fetch_add(1, Ordering::AcqRel);
         if self.sweeping.swap(true, Ordering::AcqRel) {
             return;

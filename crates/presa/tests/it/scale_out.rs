@@ -865,3 +865,126 @@ async fn a_replica_killed_mid_stream_loses_no_logged_event() {
     let live = resumed.next_of("notifications/resources/updated").await;
     assert_eq!(live.message["params"]["uri"], "notes://index");
 }
+
+/// An instance serving tasks on `redis` (its bus and its task store), behind bearer tokens
+/// naming the caller: the tool `asks` becomes a task that asks its caller's name.
+async fn task_instance(redis: &presa::redis::Redis) -> presa::http::RunningServer {
+    use presa::core::{
+        ElicitRequestFormParams, ElicitationSchema, StringSchema, TaskSupport, Tool,
+    };
+    use presa::http::{AuthOptions, HttpOptions, VerifyError};
+    use presa::server::{AuthInfo, Context, InputError, Server, TaskOptions};
+    let server = Server::builder("desk", "1.0.0")
+        .event_bus(std::sync::Arc::new(redis.event_bus().await.unwrap()))
+        .tasks(TaskOptions::default().store(redis.task_store()))
+        .tool(
+            Tool::without_params("asks").task_support(TaskSupport::Optional),
+            |_: Value, cx: Context| async move {
+                cx.run_as_task().await;
+                let form =
+                    ElicitationSchema::new().property("name", StringSchema::titled("Name"), true);
+                let answer = cx
+                    .elicit(ElicitRequestFormParams::new("Who are you?", form).into())
+                    .await?;
+                let name = answer.content.and_then(|c| c.get("name").cloned());
+                Ok::<_, InputError>(format!("hello {}", name.unwrap_or(Value::Null)))
+            },
+        )
+        .build()
+        .unwrap();
+    let auth = AuthOptions::new("https://login.example.net", |token: String| async move {
+        match token.as_str() {
+            "alice" => Ok(AuthInfo::new().with_subject(token)),
+            _ => Err(VerifyError::Invalid("unknown token".into())),
+        }
+    });
+    let options = HttpOptions::default().port(0).auth(auth);
+    presa::http::serve(server, options).await.unwrap()
+}
+
+/// A 2026-07-28 request of alice's, declaring the tasks extension; its JSON answer.
+async fn alices(url: &str, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    let name = params
+        .get("name")
+        .or_else(|| params.get("taskId"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = reqwest::Client::new()
+        .post(url)
+        .bearer_auth("alice")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method)
+        .header("Mcp-Name", name)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    serde_json::from_str(&response.text().await.unwrap()).unwrap()
+}
+
+/// `tasks/get` on `url` until the task's status is `status`, polling as a client does.
+async fn until_status(url: &str, task: &str, status: &str) -> Value {
+    let polled = async {
+        loop {
+            let got = alices(url, "tasks/get", json!({"taskId": task})).await;
+            if got["result"]["status"] == status {
+                return got["result"].clone();
+            }
+            assert!(got.get("error").is_none(), "{got}");
+            let interval = got["result"]["pollIntervalMs"].as_u64().unwrap_or(1000);
+            tokio::time::sleep(std::time::Duration::from_millis(interval.min(50))).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, polled)
+        .await
+        .unwrap_or_else(|_| panic!("task {task} never was {status}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tasks_answers_and_cancel_reach_its_handler_from_any_instance() {
+    use presa::redis::{Redis, RedisOptions};
+    let server = RedisServer::start();
+    let redis = Redis::connect(RedisOptions::new(server.url()))
+        .await
+        .unwrap();
+    let (a, b) = (task_instance(&redis).await, task_instance(&redis).await);
+
+    // a task made on A, its question answered through B
+    let created = alices(a.url(), "tools/call", json!({"name": "asks"})).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let waiting = until_status(b.url(), &task, "input_required").await;
+    let key = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let update = json!({"taskId": task, "inputResponses":
+        {key: {"action": "accept", "content": {"name": "Ada"}}}});
+    let ack = alices(b.url(), "tasks/update", update).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = until_status(b.url(), &task, "completed").await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], r#"hello "Ada""#,
+        "{done}"
+    );
+
+    // another one made on A, cancelled through B: its handler on A stops
+    let created = alices(a.url(), "tools/call", json!({"name": "asks"})).await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    until_status(b.url(), &task, "input_required").await;
+    let ack = alices(b.url(), "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    until_status(a.url(), &task, "cancelled").await;
+}
