@@ -31,6 +31,7 @@ pub mod debian;
 pub mod fake;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "message")]
 pub mod message;
 #[cfg(feature = "nginx")]
 pub mod nginx;

@@ -101,6 +101,42 @@ impl RedisServer {
         reply(self.port, words, STARTUP).unwrap()
     }
 
+    /// How many times this Redis ran `command` so far (`INFO commandstats`; a script's own
+    /// commands are counted apart from the script).
+    pub fn calls(&self, command: &str) -> u64 {
+        let stats = self.command(&["INFO", "commandstats"]);
+        let prefix = format!("cmdstat_{command}:calls=");
+        stats
+            .lines()
+            .find_map(|line| line.trim().strip_prefix(prefix.as_str()))
+            .and_then(|rest| rest.split(',').next()?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// This Redis's round trips so far: every command a client sent, those that presa's scripts
+    /// run inside them left out (`evalsha` is one round trip whatever its script does).
+    pub fn round_trips(&self) -> u64 {
+        /// What presa-redis's scripts run, and what these counts themselves send.
+        const INSIDE_SCRIPTS: [&str; 16] = [
+            "hget", "hset", "pexpire", "persist", "zadd", "zrem", "zrange", "zscore", "zcard",
+            "hlen", "hdel", "del", "incr", "xrange", "xadd", "info",
+        ];
+        let stats = self.command(&["INFO", "commandstats"]);
+        stats
+            .lines()
+            .filter_map(|line| line.trim().strip_prefix("cmdstat_"))
+            .filter(|line| !INSIDE_SCRIPTS.contains(&line.split(':').next().unwrap_or_default()))
+            .filter_map(|line| {
+                line.split_once(":calls=")?
+                    .1
+                    .split(',')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .sum()
+    }
+
     fn spawn(&self) -> Result<(), String> {
         let log = File::create(self.dir.join("redis.log")).map_err(|e| e.to_string())?;
         let child = Command::new("redis-server")

@@ -16,7 +16,7 @@ pub(super) enum Era {
     Session,
 }
 
-const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+pub(super) const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// A POST of `body` to `path` with `headers` (each ending in CRLF).
 pub(super) fn post(address: &str, path: &str, headers: &str, body: &str) -> Vec<u8> {

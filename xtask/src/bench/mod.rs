@@ -14,6 +14,7 @@
 //! with TCP_NODELAY (the servers set it too). Server CPU time comes from `/proc/<pid>/stat`
 //! (utime + stime over the measured window) and peak RSS from `VmHWM` in `/proc/<pid>/status`.
 
+mod cluster;
 mod http;
 mod process;
 pub(crate) mod soak;
@@ -37,7 +38,11 @@ options:
   --duration SECS    measured window of each run (default 5)
   --repeats N        runs per row and side; the table shows medians (default 3)
   --row NAME         run one row: http-64, http-1, http-session-64, stdio-seq, stdio-64,
-                     in-process, idle-sessions, tasks (default: all)
+                     in-process, idle-sessions, tasks (default: all), or with --cluster
+                     cluster-session-64, cluster-2026-64, fanout-10k
+  --cluster          run the scale-out rows instead: library replicas on Redis behind nginx,
+                     and 10,000 listens over three notes replicas (installs redis-server and
+                     nginx with apt-get when missing)
   --sessions N       sessions of the idle-sessions row (default 10000)
   --tasks N          tasks of the tasks row (default 10000)
   --no-build         use the release examples already built
@@ -45,6 +50,9 @@ options:
 
 /// Set in the re-executed release driver: the number of CPUs to pin across, 0 for no pinning.
 const DRIVER: &str = "PRESA_BENCH_CPUS";
+
+/// The scale-out rows, run with `--cluster`.
+const CLUSTER_ROWS: [&str; 3] = ["cluster-session-64", "cluster-2026-64", "fanout-10k"];
 
 const ROWS: [&str; 8] = [
     "http-64",
@@ -68,6 +76,8 @@ struct Options {
     tasks: usize,
     build: bool,
     pin: bool,
+    /// The scale-out rows instead of the others.
+    cluster: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -80,6 +90,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         tasks: 10_000,
         build: true,
         pin: true,
+        cluster: false,
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -112,15 +123,28 @@ fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--row" => {
                 let v = value()?;
-                if !ROWS.contains(&v.as_str()) {
+                if !ROWS.contains(&v.as_str()) && !CLUSTER_ROWS.contains(&v.as_str()) {
                     return Err(format!("unknown row {v:?}"));
                 }
                 options.row = Some(v.clone());
             }
             "--no-build" => options.build = false,
+            "--cluster" => options.cluster = true,
             "--no-pin" => options.pin = false,
             other => return Err(format!("unknown option {other:?}")),
         }
+    }
+    if let Some(row) = &options.row
+        && options.cluster != CLUSTER_ROWS.contains(&row.as_str())
+    {
+        return Err(format!(
+            "row {row:?} {} --cluster",
+            if options.cluster {
+                "is not run with"
+            } else {
+                "needs"
+            }
+        ));
     }
     Ok(options)
 }
@@ -144,7 +168,7 @@ fn try_run(args: &[String]) -> Result<ExitCode, String> {
         .and_then(|n| n.parse::<usize>().ok())
     else {
         if options.build {
-            build()?;
+            build(options.cluster)?;
         }
         let available = std::thread::available_parallelism().map_or(1, usize::from);
         let pin = options.pin && available >= 2;
@@ -172,7 +196,11 @@ fn try_run(args: &[String]) -> Result<ExitCode, String> {
         ticks: process::clock_ticks(),
         options,
     };
-    let rows = runtime.block_on(bench.rows())?;
+    let rows = if bench.options.cluster {
+        runtime.block_on(bench.cluster_rows())?
+    } else {
+        runtime.block_on(bench.rows())?
+    };
     print_table(&rows);
     Ok(ExitCode::SUCCESS)
 }
@@ -206,21 +234,18 @@ pub(super) fn release_driver(
 }
 
 /// `cargo build --release -p presa --examples -p xtask --bins`: the servers, and the driver
-/// itself optimized (`cargo xtask` runs a debug build).
-fn build() -> Result<(), String> {
-    eprintln!("xtask bench: cargo build --release -p presa --examples -p xtask --bins");
+/// itself optimized (`cargo xtask` runs a debug build); for the scale-out rows, the examples
+/// with the `redis` feature.
+fn build(cluster: bool) -> Result<(), String> {
+    let mut args = vec!["build", "--release", "-p", "presa", "--examples"];
+    if cluster {
+        args.extend(["--features", "redis"]);
+    }
+    args.extend(["-p", "xtask", "--bins"]);
+    eprintln!("xtask bench: cargo {}", args.join(" "));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "presa",
-            "--examples",
-            "-p",
-            "xtask",
-            "--bins",
-        ])
+        .args(&args)
         .current_dir(workspace_root())
         .stdin(Stdio::null())
         .status()

@@ -240,14 +240,22 @@ impl Streams {
     /// The next stream number, from a new block (past every number any instance reserved, of
     /// which `known` is the store's record) when this one is used up.
     fn take_number(&mut self, known: u64) -> u64 {
-        if self.next_stream >= self.reserved_until {
-            let from = self.next_stream.max(known);
-            self.next_stream = from;
-            self.reserved_until = from.saturating_add(STREAM_BLOCK);
-        }
+        self.reserve_if_used_up(known);
         let stream = self.next_stream;
         self.next_stream += 1;
         stream
+    }
+
+    /// Starts a new block, past every number any instance reserved (`known`: the store's
+    /// record), when this one is used up; whether it did.
+    fn reserve_if_used_up(&mut self, known: u64) -> bool {
+        if self.next_stream < self.reserved_until {
+            return false;
+        }
+        let from = self.next_stream.max(known);
+        self.next_stream = from;
+        self.reserved_until = from.saturating_add(STREAM_BLOCK);
+        true
     }
 
     /// Whether stream `stream`'s sender is open.
@@ -275,7 +283,7 @@ const STREAM_QUEUE: usize = 256;
 
 /// How many stream numbers a process reserves at once, so that the session's state is saved
 /// once per this many POSTs rather than on each.
-const STREAM_BLOCK: u64 = 64;
+const STREAM_BLOCK: u64 = 1024;
 
 /// What the store last had of a session, as this process knows it.
 #[derive(Debug, Default)]
@@ -716,16 +724,12 @@ impl HttpSession {
             };
             {
                 let mut streams = lock(&self.streams);
-                if streams.next_stream < streams.reserved_until {
-                    // a block saved is this instance's to use; one whose save (by another
-                    // request here) is under way is saved below, or found saved
-                    if streams.reserved_until <= streams.confirmed_until {
-                        return Ok(());
-                    }
-                } else {
-                    let from = streams.next_stream.max(known);
-                    streams.next_stream = from;
-                    streams.reserved_until = from.saturating_add(STREAM_BLOCK);
+                // a block saved is this instance's to use; one whose save (by another request
+                // here) is under way is saved below, or found saved
+                if !streams.reserve_if_used_up(known)
+                    && streams.reserved_until <= streams.confirmed_until
+                {
+                    return Ok(());
                 }
             }
             // saved: the block is this instance's; or another instance's newer reservation was

@@ -562,19 +562,19 @@ async fn two_instances_never_number_two_streams_alike() {
     let stream = |ids: &[String]| -> u64 { ids[0].split_once('-').unwrap().0.parse().unwrap() };
     let mut seen = std::collections::HashSet::new();
     // B's first stream takes a block of its own; A then uses up the one initialize reserved
-    // and needs another, past B's
+    // (1,024 numbers) and needs another, past B's
     let (_, on_b) = chatty_logs(&b, &session, 2).await;
     assert!(seen.insert(stream(&on_b)));
-    for id in 3..80 {
+    for id in 3..1040 {
         let (_, on_a) = chatty_logs(&a, &session, id).await;
         assert!(seen.insert(stream(&on_a)), "stream {} twice", stream(&on_a));
     }
-    for id in 80..90 {
+    for id in 1040..1050 {
         let (_, on_b) = chatty_logs(&b, &session, id).await;
         assert!(seen.insert(stream(&on_b)), "stream {} twice", stream(&on_b));
     }
     // round-robin, each keeping the block it saved while taking the other's newer state over
-    for id in 90..250 {
+    for id in 1050..1210 {
         let instance = if id % 2 == 0 { &a } else { &b };
         let (_, on) = chatty_logs(instance, &session, id).await;
         assert!(seen.insert(stream(&on)), "stream {} twice", stream(&on));

@@ -4,6 +4,8 @@
 //! sharing their state on Redis with `--redis URL` (or `--redis-cluster URL,URL,…`). The key
 //! that seals 2026-07-28 input rounds comes from the environment variable
 //! `PRESA_REQUEST_STATE_KEY` (at least 32 bytes), the same for every instance.
+//! `--max-connections N` raises the HTTP connection cap (default 512; raise the process's file
+//! descriptor limit with it).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use presa::stdio::ServeOptions;
 struct Args {
     http: Option<String>,
     redis: Option<Redis>,
+    max_connections: Option<usize>,
 }
 
 /// Where the shared state lives.
@@ -30,7 +33,10 @@ enum Redis {
 }
 
 fn usage(name: &str) -> String {
-    format!("usage: {name} [--http HOST:PORT [--redis URL | --redis-cluster URL,URL,...]]")
+    format!(
+        "usage: {name} [--http HOST:PORT [--max-connections N] \
+         [--redis URL | --redis-cluster URL,URL,...]]"
+    )
 }
 
 fn parse(name: &str, args: impl IntoIterator<Item = String>) -> Result<Args, String> {
@@ -43,6 +49,13 @@ fn parse(name: &str, args: impl IntoIterator<Item = String>) -> Result<Args, Str
         };
         match flag.as_str() {
             "--http" => parsed.http = Some(value()?),
+            "--max-connections" => {
+                let max = value()?;
+                let max = max
+                    .parse()
+                    .map_err(|_| format!("--max-connections takes a number, not {max:?}"))?;
+                parsed.max_connections = Some(max);
+            }
             "--redis" => parsed.redis = Some(Redis::Standalone(value()?)),
             "--redis-cluster" => {
                 let nodes = value()?.split(',').map(str::to_owned).collect();
@@ -51,8 +64,11 @@ fn parse(name: &str, args: impl IntoIterator<Item = String>) -> Result<Args, Str
             _ => return Err(usage(name)),
         }
     }
-    if parsed.redis.is_some() && parsed.http.is_none() {
-        return Err(format!("--redis needs --http; {}", usage(name)));
+    if (parsed.redis.is_some() || parsed.max_connections.is_some()) && parsed.http.is_none() {
+        return Err(format!(
+            "--redis and --max-connections need --http; {}",
+            usage(name)
+        ));
     }
     Ok(parsed)
 }
@@ -101,7 +117,11 @@ async fn serve(
                 || Arc::new(InMemorySessionStore::default()) as Arc<dyn SessionStore>,
                 |(_, sessions)| sessions,
             );
-            serve_http(server, &address, sessions).await
+            let mut options = HttpOptions::default();
+            if let Some(max) = args.max_connections {
+                options = options.max_connections(max);
+            }
+            serve_http(server, &address, options, sessions).await
         }
     }
 }
@@ -139,11 +159,12 @@ async fn connect(
 async fn serve_http(
     server: Server,
     address: &str,
+    options: HttpOptions,
     sessions: Arc<dyn SessionStore>,
 ) -> Result<(), String> {
     let (host, port) = address.rsplit_once(':').ok_or("--http takes HOST:PORT")?;
     let port: u16 = port.parse().map_err(|_| format!("not a port: {port}"))?;
-    let options = HttpOptions::default().host(host).port(port);
+    let options = options.host(host).port(port);
     let running = serve_with_store(server, options, sessions)
         .await
         .map_err(|e| e.to_string())?;

@@ -471,56 +471,6 @@ async fn redis_restarted_under_the_cluster_errors_meanwhile_and_no_replica_exits
     }
 }
 
-/// How many times Redis ran `command` so far (a script's own commands counted apart from the
-/// script: `evalsha` is one round trip whatever the script does).
-fn calls(redis: &RedisServer, command: &str) -> u64 {
-    let stats = redis.command(&["INFO", "commandstats"]);
-    let prefix = format!("cmdstat_{command}:calls=");
-    stats
-        .lines()
-        .find_map(|line| line.trim().strip_prefix(prefix.as_str()))
-        .and_then(|rest| rest.split(',').next()?.parse().ok())
-        .unwrap_or(0)
-}
-
-/// Redis's round trips so far: every command a client sent (those of scripts left out).
-fn round_trips(redis: &RedisServer) -> u64 {
-    let stats = redis.command(&["INFO", "commandstats"]);
-    stats
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("cmdstat_"))
-        .filter(|line| {
-            let name = line.split(':').next().unwrap_or_default();
-            // what the scripts run inside
-            !matches!(
-                name,
-                "hget"
-                    | "hset"
-                    | "pexpire"
-                    | "persist"
-                    | "zadd"
-                    | "zrem"
-                    | "zrange"
-                    | "zscore"
-                    | "zcard"
-                    | "hlen"
-                    | "hdel"
-                    | "del"
-                    | "incr"
-                    | "info"
-            )
-        })
-        .filter_map(|line| {
-            line.split_once(":calls=")?
-                .1
-                .split(',')
-                .next()?
-                .parse::<u64>()
-                .ok()
-        })
-        .sum()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_call_costs_one_redis_round_trip_and_a_2026_call_none() {
     let redis = Shared::Standalone(RedisServer::start());
@@ -549,7 +499,7 @@ async fn a_session_call_costs_one_redis_round_trip_and_a_2026_call_none() {
     // requests spread round-robin: each loads the state (one script), none saves it
     let calls = 90;
     let started = std::time::Instant::now();
-    let (before, saves_before) = (round_trips(server), calls_of_saves(server));
+    let (before, saves_before) = (server.round_trips(), server.calls("hset"));
     for i in 0..calls {
         let add = request(
             3 + i,
@@ -559,9 +509,9 @@ async fn a_session_call_costs_one_redis_round_trip_and_a_2026_call_none() {
         let answer = post(replicas[i as usize % 3].url(), Some(&id), add).await;
         assert_eq!(answer.status, 200);
     }
-    let session_trips = round_trips(server) - before;
+    let session_trips = server.round_trips() - before;
     assert_eq!(
-        calls_of_saves(server) - saves_before,
+        server.calls("hset") - saves_before,
         0,
         "no call saved the session"
     );
@@ -574,7 +524,7 @@ async fn a_session_call_costs_one_redis_round_trip_and_a_2026_call_none() {
     );
 
     let started = std::time::Instant::now();
-    let before = round_trips(server);
+    let before = server.round_trips();
     for i in 0..calls {
         let add = presa_test::message::request(
             200 + i,
@@ -584,17 +534,12 @@ async fn a_session_call_costs_one_redis_round_trip_and_a_2026_call_none() {
         let (status, _) = status_through(replicas[i as usize % 3].url(), None, &add).await;
         assert_eq!(status, 200);
     }
-    let stateless_trips = round_trips(server) - before;
+    let stateless_trips = server.round_trips() - before;
     let watch = 6 * (started.elapsed().as_secs() + 2);
     assert!(
         stateless_trips <= watch,
         "{stateless_trips} round trips for {calls} 2026-07-28 calls"
     );
-}
-
-/// How many times a session's state was written (the save script's `HSET`).
-fn calls_of_saves(redis: &RedisServer) -> u64 {
-    calls(redis, "hset")
 }
 
 /// `notes --http 127.0.0.1:0 --redis URL`: the example with elicitation and subscriptions.
