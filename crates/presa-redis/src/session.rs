@@ -30,6 +30,23 @@ end
 return state
 ";
 
+/// Appends events to a session's log, unless the session is gone (a `DELETE` ran meanwhile,
+/// or it expired): a log is never made again for a session that no longer exists. KEYS[1]: the
+/// session's hash, KEYS[2]: its event log; ARGV: the entries kept, the TTL in milliseconds
+/// (empty for none), then each event's stream, seq and JSON. Returns 1 when it appended.
+const LOG: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 3, #ARGV, 3 do
+  redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[1], '*', 's', ARGV[i], 'q', ARGV[i + 1], 'd', ARGV[i + 2])
+end
+if ARGV[2] == '' then
+  redis.call('PERSIST', KEYS[2])
+else
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
+return 1
+";
+
 /// The logged events of one stream after one event: a flat array of `seq, json` pairs, or
 /// nil when the log does not hold that event (nor an earlier one of the stream). KEYS[1]: the
 /// event log; ARGV: the stream, the seq.
@@ -98,6 +115,7 @@ pub struct RedisSessionStore {
     load: Arc<Script>,
     save: Arc<Script>,
     events_after: Arc<Script>,
+    log: Arc<Script>,
     relay: Arc<Relay>,
 }
 
@@ -144,6 +162,7 @@ impl RedisSessionStore {
             load: Arc::new(Script::new(LOAD)),
             save: Arc::new(Script::new(SAVE)),
             events_after: Arc::new(Script::new(EVENTS_AFTER)),
+            log: Arc::new(Script::new(LOG)),
             relay: Arc::new(Relay { channel, heard }),
         })
     }
@@ -241,41 +260,31 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let kept = self.redis.options().get_events_kept();
             let ttl = ttl_arg(ttl);
-            // one pipeline per session: its keys share a slot, so a cluster takes it whole;
-            // the pipelines go out together over the shared connection
-            let mut by_session: Vec<(&str, redis::Pipeline)> = Vec::new();
+            // one script per session (its keys share a slot, so a cluster takes it), in the
+            // order the events came; the calls go out together over the shared connection
+            let mut by_session: Vec<(&str, redis::ScriptInvocation<'_>)> = Vec::new();
             for event in &events {
                 let at = match by_session.iter().position(|(id, _)| *id == &*event.session) {
                     Some(at) => at,
                     None => {
-                        by_session.push((&event.session, redis::pipe()));
+                        let mut call = self.log.prepare_invoke();
+                        call.key(self.key(&event.session))
+                            .key(self.events_key(&event.session))
+                            .arg(kept)
+                            .arg(&ttl);
+                        by_session.push((&event.session, call));
                         by_session.len() - 1
                     }
                 };
                 by_session[at]
                     .1
-                    .cmd("XADD")
-                    .arg(self.events_key(&event.session))
-                    .arg("MAXLEN")
-                    .arg(kept)
-                    .arg("*")
-                    .arg("s")
                     .arg(event.stream)
-                    .arg("q")
                     .arg(event.seq)
-                    .arg("d")
-                    .arg(&*event.json)
-                    .ignore();
+                    .arg(&*event.json);
             }
-            let writes = by_session.into_iter().map(|(session, mut pipeline)| {
-                let key = self.events_key(session);
-                if ttl.is_empty() {
-                    pipeline.cmd("PERSIST").arg(key).ignore();
-                } else {
-                    pipeline.cmd("PEXPIRE").arg(key).arg(&ttl).ignore();
-                }
+            let writes = by_session.into_iter().map(|(_, call)| {
                 let mut connection = self.redis.commands();
-                async move { pipeline.query_async::<()>(&mut connection).await }
+                async move { call.invoke_async::<i64>(&mut connection).await }
             });
             futures_util::future::try_join_all(writes)
                 .await

@@ -109,6 +109,9 @@ async fn two_stores_share_logs_and_relay(a: &dyn SessionStore, b: &dyn SessionSt
     let json = |n: u64| {
         format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"n":{n}}}}}"#)
     };
+    for id in ["g", "h", "t"] {
+        assert!(a.save(state(id, 1), None, hour).await.unwrap());
+    }
     let mut events = vec![LoggedEvent::opening("g", 65, 1)];
     events.extend((2..=5).map(|seq| LoggedEvent::new("g", 65, seq, json(seq))));
     // another session and another stream of this one, in the same batch
@@ -169,10 +172,19 @@ async fn two_stores_share_logs_and_relay(a: &dyn SessionStore, b: &dyn SessionSt
         Some(2)
     );
 
-    // the log goes with its session
-    assert!(a.save(state("g", 1), None, hour).await.unwrap());
+    // the log goes with its session, and is not made again for it
     a.remove("g").await.unwrap();
     assert_eq!(b.events_after("g", 65, 3).await.unwrap(), None, "removed");
+    let late = vec![
+        LoggedEvent::opening("g", 80, 0),
+        LoggedEvent::new("g", 80, 1, json(1)),
+    ];
+    a.log_events(late, hour).await.unwrap();
+    assert_eq!(
+        b.events_after("g", 80, 0).await.unwrap(),
+        None,
+        "no log for a removed session"
+    );
 
     // a relayed message reaches the other instance, not the sender
     let mut on_a = a.relayed().expect("a shared store relays");

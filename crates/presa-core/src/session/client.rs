@@ -604,9 +604,7 @@ impl ClientSession {
     /// The server cancelled one of this client's requests (2026-07-28): it fails with
     /// [`RequestError::CancelledByPeer`]. Cancellations of requests not pending are ignored.
     fn cancelled_by_server(&mut self, params: Option<&RawJson>) {
-        let Some(params) =
-            params.and_then(|p| serde_json::from_str::<CancelledNotificationParams>(p.get()).ok())
-        else {
+        let Some(params) = CancelledNotificationParams::from_raw(params) else {
             return;
         };
         let Some(id) = params.request_id else {

@@ -280,7 +280,7 @@ impl Endpoint {
         &mut self,
         params: Option<&RawJson>,
     ) -> Option<(RequestId, Option<String>)> {
-        let params: CancelledNotificationParams = parse_params(Some(params?)).ok()?;
+        let params = CancelledNotificationParams::from_raw(params)?;
         let id = params.request_id?;
         self.inbound.remove(&id)?;
         Some((id, params.reason))

@@ -26,6 +26,21 @@ pub struct CancelledNotificationParams {
 }
 
 impl CancelledNotificationParams {
+    /// The params of a `notifications/cancelled` as they arrived, when they are an object of
+    /// this shape: what every receiver of a cancellation reads it with.
+    ///
+    /// ```
+    /// use presa_core::{CancelledNotificationParams, RequestId};
+    ///
+    /// let raw = serde_json::value::RawValue::from_string(r#"{"requestId":5}"#.into()).unwrap();
+    /// let params = CancelledNotificationParams::from_raw(Some(&raw)).unwrap();
+    /// assert_eq!(params.request_id, Some(RequestId::Number(5)));
+    /// assert!(CancelledNotificationParams::from_raw(None).is_none());
+    /// ```
+    pub fn from_raw(params: Option<&crate::RawJson>) -> Option<Self> {
+        crate::parse_params(Some(params?)).ok()
+    }
+
     /// Cancels `request_id`.
     pub fn new(request_id: RequestId, reason: Option<String>) -> Self {
         Self {

@@ -184,10 +184,13 @@ pub(crate) async fn post(
         return accepted();
     }
     let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
-    if let Err(error) = session.reserve_streams(&*shared.store, shared.ttl()).await {
-        return store_unavailable(&error);
-    }
-    let (stream, priming, deliveries) = session.open_stream(&requests, primed);
+    let stream = match session.stream_number(&*shared.store, shared.ttl()).await {
+        Ok(stream) => stream,
+        // removed meanwhile (a DELETE elsewhere)
+        Err(_) if !session.is_open() => return session_not_found(),
+        Err(error) => return store_unavailable(&error),
+    };
+    let (priming, deliveries) = session.open_stream(stream, &requests, primed);
     if !session.deliver(messages, arrival) {
         session.forget_stream(stream);
         return session_not_found();
@@ -448,11 +451,8 @@ pub(crate) async fn get(
             if !shared.store.is_shared() {
                 return unknown_event_id();
             }
-            if let Err(error) = session.reserve_streams(&*shared.store, shared.ttl()).await {
-                return store_unavailable(&error);
-            }
             match session
-                .continue_from_log(&*shared.store, stream, seq, primed)
+                .continue_from_log(&*shared.store, shared.ttl(), stream, seq, primed)
                 .await
             {
                 Ok(Some((replay, priming, live))) => (replay, Some(live), priming),
@@ -461,10 +461,12 @@ pub(crate) async fn get(
             }
         }
         (None, None) => {
-            if let Err(error) = session.reserve_streams(&*shared.store, shared.ttl()).await {
-                return store_unavailable(&error);
-            }
-            let (priming, live) = session.open_standalone(primed);
+            let stream = match session.stream_number(&*shared.store, shared.ttl()).await {
+                Ok(stream) => stream,
+                Err(_) if !session.is_open() => return session_not_found(),
+                Err(error) => return store_unavailable(&error),
+            };
+            let (priming, live) = session.open_standalone(stream, primed);
             (Vec::new(), Some(live), priming)
         }
     };

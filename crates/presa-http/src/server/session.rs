@@ -237,10 +237,8 @@ impl Active {
 }
 
 impl Streams {
-    /// The next stream number, from a new block (past every number any instance reserved, of
-    /// which `known` is the store's record) when this one is used up.
-    fn take_number(&mut self, known: u64) -> u64 {
-        self.reserve_if_used_up(known);
+    /// The next number of the current block.
+    fn take(&mut self) -> u64 {
         let stream = self.next_stream;
         self.next_stream += 1;
         stream
@@ -664,12 +662,7 @@ impl HttpSession {
                 Some(RequestId::String(id)) if id.starts_with(&*sharing.request_ids)
             ),
             Message::Notification(notification) if notification.method == Cancelled::METHOD => {
-                notification
-                    .params
-                    .as_ref()
-                    .and_then(|params| {
-                        serde_json::from_str::<CancelledNotificationParams>(params.get()).ok()
-                    })
+                CancelledNotificationParams::from_raw(notification.params.as_ref())
                     .and_then(|params| params.request_id)
                     .is_some_and(|id| !self.connection.serves(&id))
             }
@@ -709,33 +702,38 @@ impl HttpSession {
         self.connection.announce(change);
     }
 
-    /// Reserves the next block of stream numbers in the store before any of it is used, when
-    /// the current block is used up, so that two instances never hand out the same numbers. A
-    /// session not saved yet reserves its first block with its first save.
-    pub(crate) async fn reserve_streams(
+    /// A stream number no other instance gives: from a block this process saved in the store
+    /// (reserving the next block first when this one is used up), or, for a session not saved
+    /// yet, from its first block, which its first save reserves.
+    pub(crate) async fn stream_number(
         &self,
         store: &dyn SessionStore,
         ttl: Option<Duration>,
-    ) -> Result<(), SessionStoreError> {
+    ) -> Result<u64, SessionStoreError> {
         for _ in 0..SAVE_ATTEMPTS {
             let known = lock(&self.saved).base.as_ref().map(|base| base.next_stream);
-            let Some(known) = known else {
-                return Ok(());
-            };
             {
                 let mut streams = lock(&self.streams);
+                let Some(known) = known else {
+                    streams.reserve_if_used_up(1);
+                    return Ok(streams.take());
+                };
                 // a block saved is this instance's to use; one whose save (by another request
                 // here) is under way is saved below, or found saved
                 if !streams.reserve_if_used_up(known)
                     && streams.reserved_until <= streams.confirmed_until
                 {
-                    return Ok(());
+                    return Ok(streams.take());
                 }
             }
-            // saved: the block is this instance's; or another instance's newer reservation was
-            // taken over, which drops the block, and the next round reserves past it
+            // saved: the block is this instance's, and the next round takes from it; or
+            // another instance's newer reservation was taken over, which drops the block, and
+            // the next round reserves past it
             if !self.persist(store, ttl).await? {
-                return Ok(());
+                return Err(SessionStoreError::new(format!(
+                    "session {} was removed while a stream opened",
+                    self.id
+                )));
             }
         }
         Err(SessionStoreError::new(format!(
@@ -744,20 +742,20 @@ impl HttpSession {
         )))
     }
 
-    /// Opens a stream for a POST carrying `requests`; their responses and related messages are
-    /// delivered on the returned channel. With `primed`, the stream's first event id is reserved
-    /// for a priming event and returned. The stream's number is for [`Self::forget_stream`].
+    /// Opens stream `stream` (a number from [`stream_number`](Self::stream_number)) for a POST
+    /// carrying `requests`; their responses and related messages are delivered on the returned
+    /// channel. With `primed`, the stream's first event id is reserved for a priming event and
+    /// returned.
     pub(crate) fn open_stream(
         &self,
+        stream: u64,
         requests: &[RequestId],
         primed: bool,
-    ) -> (u64, Option<String>, mpsc::Receiver<Delivery>) {
+    ) -> (Option<String>, mpsc::Receiver<Delivery>) {
         // room for every answer of a batch the session gives at once (pings, errors) before the
         // POST starts reading; the channel allocates as it fills
         let (tx, rx) = mpsc::channel(STREAM_QUEUE + requests.len());
-        let known = lock(&self.saved).next_stream();
         let mut streams = lock(&self.streams);
-        let stream = streams.take_number(known);
         let active = streams.active();
         for id in requests {
             active.by_request.insert(id.clone(), stream);
@@ -767,7 +765,7 @@ impl HttpSession {
             .insert(stream, requests.iter().cloned().collect());
         active.next_seq.insert(stream, if primed { 2 } else { 1 });
         active.live.insert(stream, tx);
-        (stream, primed.then(|| format!("{stream}-1")), rx)
+        (primed.then(|| format!("{stream}-1")), rx)
     }
 
     /// Forgets a finished stream whose messages went out as a JSON body: there is nothing to
@@ -788,27 +786,26 @@ impl HttpSession {
         streams.settle();
     }
 
-    /// Opens a new standalone GET stream (the one that reaches the client from now on), with
-    /// a number of its own. With `primed`, returns an event id for a priming event. Call
-    /// [`reserve_streams`](Self::reserve_streams) first.
+    /// Opens stream `stream` (a number from [`stream_number`](Self::stream_number)) as the
+    /// standalone GET stream, the one that reaches the client from now on: the GET stream it
+    /// replaces ends, and is no longer resumed here (its events stay in the buffer until they
+    /// are evicted, and, with a shared store, in the event log). With `primed`, returns an
+    /// event id for a priming event.
     pub(crate) fn open_standalone(
         &self,
+        stream: u64,
         primed: bool,
     ) -> (Option<String>, mpsc::Receiver<Delivery>) {
         let (tx, rx) = mpsc::channel(STREAM_QUEUE);
-        let known = lock(&self.saved).next_stream();
         let mut streams = lock(&self.streams);
-        let stream = streams.take_number(known);
         let replaced = std::mem::replace(&mut streams.standalone, stream);
         let active = streams.active();
-        // the stream replaced stays resumable while the buffer holds events of it
-        if !active.buffer.iter().any(|e| e.stream == replaced) {
-            active.next_seq.remove(&replaced);
-        }
+        active.live.remove(&replaced);
+        active.next_seq.remove(&replaced);
         let opened = u64::from(primed);
         active.next_seq.insert(stream, opened + 1);
         active.live.insert(stream, tx);
-        drop(streams);
+        // logged under the lock: the log's order is the streams' order
         self.log(LoggedEvent::opening(Arc::clone(&self.id), stream, opened));
         (primed.then(|| format!("{stream}-1")), rx)
     }
@@ -835,14 +832,16 @@ impl HttpSession {
     pub(crate) async fn continue_from_log(
         &self,
         store: &dyn SessionStore,
+        ttl: Option<Duration>,
         stream: u64,
         seq: u64,
         primed: bool,
     ) -> Result<Option<(Vec<Delivery>, Option<String>, mpsc::Receiver<Delivery>)>, SessionStoreError>
     {
-        let Some(logged) = store.events_after(&self.id, stream, seq).await? else {
+        let Some(mut logged) = store.events_after(&self.id, stream, seq).await? else {
             return Ok(None);
         };
+        logged.sort_by_key(|event| event.seq);
         let replay = logged
             .into_iter()
             .filter(|event| !event.is_opening())
@@ -854,7 +853,8 @@ impl HttpSession {
                 last: false,
             })
             .collect();
-        let (priming, live) = self.open_standalone(primed);
+        let number = self.stream_number(store, ttl).await?;
+        let (priming, live) = self.open_standalone(number, primed);
         Ok(Some((replay, priming, live)))
     }
 
@@ -908,9 +908,9 @@ impl HttpSession {
             _ => (None, None),
         };
         let json: Arc<str> = Arc::from(transmit.message.to_json());
-        let mut guard = lock(&self.streams);
-        let standalone = guard.standalone;
-        let streams = guard.active();
+        let mut streams = lock(&self.streams);
+        let standalone = streams.standalone;
+        let streams = streams.active();
         let stream = transmit
             .related_request
             .as_ref()
@@ -918,7 +918,7 @@ impl HttpSession {
             .copied()
             .unwrap_or(standalone);
         let mut last = false;
-        if let (Some(id), true) = (&response_id, stream != 0) {
+        if let (Some(id), true) = (&response_id, stream != standalone) {
             streams.by_request.remove(id);
             if let Some(remaining) = streams.remaining.get_mut(&stream) {
                 remaining.remove(id);
@@ -956,30 +956,25 @@ impl HttpSession {
             insufficient_scope,
             last,
         };
-        let mut logged = None;
-        if let Some(tx) = streams.live.get(&stream) {
-            if stream == standalone && self.sharing.is_some() {
-                // the GET stream's events go to the shared log too, for a client that resumes
-                // on another instance
-                logged = Some(LoggedEvent::new(
-                    Arc::clone(&self.id),
-                    stream,
-                    seq,
-                    Arc::clone(&delivery.json),
-                ));
-            }
-            if tx.try_send(delivery).is_err() {
-                // gone or not keeping up: the client can resume from the buffer
-                streams.live.remove(&stream);
-            }
+        if stream == standalone && standalone != 0 {
+            // a GET stream's events go to the shared log too (under the lock, in order), for
+            // a client that resumes on another instance
+            self.log(LoggedEvent::new(
+                Arc::clone(&self.id),
+                stream,
+                seq,
+                Arc::clone(&delivery.json),
+            ));
+        }
+        if let Some(tx) = streams.live.get(&stream)
+            && tx.try_send(delivery).is_err()
+        {
+            // gone or not keeping up: the client can resume from the buffer
+            streams.live.remove(&stream);
         }
         if last {
             streams.live.remove(&stream);
             streams.remaining.remove(&stream);
-        }
-        drop(guard);
-        if let Some(event) = logged {
-            self.log(event);
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use axum::http::HeaderMap;
 use futures_util::StreamExt;
-use presa_core::{Era, RequestId};
+use presa_core::{Cancelled, Era, Message, NotificationMethod, RequestId};
 use presa_server::{Arrival, AuthInfo, Change, DrivenConnection, Server, TransmitQueue};
 use tokio::sync::{broadcast, mpsc};
 
@@ -153,11 +153,17 @@ impl Shared {
                 }
                 let (log, events) = mpsc::channel(LOG_ROOM);
                 tokio::spawn(write_log(events, Arc::downgrade(&self.store), self.ttl()));
-                // an instance's own prefix for the ids of its requests to clients
-                let request_ids = super::session::new_session_id().map_or_else(
-                    || Arc::from("i:"),
-                    |id| Arc::from(format!("{}:", &id[..12])),
-                );
+                // an instance's own prefix for the ids of its requests to clients: random, or
+                // (no randomness) the process id and the clock
+                let request_ids: Arc<str> = match super::session::new_session_id() {
+                    Some(id) => Arc::from(format!("{}:", &id[..12])),
+                    None => {
+                        let nanos = std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |since| since.as_nanos());
+                        Arc::from(format!("{:x}-{nanos:x}:", std::process::id()))
+                    }
+                };
                 Some(Sharing { log, request_ids })
             })
             .clone()
@@ -180,9 +186,22 @@ impl Shared {
                                 continue;
                             };
                             match presa_core::decode_message(relayed.message.as_bytes()) {
-                                Ok(message) => {
+                                // what may be waited for elsewhere: an answer, a cancellation
+                                Ok(message @ Message::Response(_)) => {
                                     session.deliver(vec![message], &Arrival::default());
                                 }
+                                Ok(Message::Notification(notification))
+                                    if notification.method == Cancelled::METHOD =>
+                                {
+                                    let message = Message::Notification(notification);
+                                    session.deliver(vec![message], &Arrival::default());
+                                }
+                                Ok(_) => tracing::warn!(
+                                    target: "presa_http",
+                                    "a relayed message of session {} is neither an answer nor a \
+                                     cancellation",
+                                    relayed.session
+                                ),
                                 Err(error) => tracing::warn!(
                                     target: "presa_http",
                                     "a relayed message of session {} is not one: {error}",

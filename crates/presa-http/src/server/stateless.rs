@@ -177,9 +177,8 @@ pub(crate) fn notification(
 ) -> Response {
     if notification.method == "notifications/cancelled"
         && let Some(subject) = shared.subject(headers, auth)
-        && let Some(params) = &notification.params
-        && let Ok(params) =
-            serde_json::from_str::<presa_core::CancelledNotificationParams>(params.get())
+        && let Some(params) =
+            presa_core::CancelledNotificationParams::from_raw(notification.params.as_ref())
         && let Some(id) = params.request_id
     {
         shared.cancel(&subject, &id);

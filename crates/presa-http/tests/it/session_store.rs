@@ -636,3 +636,38 @@ async fn a_cancellation_posted_to_another_instance_stops_the_handler_there() {
         .expect("the handler on A was stopped");
     call.abort();
 }
+
+/// A GET stream opened while another is open replaces it: the earlier one ends, and the new
+/// one is numbered apart from it.
+#[tokio::test]
+async fn a_new_get_stream_ends_the_one_it_replaces() {
+    let url = instance(Arc::new(JsonStore::default())).await;
+    let session = initialize_at(&url, "2025-11-25").await;
+    let get = || {
+        reqwest::Client::new()
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send()
+    };
+    let mut first = get().await.unwrap();
+    let primed = String::from_utf8(first.chunk().await.unwrap().unwrap().to_vec()).unwrap();
+    let second = get().await.unwrap();
+    assert_eq!(second.status(), 200);
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        while first.chunk().await.unwrap().is_some() {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the replaced stream ended");
+    let mut second = second;
+    let again = String::from_utf8(second.chunk().await.unwrap().unwrap().to_vec()).unwrap();
+    let stream = |text: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix("id: "))
+            .and_then(|id| id.split_once('-'))
+            .map(|(stream, _)| stream.to_owned())
+            .unwrap()
+    };
+    assert_ne!(stream(&primed), stream(&again), "{primed} / {again}");
+}
