@@ -25,7 +25,8 @@ pub struct Nginx {
 /// The configuration: one process (no master and workers, so that stopping it by its PID
 /// leaves nothing behind), every request to the next upstream in turn, responses
 /// streamed as they come (event streams), the next upstream tried when one refuses the
-/// connection (a replica that was killed).
+/// connection (a replica that was killed), and keep-alive connections kept for as many requests
+/// as a load sends (nginx closes them after 1,000 by default).
 fn config(dir: &std::path::Path, port: u16, upstreams: &[SocketAddr]) -> String {
     let dir = dir.display();
     let mut servers = String::new();
@@ -47,9 +48,11 @@ http {{
   scgi_temp_path {dir}/scgi;
   upstream replicas {{
 {servers}    keepalive 32;
+    keepalive_requests 1000000;
   }}
   server {{
     listen 127.0.0.1:{port};
+    keepalive_requests 1000000;
     location / {{
       proxy_pass http://replicas;
       proxy_http_version 1.1;
