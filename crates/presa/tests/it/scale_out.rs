@@ -749,7 +749,7 @@ fn logged(redis: &Shared, session: &str) -> u64 {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_replica_killed_mid_stream_loses_no_logged_event() {
     let redis = Shared::start();
-    let mut replicas = vec![
+    let mut replicas = [
         notes_replica(&redis),
         notes_replica(&redis),
         notes_replica(&redis),
