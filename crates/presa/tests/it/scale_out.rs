@@ -223,9 +223,15 @@ struct Cluster {
 }
 
 impl Cluster {
+    /// Of `library` replicas.
     fn start() -> Self {
+        Self::of(replica)
+    }
+
+    /// Of the replicas `start` starts.
+    fn of(start: fn(&Shared) -> Listening) -> Self {
         let redis = Shared::start();
-        let replicas: Vec<Listening> = (0..3).map(|_| replica(&redis)).collect();
+        let replicas: Vec<Listening> = (0..3).map(|_| start(&redis)).collect();
         let upstreams: Vec<std::net::SocketAddr> = replicas
             .iter()
             .map(|replica| {
@@ -675,6 +681,20 @@ async fn a_session_spread_over_replicas_hears_updates_and_answers_elicitations_a
         notes_replica(&redis),
     ];
     let (a, b, c) = (replicas[0].url(), replicas[1].url(), replicas[2].url());
+    spread(a, b, c).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_through_the_balancer_hears_updates_and_answers_elicitations() {
+    let cluster = Cluster::of(notes_replica);
+    let url = cluster.url();
+    // each request to whichever replica nginx picks next
+    spread(&url, &url, &url).await;
+}
+
+/// `initialize` and the GET stream on `a`, the subscription on `b`, a note added on `c`: the
+/// update reaches the GET stream; then a tool on `b` asks for confirmation, answered on `a`.
+async fn spread(a: &str, b: &str, c: &str) {
     let session = elicitation_session(a, b).await;
     let id = Some(session.as_str());
 
