@@ -893,11 +893,6 @@ impl HttpSession {
         Some((replay, Some(rx)))
     }
 
-    /// Whether the standalone GET stream is open (what reaches the client unasked).
-    fn standalone_open(&self) -> bool {
-        self.is_streaming()
-    }
-
     /// Sends a message of the connection to the stream it belongs to, keeping it for resumption.
     fn route(&self, transmit: Transmit) {
         let (response_id, insufficient_scope) = match &transmit.message {
@@ -998,7 +993,7 @@ impl Outbox for SessionOutbox {
     fn reaches_client(&self) -> bool {
         self.0
             .upgrade()
-            .is_some_and(|session| session.standalone_open())
+            .is_some_and(|session| session.is_streaming())
     }
 }
 
