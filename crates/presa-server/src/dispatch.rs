@@ -171,9 +171,13 @@ impl Server {
             "prompts/get" if declared.prompts => self.get_prompt(defs, params, cx).await,
             "completion/complete" if declared.completions => self.complete(defs, params, cx).await,
             "server/discover" if era == Era::Stateless => raw(&self.discover_result()),
-            "subscriptions/listen" if era == Era::Stateless => self.listen(params, cx).await,
+            // boxed: far larger than the other methods' futures, which every request's future
+            // would otherwise be sized for
+            "subscriptions/listen" if era == Era::Stateless => {
+                Box::pin(self.listen(params, cx)).await
+            }
             tasks if declared.tasks && tasks.starts_with("tasks/") => {
-                self.task_method(method, params, cx).await
+                Box::pin(self.task_method(method, params, cx)).await
             }
             _ => Err(ErrorObject::method_not_found(method)),
         }
@@ -313,8 +317,62 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<(RawJson, bool), ErrorObject> {
-        let raw_params = params;
-        let params: CallParams = parse(params)?;
+        // Everything up to the handler's start is plain code, and what may become a task is
+        // boxed: the call's future, boxed once per request, stays within the allocator's
+        // small-block caches.
+        let StartedCall {
+            entry,
+            cx,
+            mode,
+            round,
+            mut running,
+            request_cancellation,
+        } = self.start_call(defs, params, cx)?;
+        let era = cx.protocol_version().era();
+        let ran = match mode {
+            CallMode::Inline => running.await,
+            CallMode::Task { ttl_ms } => {
+                return Box::pin(self.call_as_task(&cx, entry, ttl_ms, running)).await;
+            }
+            CallMode::MayBecomeTask => {
+                // answered at once when it finishes (or asks for input) on its first poll
+                let first = std::future::poll_fn(|task_cx| {
+                    std::task::Poll::Ready(running.as_mut().poll(task_cx))
+                })
+                .await;
+                match first {
+                    std::task::Poll::Ready(ran) => ran,
+                    std::task::Poll::Pending => {
+                        let became = self.become_task(&cx, &entry, running, request_cancellation);
+                        match Box::pin(became).await {
+                            Became::Task(answer) => return answer,
+                            Became::Inline(ran) => ran,
+                        }
+                    }
+                }
+            }
+        };
+        match self.tool_call_end(&entry, era, ran) {
+            CallEnd::Result(result, is_error) => Ok((result, is_error)),
+            CallEnd::Error(error) => Err(error),
+            CallEnd::Input(requests) => {
+                let binding = call_binding(params);
+                let result =
+                    self.input_required(round.as_deref(), requests, "tools/call", &binding)?;
+                Ok((result, false))
+            }
+        }
+    }
+
+    /// A `tools/call` checked (the tool, its mirrored headers, scopes, task mode, input round,
+    /// arguments) and its handler's future made, not polled yet.
+    fn start_call(
+        &self,
+        defs: &Definitions,
+        raw_params: Option<&RawValue>,
+        cx: Context,
+    ) -> Result<StartedCall, ErrorObject> {
+        let params: CallParams = parse(raw_params)?;
         let Some(entry) = defs.tool(&params.name) else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
@@ -336,19 +394,10 @@ impl Server {
             CallMode::MayBecomeTask | CallMode::Task { .. } => cx.for_possible_task(),
         };
         let entry = Arc::clone(entry);
-        let era = cx.protocol_version().era();
-        // the binding is only needed to open a sealed state or to seal a new one: made from the
-        // raw params when it is (`name` and `arguments` are all it holds of them)
-        let binding = || {
-            let params: Value = raw_params
-                .and_then(|p| serde_json::from_str(p.get()).ok())
-                .unwrap_or(Value::Null);
-            request_state_binding("tools/call", &params)
-        };
         let round = self.open_round(
             &cx,
             "tools/call",
-            binding,
+            || call_binding(raw_params),
             raw_params,
             params.input_responses,
             params.request_state,
@@ -357,7 +406,7 @@ impl Server {
         let Value::Object(arguments) = arguments else {
             unreachable!("made as an object above")
         };
-        let mut running: BoxFuture<'static, ToolRun> = match checked {
+        let running: BoxFuture<'static, ToolRun> = match checked {
             Some(Err(errors)) => {
                 let lines: Vec<_> = errors
                     .iter()
@@ -372,53 +421,64 @@ impl Server {
                 Box::pin(async move { run(&cx, handler).await })
             }
         };
-        let ran = match mode {
-            CallMode::Inline => running.await,
-            CallMode::Task { ttl_ms } => {
-                let record = self.create_task(&cx, ttl_ms).await?;
-                let task = self.task_run(entry, era, running);
-                return Ok((self.run_task(&cx, record, task)?, false));
+        Ok(StartedCall {
+            entry,
+            cx,
+            mode,
+            round,
+            running,
+            request_cancellation,
+        })
+    }
+
+    /// A 2025-11-25 call with a `task` param: its task record, answered at once, and the
+    /// handler running on in the task.
+    async fn call_as_task(
+        &self,
+        cx: &Context,
+        entry: Arc<ToolEntry>,
+        ttl_ms: Option<u64>,
+        running: BoxFuture<'static, ToolRun>,
+    ) -> Result<(RawJson, bool), ErrorObject> {
+        let era = cx.protocol_version().era();
+        let record = self.create_task(cx, ttl_ms).await?;
+        let task = self.task_run(entry, era, running);
+        Ok((self.run_task(cx, record, task)?, false))
+    }
+
+    /// A 2026-07-28 call that did not finish on its first poll: a task, or inline when the
+    /// store cannot keep one.
+    async fn become_task(
+        &self,
+        cx: &Context,
+        entry: &Arc<ToolEntry>,
+        mut running: BoxFuture<'static, ToolRun>,
+        request_cancellation: crate::context::Cancellation,
+    ) -> Became {
+        match self.create_task(cx, None).await {
+            Ok(record) => {
+                let era = cx.protocol_version().era();
+                let task = self.task_run(Arc::clone(entry), era, running);
+                Became::Task(
+                    self.run_task(cx, record, task)
+                        .map(|answer| (answer, false)),
+                )
             }
-            CallMode::MayBecomeTask => {
-                // answered at once when it finishes (or asks for input) on its first poll
-                let first = std::future::poll_fn(|task_cx| {
-                    std::task::Poll::Ready(running.as_mut().poll(task_cx))
+            // the client takes either answer: one the store cannot keep is inline, stopped by
+            // its request's cancellation again
+            Err(error) => {
+                tracing::warn!(
+                    tool = %entry.tool.name,
+                    error = %error.message,
+                    "no task could be made for a call: it is answered inline"
+                );
+                Became::Inline(tokio::select! {
+                    ran = &mut running => ran,
+                    () = request_cancellation.cancelled() => {
+                        cx.cancellation().cancel();
+                        running.await
+                    }
                 })
-                .await;
-                match first {
-                    std::task::Poll::Ready(ran) => ran,
-                    std::task::Poll::Pending => match self.create_task(&cx, None).await {
-                        Ok(record) => {
-                            let task = self.task_run(entry, era, running);
-                            return Ok((self.run_task(&cx, record, task)?, false));
-                        }
-                        // the client takes either answer: one the store cannot keep is inline,
-                        // stopped by its request's cancellation again
-                        Err(error) => {
-                            tracing::warn!(
-                                tool = %entry.tool.name,
-                                error = %error.message,
-                                "no task could be made for a call: it is answered inline"
-                            );
-                            tokio::select! {
-                                ran = &mut running => ran,
-                                () = request_cancellation.cancelled() => {
-                                    cx.cancellation().cancel();
-                                    running.await
-                                }
-                            }
-                        }
-                    },
-                }
-            }
-        };
-        match self.tool_call_end(&entry, era, ran) {
-            CallEnd::Result(result, is_error) => Ok((result, is_error)),
-            CallEnd::Error(error) => Err(error),
-            CallEnd::Input(requests) => {
-                let result =
-                    self.input_required(round.as_deref(), requests, "tools/call", &binding())?;
-                Ok((result, false))
             }
         }
     }
@@ -697,6 +757,35 @@ impl Listed for PromptEntry {
 
 /// What running a tool handler produced: its outcome, a panic message, or a suspension.
 type ToolRun = Result<Result<crate::tool::ToolOutcome, String>, Suspension>;
+
+/// A `tools/call` past its checks, its handler's future made ([`Server::start_call`]).
+struct StartedCall {
+    entry: Arc<ToolEntry>,
+    /// The handler's context (for a call that may become a task, its own cancellation).
+    cx: Context,
+    mode: CallMode,
+    round: Option<Arc<crate::input::Round>>,
+    running: BoxFuture<'static, ToolRun>,
+    /// The request's own cancellation, which a call that became a task no longer heeds.
+    request_cancellation: crate::context::Cancellation,
+}
+
+/// What a 2026-07-28 call that did not finish on its first poll became.
+enum Became {
+    /// A task: the answer to the request.
+    Task(Result<(RawJson, bool), ErrorObject>),
+    /// No task could be made: the handler's run, waited for inline.
+    Inline(ToolRun),
+}
+
+/// The request-state binding of a `tools/call` (its `name` and `arguments`), made from the raw
+/// params only when a sealed state is opened or sealed.
+fn call_binding(raw_params: Option<&RawValue>) -> Value {
+    let params: Value = raw_params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or(Value::Null);
+    request_state_binding("tools/call", &params)
+}
 
 /// How a call whose handler ran is answered.
 enum CallEnd {
