@@ -815,7 +815,11 @@ impl Context {
         }
         if era == Era::Initialize {
             let answer = match self.inner.task.get() {
-                Some(task) => task.ask_client(&request).await?,
+                Some(task) => {
+                    let check: crate::tasks::AnswerCheck =
+                        Box::new(move |response| checked(response).map(drop));
+                    task.ask_client(key, &request, check).await?
+                }
                 None => {
                     self.inner
                         .peer
