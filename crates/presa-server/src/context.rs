@@ -815,11 +815,7 @@ impl Context {
         }
         if era == Era::Initialize {
             let answer = match self.inner.task.get() {
-                Some(task) => {
-                    let check: crate::tasks::AnswerCheck =
-                        Box::new(move |response| checked(response).map(drop));
-                    task.ask_client(key, &request, check).await?
-                }
+                Some(task) => task.ask_client(&request).await?,
                 None => {
                     self.inner
                         .peer

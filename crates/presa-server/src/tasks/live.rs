@@ -355,84 +355,43 @@ impl LiveTask {
 
     /// An initialize-era request to the client for the task (tagged with it), on the stream of
     /// a `tasks/result` waiting for it when there is one; the task is `input_required` meanwhile.
-    ///
-    /// With a shared bus the request is also kept in the task's state under `key`, so that a
-    /// `tasks/result` waiting on another instance asks the client there and sends the answer
-    /// back over the bus ([`answer`](Self::answer)); the first answer, from either, is taken.
-    pub(crate) async fn ask_client(
-        &self,
-        key: String,
-        request: &InputRequest,
-        check: AnswerCheck,
-    ) -> Result<Value, InputError> {
+    pub(crate) async fn ask_client(&self, request: &InputRequest) -> Result<Value, InputError> {
         let method = request.method();
-        let params = task_request_params(&self.id, request);
-        let elsewhere = self.tasks.bus.is_shared().then(|| {
-            let (reply, answer) = oneshot::channel();
-            let replies = vec![reply];
-            lock(&self.inputs)
-                .waiting
-                .insert(key.clone(), Waiter { check, replies });
-            answer
-        });
-        let shown = elsewhere.is_some().then(|| (key.clone(), request.clone()));
-        self.change(|record| {
-            if let Some((key, request)) = shown {
-                record.input_requests.entry(key).or_insert(request);
+        let mut params = crate::input::request_params(request);
+        if let Value::Object(params) = &mut params {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(
+                    META_RELATED_TASK.into(),
+                    serde_json::json!({ "taskId": self.id }),
+                );
             }
-            record.status = TaskStatus::InputRequired;
-        })
-        .await;
+        }
+        self.change(|record| record.status = TaskStatus::InputRequired)
+            .await;
         // the request rides a waiting `tasks/result`'s stream; without one it goes to the
         // session when that reaches the client (an HTTP session only while its GET stream is
         // open), else it waits for the `tasks/result` the `input_required` status calls for
-        let here = async {
-            let stream = loop {
-                let added = self.stream_added.notified();
-                tokio::pin!(added);
-                added.as_mut().enable();
-                if let Some(stream) = lock(&self.result_streams).last().cloned() {
-                    break Some(stream);
-                }
-                if self.peer.reaches_client() {
-                    break None;
-                }
-                added.await;
-            };
-            match &stream {
-                Some((related, peer)) => peer.request(Some(related), method, params).await,
-                None => self.peer.request(None, method, params).await,
+        let stream = loop {
+            let added = self.stream_added.notified();
+            tokio::pin!(added);
+            added.as_mut().enable();
+            if let Some(stream) = lock(&self.result_streams).last().cloned() {
+                break Some(stream);
             }
+            if self.peer.reaches_client() {
+                break None;
+            }
+            added.await;
         };
-        let answer = match elsewhere {
-            None => here.await,
-            Some(elsewhere) => {
-                let answer = tokio::select! {
-                    answer = here => answer,
-                    // `answer` took the key off the state already
-                    relayed = elsewhere => {
-                        return relayed
-                            .map_err(|_| InputError::Unavailable("the task ended".into()))
-                            .and_then(|response| {
-                                serde_json::to_value(response)
-                                    .map_err(|e| InputError::InvalidAnswer(e.to_string()))
-                            });
-                    }
-                };
-                lock(&self.inputs).waiting.remove(&key);
-                self.change(|record| {
-                    record.input_requests.remove(&key);
-                })
-                .await;
-                answer
-            }
+        let answer = match &stream {
+            Some((related, peer)) => peer.request(Some(related), method, params).await,
+            None => self.peer.request(None, method, params).await,
         };
-        self.change(|record| {
-            if record.input_requests.is_empty() {
-                record.status = TaskStatus::Working;
-            }
-        })
-        .await;
+        self.change(|record| record.status = TaskStatus::Working)
+            .await;
         answer
     }
 
@@ -495,22 +454,4 @@ impl LiveTask {
     pub(crate) fn remove_result_stream(&self, related: &RequestId) {
         lock(&self.result_streams).retain(|(id, _)| id != related);
     }
-}
-
-/// The params of an initialize-era request to the client for task `task`: the request's, with
-/// the related task in `_meta`.
-pub(crate) fn task_request_params(task: &str, request: &InputRequest) -> Value {
-    let mut params = crate::input::request_params(request);
-    if let Value::Object(params) = &mut params {
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.insert(
-                META_RELATED_TASK.into(),
-                serde_json::json!({ "taskId": task }),
-            );
-        }
-    }
-    params
 }

@@ -264,18 +264,8 @@ impl Server {
                 changed.await;
             }
         }
-        let mut asked = std::collections::HashSet::new();
         while !record.status.is_terminal() {
-            // its handler runs elsewhere: the store tells when it ends, and what it waits for
-            // the client to answer is asked on this request's stream, the answer sent to it
-            if self.inner.tasks.bus.is_shared() {
-                for (key, request) in &record.input_requests {
-                    if asked.insert(key.clone()) {
-                        self.ask_for_task_elsewhere(cx, &record.id, key, request)
-                            .await;
-                    }
-                }
-            }
+            // its handler runs elsewhere: the store tells when it ends
             let interval = record.poll_interval_ms.unwrap_or(1000);
             tokio::time::sleep(std::time::Duration::from_millis(interval)).await;
             record = self.find_task(&params.task_id, cx).await?.0;
@@ -298,40 +288,6 @@ impl Server {
                 "Task {} was cancelled before it produced a result",
                 record.id
             ))),
-        }
-    }
-
-    /// Asks the client, on the stream of `cx`'s `tasks/result`, what task `task` (whose
-    /// handler runs on another instance) waits for under `key`, and sends the answer to that
-    /// instance over the bus. A request the client does not answer is logged; the next
-    /// `tasks/result` asks again.
-    async fn ask_for_task_elsewhere(
-        &self,
-        cx: &Context,
-        task: &str,
-        key: &str,
-        request: &presa_core::InputRequest,
-    ) {
-        let params = super::live::task_request_params(task, request);
-        let asked = cx
-            .peer()
-            .request(Some(cx.request_id()), request.method(), params)
-            .await;
-        let answer = match asked {
-            Ok(answer) => answer,
-            Err(error) => {
-                tracing::warn!(task, key, %error, "a task's input request was not answered");
-                return;
-            }
-        };
-        match serde_json::from_value::<presa_core::InputResponse>(answer) {
-            Ok(response) => self.inner.tasks.bus.signal_task(TaskSignal::Answers {
-                task: task.to_owned(),
-                responses: [(key.to_owned(), response)].into(),
-            }),
-            Err(error) => {
-                tracing::warn!(task, key, %error, "a task's input request got an unreadable answer");
-            }
         }
     }
 

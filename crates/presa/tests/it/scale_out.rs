@@ -831,14 +831,15 @@ async fn a_replica_killed_mid_stream_loses_no_logged_event() {
     assert_eq!(live.message["params"]["uri"], "notes://index");
 }
 
-/// A server of tasks on `redis` (its bus and its task store): the tool `asks` becomes a task
-/// that asks its caller's name.
-async fn asks_server(redis: &presa::redis::Redis) -> presa::server::Server {
+/// An instance serving tasks on `redis` (its bus and its task store), behind bearer tokens
+/// naming the caller: the tool `asks` becomes a task that asks its caller's name.
+async fn task_instance(redis: &presa::redis::Redis) -> presa::http::RunningServer {
     use presa::core::{
         ElicitRequestFormParams, ElicitationSchema, StringSchema, TaskSupport, Tool,
     };
-    use presa::server::{Context, InputError, Server, TaskOptions};
-    Server::builder("desk", "1.0.0")
+    use presa::http::{AuthOptions, HttpOptions, VerifyError};
+    use presa::server::{AuthInfo, Context, InputError, Server, TaskOptions};
+    let server = Server::builder("desk", "1.0.0")
         .event_bus(std::sync::Arc::new(redis.event_bus().await.unwrap()))
         .tasks(TaskOptions::default().store(redis.task_store()))
         .tool(
@@ -855,13 +856,7 @@ async fn asks_server(redis: &presa::redis::Redis) -> presa::server::Server {
             },
         )
         .build()
-        .unwrap()
-}
-
-/// [`asks_server`] behind bearer tokens naming the caller.
-async fn task_instance(redis: &presa::redis::Redis) -> presa::http::RunningServer {
-    use presa::http::{AuthOptions, HttpOptions, VerifyError};
-    use presa::server::AuthInfo;
+        .unwrap();
     let auth = AuthOptions::new("https://login.example.net", |token: String| async move {
         match token.as_str() {
             "alice" => Ok(AuthInfo::new().with_subject(token)),
@@ -869,18 +864,7 @@ async fn task_instance(redis: &presa::redis::Redis) -> presa::http::RunningServe
         }
     });
     let options = HttpOptions::default().port(0).auth(auth);
-    presa::http::serve(asks_server(redis).await, options)
-        .await
-        .unwrap()
-}
-
-/// [`asks_server`] keeping its initialize-era sessions on `redis` too.
-async fn session_task_instance(redis: &presa::redis::Redis) -> presa::http::RunningServer {
-    let sessions = std::sync::Arc::new(redis.session_store().await.unwrap());
-    let options = presa::http::HttpOptions::default().port(0);
-    presa::http::serve_with_store(asks_server(redis).await, options, sessions)
-        .await
-        .unwrap()
+    presa::http::serve(server, options).await.unwrap()
 }
 
 /// A 2026-07-28 request of alice's, declaring the tasks extension; its JSON answer.
@@ -968,67 +952,4 @@ async fn a_tasks_answers_and_cancel_reach_its_handler_from_any_instance() {
     let ack = alices(b.url(), "tasks/cancel", json!({"taskId": task})).await;
     assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
     until_status(a.url(), &task, "cancelled").await;
-}
-
-/// 2025-11-25 tasks: the handler runs where the task was made, and its question reaches the
-/// client on the stream of a `tasks/result` held by another instance, whose answer, POSTed to
-/// a third, completes the task.
-#[tokio::test(flavor = "multi_thread")]
-async fn a_legacy_tasks_question_rides_a_tasks_result_held_by_another_instance() {
-    use presa::redis::{Redis, RedisOptions};
-    let server = RedisServer::start();
-    let redis = Redis::connect(RedisOptions::new(server.url()))
-        .await
-        .unwrap();
-    let [a, b, c] = [
-        session_task_instance(&redis).await,
-        session_task_instance(&redis).await,
-        session_task_instance(&redis).await,
-    ];
-    let (a, b, c) = (a.url(), b.url(), c.url());
-    let session = elicitation_session(a, b).await;
-    let id = Some(session.as_str());
-    let created = post(
-        a,
-        id,
-        request(2, "tools/call", json!({"name": "asks", "task": {}})),
-    )
-    .await;
-    let task = created.message["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{}", created.message))
-        .to_owned();
-
-    // B's tasks/result asks the question A's handler waits on, on B's stream
-    let (mut events, ask) = tokio::time::timeout(PATIENCE, async {
-        let result = send(b, id, &request(3, "tasks/result", json!({"taskId": task}))).await;
-        let mut events = Events::of(result);
-        let ask = events.next_of("elicitation/create").await.message;
-        (events, ask)
-    })
-    .await
-    .expect("the task's question reaches B's stream");
-    assert_eq!(
-        ask["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
-        task.as_str()
-    );
-    assert_eq!(ask["params"]["message"], "Who are you?");
-    // answered through C: it reaches B, which hands it to A's handler
-    let answer = json!({"jsonrpc": "2.0", "id": ask["id"],
-                        "result": {"action": "accept", "content": {"name": "Ada"}}});
-    assert_eq!(post(c, id, answer).await.status, 202);
-    let outcome = tokio::time::timeout(PATIENCE, async {
-        loop {
-            let event = events.next().await.expect("the stream goes on");
-            if event.message["id"] == 3 {
-                return event.message;
-            }
-        }
-    })
-    .await
-    .expect("the task's result reaches B's stream");
-    assert_eq!(
-        outcome["result"]["content"][0]["text"], r#"hello "Ada""#,
-        "{outcome}"
-    );
 }
