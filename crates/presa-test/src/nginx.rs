@@ -26,7 +26,8 @@ pub struct Nginx {
 /// leaves nothing behind), every request to the next upstream in turn, responses
 /// streamed as they come (event streams), the next upstream tried when one refuses the
 /// connection (a replica that was killed), and keep-alive connections kept for as many requests
-/// as a load sends (nginx closes them after 1,000 by default).
+/// as a load sends (nginx closes them after 1,000 by default). Each response names the
+/// upstream that served it in `X-Upstream`, for a test to know which replica holds a stream.
 fn config(dir: &std::path::Path, port: u16, upstreams: &[SocketAddr]) -> String {
     let dir = dir.display();
     let mut servers = String::new();
@@ -63,6 +64,7 @@ http {{
       proxy_cache off;
       proxy_read_timeout 1h;
       proxy_next_upstream error timeout;
+      add_header X-Upstream $upstream_addr always;
     }}
   }}
 }}

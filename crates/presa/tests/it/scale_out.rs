@@ -775,18 +775,51 @@ async fn a_replica_killed_mid_stream_loses_no_logged_event() {
         notes_replica(&redis),
     ];
     let urls: Vec<String> = replicas.iter().map(|r| r.url().to_owned()).collect();
-    let (a, b, c) = (urls[0].as_str(), urls[1].as_str(), urls[2].as_str());
-    let session = elicitation_session(a, c).await;
+    // `initialize` on A, the notes added on C, the GET stream on B, the resumption on A
+    let steps = [&urls[0], &urls[2], &urls[1], &urls[0]];
+    failover(&redis, &mut replicas, steps.map(String::as_str)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replica_killed_mid_stream_through_the_balancer_loses_no_logged_event() {
+    let mut cluster = Cluster::of(notes_replica);
+    let url = cluster.url();
+    let steps = [url.as_str(); 4];
+    failover(&cluster.redis, &mut cluster.replicas, steps).await;
+}
+
+/// The address a replica or nginx listens on, from its URL.
+fn address(url: &str) -> &str {
+    let rest = url.strip_prefix("http://").unwrap();
+    rest.split_once('/').map_or(rest, |(address, _)| address)
+}
+
+/// A session's GET stream carries what three notes announce; once the log holds all of it, the
+/// replica holding the stream is killed, and the client resumes after the first event. The
+/// steps go to replicas' URLs, or to nginx's (the replica holding the stream is then the one
+/// nginx names in `X-Upstream`): `initialize`, the session's POSTs, the GET stream, the
+/// resumption.
+async fn failover(
+    redis: &Shared,
+    replicas: &mut [Listening],
+    [initialize, posts, get, resume]: [&str; 4],
+) {
+    let session = elicitation_session(initialize, posts).await;
     let id = Some(session.as_str());
     let subscribe = request(2, "resources/subscribe", json!({"uri": "notes://index"}));
-    assert_eq!(post(c, id, subscribe).await.status, 200);
+    assert_eq!(post(posts, id, subscribe).await.status, 200);
 
-    // the GET stream on B carries what notes added on C announce
-    let mut stream = Events::of(get_stream(b, &session, None).await);
+    let response = get_stream(get, &session, None).await;
+    let holder = response
+        .headers()
+        .get("x-upstream")
+        .map_or(address(get), |upstream| upstream.to_str().unwrap())
+        .to_owned();
+    let mut stream = Events::of(response);
     assert_eq!(stream.next().await.unwrap().message, Value::Null);
     let mut received = Vec::new();
     for n in 0..3 {
-        post(c, id, add_note(10 + n, "streamed")).await;
+        post(posts, id, add_note(10 + n, "streamed")).await;
         // each note is a list change and the index's update
         loop {
             let event = stream.next().await.unwrap();
@@ -797,20 +830,30 @@ async fn a_replica_killed_mid_stream_loses_no_logged_event() {
             }
         }
     }
-    // everything B sent is in the log (B writes it in the background), then B is killed
+    // everything the holder sent is in the log (written in the background), then it is killed
     let expected = 1 + received.len() as u64;
     tokio::time::timeout(PATIENCE, async {
-        while logged(&redis, &session) < expected {
+        while logged(redis, &session) < expected {
             tokio::task::yield_now().await;
         }
     })
     .await
-    .expect("B logs what it sent");
-    replicas[1].kill();
+    .expect("the holder logs what it sent");
+    replicas
+        .iter_mut()
+        .find(|replica| address(replica.url()) == holder)
+        .unwrap_or_else(|| panic!("no replica at {holder}"))
+        .kill();
 
-    // the client resumes after the first event it got, on A
+    // the client resumes after the first event it got, elsewhere
     let resumed_from = received[0].id.clone().unwrap();
-    let mut resumed = Events::of(get_stream(a, &session, Some(&resumed_from)).await);
+    let response = get_stream(resume, &session, Some(&resumed_from)).await;
+    if let Some(upstream) = response.headers().get("x-upstream") {
+        // nginx may have tried the killed replica first: the one that answered comes last
+        let upstream = upstream.to_str().unwrap();
+        assert_ne!(upstream.rsplit(", ").next(), Some(holder.as_str()));
+    }
+    let mut resumed = Events::of(response);
     for expected in &received[1..] {
         let event = resumed.next().await.unwrap();
         assert_eq!(
@@ -818,15 +861,15 @@ async fn a_replica_killed_mid_stream_loses_no_logged_event() {
             "every event after {resumed_from}, once, in order"
         );
     }
-    // then the stream goes on, on A: primed, and live
+    // then the stream goes on there: primed, and live
     let primed = resumed.next().await.unwrap();
     assert_eq!(primed.message, Value::Null);
     assert_ne!(
         primed.id.as_deref().unwrap().split('-').next(),
         resumed_from.split('-').next(),
-        "a stream of A's own"
+        "a stream of the new replica's own"
     );
-    post(c, id, add_note(20, "after the failover")).await;
+    post(posts, id, add_note(20, "after the failover")).await;
     let live = resumed.next_of("notifications/resources/updated").await;
     assert_eq!(live.message["params"]["uri"], "notes://index");
 }
