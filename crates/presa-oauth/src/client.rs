@@ -118,7 +118,8 @@ impl OAuthClient {
     ///
     /// [`OAuthError::InvalidUrl`] unless `server_url` is an absolute `http`/`https` URL;
     /// [`OAuthError::Http`] if the HTTP client cannot be built.
-    pub fn new(server_url: &str, options: OAuthOptions) -> Result<Self, OAuthError> {
+    pub fn new(server_url: impl AsRef<str>, options: OAuthOptions) -> Result<Self, OAuthError> {
+        let server_url = server_url.as_ref();
         let server = parse_url(server_url)?;
         let http = reqwest::Client::builder()
             .timeout(options.timeout)

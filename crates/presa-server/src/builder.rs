@@ -14,7 +14,7 @@ use presa_core::{
 use presa_core::{RequestStateCodec, RequestStateKey};
 
 use crate::events::{EventBus, InMemoryBus};
-use crate::middleware::{Middleware, Stack};
+use crate::middleware::{McpRequest, Middleware, Stack};
 
 use crate::context::Context;
 use crate::definitions::{
@@ -272,6 +272,40 @@ impl ServerBuilder {
     /// [`Middleware`]): the first added sees each request first and its answer last.
     pub fn middleware(mut self, middleware: impl Middleware) -> Self {
         self.options.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Who the caller of a request is, for every middleware that tells callers apart (presa's
+    /// [`RateLimit`](crate::RateLimit) counts by it, [`Audit`](crate::Audit) records it, yours
+    /// reads [`McpRequest::caller_key`](crate::McpRequest::caller_key)): `key`'s answer where
+    /// it gives one, else the identity the transport verified (its subject, else its client
+    /// id). Without it, callers without a verified identity are one anonymous caller.
+    ///
+    /// `key` runs at most once per request, when a middleware first asks (it must not ask
+    /// [`caller_key`](crate::McpRequest::caller_key) itself).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use presa_server::{Audit, McpRequest, RateLimit, Server};
+    ///
+    /// // anonymous HTTP callers told apart by the address a proxy in front reports, for the
+    /// // rate limit and the audit alike
+    /// let server = Server::builder("limited", "1.0.0")
+    ///     .caller_key(|request: &McpRequest| {
+    ///         let http = request.context().http()?;
+    ///         Some(http.headers().get("x-forwarded-for")?.to_str().ok()?.to_owned())
+    ///     })
+    ///     .middleware(Audit::new(|record| eprintln!("{record:?}")))
+    ///     .middleware(RateLimit::new(5, Duration::from_secs(1)))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn caller_key(
+        mut self,
+        key: impl Fn(&McpRequest) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.options.caller_key = Some(Arc::new(key));
         self
     }
 

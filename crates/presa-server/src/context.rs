@@ -17,6 +17,7 @@ use crate::input::{
     Asks, InputError, Round, check_elicit_answer, elicit_answer, missing_capability_error,
     request_params, roots_answer, sample_answer,
 };
+use crate::middleware::CallInfo;
 use crate::server::Server;
 use crate::state::MissingState;
 use crate::transport::{Arrival, HttpParts, Transport};
@@ -197,6 +198,8 @@ struct ContextInner {
     server: Option<Server>,
     /// The task the request became, once it did.
     task: OnceLock<Arc<crate::tasks::LiveTask>>,
+    /// The call the request belongs to, once asked for or once its round opened.
+    call: OnceLock<CallInfo>,
     /// Whether the request may still become a task (a 2026-07-28 call of a task-capable tool
     /// from a client that declared the tasks extension).
     may_become_task: bool,
@@ -241,6 +244,7 @@ impl Context {
                 extensions: http::Extensions::new(),
                 server,
                 task: OnceLock::new(),
+                call: OnceLock::new(),
                 may_become_task: false,
             }),
         }
@@ -618,6 +622,11 @@ impl Context {
     }
 
     /// The request became `task`: its handler's progress, logs and input requests go there.
+    /// The call this request belongs to, made by `init` when nobody asked before.
+    pub(crate) fn call_or_init(&self, init: impl FnOnce() -> CallInfo) -> &CallInfo {
+        self.inner.call.get_or_init(init)
+    }
+
     pub(crate) fn attach_task(&self, task: Arc<crate::tasks::LiveTask>) {
         let _ = self.inner.task.set(task);
     }
@@ -660,6 +669,76 @@ impl Context {
         match self.auth() {
             Some(auth) if auth.has_scopes(&scopes) => Ok(()),
             _ => Err(InsufficientScope::new(scopes)),
+        }
+    }
+
+    /// Whether this request can ask the client for `request` (an elicitation, a sampling, the
+    /// roots): the client declared the capability it needs, and the request is one that can ask
+    /// (any request of an initialize-era session; on 2026-07-28 `tools/call`, `prompts/get`,
+    /// `resources/read` and the tasks they became).
+    ///
+    /// Asking without it fails the whole request (`-32021` on 2026-07-28, `-32602` before),
+    /// which is right when the input is essential. A handler with another way forward asks
+    /// this first, or uses the shorthands [`can_elicit`](Self::can_elicit),
+    /// [`can_elicit_url`](Self::can_elicit_url), [`can_sample`](Self::can_sample) and
+    /// [`can_list_roots`](Self::can_list_roots):
+    ///
+    /// ```
+    /// use presa_server::{Context, ToolError};
+    /// use presa_core::{ElicitRequestFormParams, ElicitationSchema, ElicitAction};
+    ///
+    /// async fn delete(cx: Context) -> Result<String, ToolError> {
+    ///     if !cx.can_elicit() {
+    ///         // no one to ask: refuse the destructive part instead of failing the request
+    ///         return Err(ToolError::new("confirmation needed; this client cannot ask for it"));
+    ///     }
+    ///     let form = ElicitRequestFormParams::new("Delete it?", ElicitationSchema::default());
+    ///     let answer = cx.elicit(form.into()).await?;
+    ///     Ok(match answer.action {
+    ///         ElicitAction::Accept => "deleted".into(),
+    ///         _ => "kept".into(),
+    ///     })
+    /// }
+    /// # let _ = delete;
+    /// ```
+    pub fn can_ask(&self, request: &InputRequest) -> bool {
+        self.able_to_ask()
+            && request
+                .required_capability(self.client_capabilities())
+                .is_none()
+    }
+
+    /// Whether this request can ask the user to fill in a form ([`can_ask`](Self::can_ask)
+    /// for a form elicitation).
+    pub fn can_elicit(&self) -> bool {
+        self.able_to_ask() && self.client_capabilities().supports_elicitation_form()
+    }
+
+    /// Whether this request can send the user to a URL ([`can_ask`](Self::can_ask) for a URL
+    /// elicitation).
+    pub fn can_elicit_url(&self) -> bool {
+        self.able_to_ask() && self.client_capabilities().supports_elicitation_url()
+    }
+
+    /// Whether this request can ask the client's model for a completion without tools
+    /// ([`can_ask`](Self::can_ask) for a sampling; one offering tools needs the client's
+    /// `sampling.tools` as well).
+    pub fn can_sample(&self) -> bool {
+        self.able_to_ask() && self.client_capabilities().sampling.is_some()
+    }
+
+    /// Whether this request can ask the client for its roots ([`can_ask`](Self::can_ask)
+    /// for `roots/list`).
+    pub fn can_list_roots(&self) -> bool {
+        self.able_to_ask() && self.client_capabilities().roots.is_some()
+    }
+
+    /// Whether this request is one that can ask the client for input at all, whatever the
+    /// client declared.
+    fn able_to_ask(&self) -> bool {
+        match self.protocol_version().era() {
+            Era::Initialize => true,
+            Era::Stateless => self.inner.round.get().is_some() || self.inner.task.get().is_some(),
         }
     }
 

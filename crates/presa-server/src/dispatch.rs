@@ -81,10 +81,21 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> McpResponse {
-        if method == "tools/call" && self.declared(defs).tools {
-            return self.call_tool(defs, params, cx).await;
+        // the methods whose answers say more than their result: a tool error, input required,
+        // a task
+        let declared = self.declared(defs);
+        match method {
+            "tools/call" if declared.tools => self.call_tool(defs, params, cx).await,
+            "resources/read" if declared.resources => self
+                .read_resource(defs, params, cx)
+                .await
+                .unwrap_or_else(McpResponse::error),
+            "prompts/get" if declared.prompts => self
+                .get_prompt(defs, params, cx)
+                .await
+                .unwrap_or_else(McpResponse::error),
+            _ => self.dispatch_other(defs, method, params, cx).await.into(),
         }
-        self.dispatch_other(defs, method, params, cx).await.into()
     }
 
     async fn dispatch_other(
@@ -152,7 +163,6 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "resources/read" if declared.resources => self.read_resource(defs, params, cx).await,
             "prompts/list" if declared.prompts => self.list(
                 defs,
                 ListSlot::Prompts,
@@ -168,7 +178,6 @@ impl Server {
                     ..Default::default()
                 },
             ),
-            "prompts/get" if declared.prompts => self.get_prompt(defs, params, cx).await,
             "completion/complete" if declared.completions => self.complete(defs, params, cx).await,
             "server/discover" if era == Era::Stateless => raw(&self.discover_result()),
             // boxed: far larger than the other methods' futures, which every request's future
@@ -305,10 +314,9 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> McpResponse {
-        match self.call_tool_result(defs, params, cx).await {
-            Ok((result, is_error)) => McpResponse::tool_result(result, is_error),
-            Err(error) => McpResponse::error(error),
-        }
+        self.call_tool_result(defs, params, cx)
+            .await
+            .unwrap_or_else(McpResponse::error)
     }
 
     async fn call_tool_result(
@@ -316,7 +324,7 @@ impl Server {
         defs: &Definitions,
         params: Option<&RawValue>,
         cx: Context,
-    ) -> Result<(RawJson, bool), ErrorObject> {
+    ) -> Result<McpResponse, ErrorObject> {
         // Everything up to the handler's start is plain code, and what may become a task is
         // boxed: the call's future, boxed once per request, stays within the allocator's
         // small-block caches.
@@ -353,13 +361,12 @@ impl Server {
             }
         };
         match self.tool_call_end(&entry, era, ran) {
-            CallEnd::Result(result, is_error) => Ok((result, is_error)),
+            CallEnd::Result(result, is_error) => Ok(McpResponse::tool_result(result, is_error)),
             CallEnd::Error(error) => Err(error),
             CallEnd::Input(requests) => {
                 let binding = call_binding(params);
-                let result =
-                    self.input_required(round.as_deref(), requests, "tools/call", &binding)?;
-                Ok((result, false))
+                self.input_required(round.as_deref(), requests, "tools/call", &binding)
+                    .map(McpResponse::input_required)
             }
         }
     }
@@ -439,11 +446,11 @@ impl Server {
         entry: Arc<ToolEntry>,
         ttl_ms: Option<u64>,
         running: BoxFuture<'static, ToolRun>,
-    ) -> Result<(RawJson, bool), ErrorObject> {
+    ) -> Result<McpResponse, ErrorObject> {
         let era = cx.protocol_version().era();
         let record = self.create_task(cx, ttl_ms).await?;
         let task = self.task_run(entry, era, running);
-        Ok((self.run_task(cx, record, task)?, false))
+        self.run_task(cx, record, task)
     }
 
     /// A 2026-07-28 call that did not finish on its first poll: a task, or inline when the
@@ -459,10 +466,7 @@ impl Server {
             Ok(record) => {
                 let era = cx.protocol_version().era();
                 let task = self.task_run(Arc::clone(entry), era, running);
-                Became::Task(
-                    self.run_task(cx, record, task)
-                        .map(|answer| (answer, false)),
-                )
+                Became::Task(self.run_task(cx, record, task))
             }
             // the client takes either answer: one the store cannot keep is inline, stopped by
             // its request's cancellation again
@@ -544,7 +548,7 @@ impl Server {
         defs: &Definitions,
         params: Option<&RawValue>,
         cx: Context,
-    ) -> Result<RawJson, ErrorObject> {
+    ) -> Result<McpResponse, ErrorObject> {
         let raw_params = params;
         let params: ReadResourceRequestParams = parse(params)?;
         let version = cx.protocol_version();
@@ -591,7 +595,9 @@ impl Server {
             Ok(Ok(ResourceOutcome::Error(error))) => return Err(error),
             Ok(Err(panic)) => return Err(ErrorObject::internal_error(panic)),
             Err(Suspension::Input(requests)) => {
-                return self.input_required(round.as_deref(), requests, "resources/read", &binding);
+                return self
+                    .input_required(round.as_deref(), requests, "resources/read", &binding)
+                    .map(McpResponse::input_required);
             }
             Err(Suspension::Error(error)) => return Err(error),
         };
@@ -602,7 +608,7 @@ impl Server {
             cache_scope,
             ..Default::default()
         };
-        self.stamped(era, result)
+        self.stamped(era, result).map(McpResponse::done)
     }
 
     async fn get_prompt(
@@ -610,7 +616,7 @@ impl Server {
         defs: &Definitions,
         params: Option<&RawValue>,
         cx: Context,
-    ) -> Result<RawJson, ErrorObject> {
+    ) -> Result<McpResponse, ErrorObject> {
         let raw_params = params;
         let params: GetPromptRequestParams = parse(params)?;
         let Some(entry) = defs.prompt(&params.name) else {
@@ -658,11 +664,13 @@ impl Server {
             Ok(Ok(result)) => result?,
             Ok(Err(panic)) => return Err(ErrorObject::internal_error(panic)),
             Err(Suspension::Input(requests)) => {
-                return self.input_required(round.as_deref(), requests, "prompts/get", &binding);
+                return self
+                    .input_required(round.as_deref(), requests, "prompts/get", &binding)
+                    .map(McpResponse::input_required);
             }
             Err(Suspension::Error(error)) => return Err(error),
         };
-        self.stamped(era, result)
+        self.stamped(era, result).map(McpResponse::done)
     }
 
     async fn complete(
@@ -773,7 +781,7 @@ struct StartedCall {
 /// What a 2026-07-28 call that did not finish on its first poll became.
 enum Became {
     /// A task: the answer to the request.
-    Task(Result<(RawJson, bool), ErrorObject>),
+    Task(Result<McpResponse, ErrorObject>),
     /// No task could be made: the handler's run, waited for inline.
     Inline(ToolRun),
 }

@@ -265,7 +265,8 @@ pub enum HandlerFailure {
 }
 
 /// Turns a handler's error into a [`HandlerFailure`]: a [`ProtocolError`] (or an
-/// [`InsufficientScope`](crate::InsufficientScope)) becomes its JSON-RPC error; every other
+/// [`InsufficientScope`](crate::InsufficientScope), or a [`ToolError`](crate::ToolError) made
+/// from one) becomes its JSON-RPC error; every other
 /// `Display` type becomes a message.
 pub trait IntoHandlerFailure {
     /// The failure.
@@ -295,6 +296,9 @@ fn protocol_of(error: &dyn std::any::Any) -> Option<ErrorObject> {
     if let Some(protocol) = error.downcast_ref::<ProtocolError>() {
         return Some(protocol.0.clone());
     }
+    if let Some(tool) = error.downcast_ref::<crate::ToolError>() {
+        return tool.protocol_error().cloned();
+    }
     let scope = error.downcast_ref::<crate::InsufficientScope>()?;
     Some(scope.clone().into_error())
 }
@@ -308,6 +312,12 @@ fn protocol_in_chain(error: &(dyn std::error::Error + 'static)) -> Option<ErrorO
         }
         if let Some(scope) = error.downcast_ref::<crate::InsufficientScope>() {
             return Some(scope.clone().into_error());
+        }
+        if let Some(error) = error
+            .downcast_ref::<crate::ToolError>()
+            .and_then(crate::ToolError::protocol_error)
+        {
+            return Some(error.clone());
         }
         next = error.source();
     }

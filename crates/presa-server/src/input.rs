@@ -73,12 +73,14 @@ pub(crate) enum Suspension {
 }
 
 /// One round of a 2026-07-28 request: the answers at hand, and what the handler still needs.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Round {
     /// Answers from the sealed state and this retry's `inputResponses`.
     pub(crate) responses: BTreeMap<String, InputResponse>,
     /// The keys the handler used, which the next state carries.
     pub(crate) used: Mutex<BTreeSet<String>>,
+    /// The call this round belongs to, which the next state carries too.
+    pub(crate) call: crate::middleware::CallInfo,
 }
 
 /// What a request's handler asked for that it cannot have yet.

@@ -66,8 +66,8 @@ pub use error::*;
 pub use events::*;
 pub use input::InputError;
 pub use middleware::{
-    Audit, AuditRecord, ListFilter, McpRequest, McpResponse, Middleware, Next, Outcome, RateLimit,
-    ScopeFilteredLists, Target,
+    Audit, AuditRecord, CallInfo, ListFilter, McpRequest, McpResponse, Middleware, Next, Outcome,
+    RateLimit, ScopeFilteredLists, Target, TaskHandle, TaskOutcome,
 };
 pub use prompt::*;
 pub use resource::*;

@@ -14,6 +14,7 @@ use crate::BoxFuture;
 use crate::catch::catch_unwind;
 use crate::context::Context;
 use crate::input::{Round, Suspendable, Suspension};
+use crate::middleware::{CallInfo, call};
 use crate::server::Server;
 
 use crate::dispatch::raw;
@@ -68,6 +69,7 @@ impl Server {
             ));
         }
         let mut all = std::collections::BTreeMap::new();
+        let mut continued = None;
         if let Some(token) = state {
             let codec = self
                 .inner
@@ -81,11 +83,17 @@ impl Server {
                     .map_err(|e| ErrorObject::invalid_params(format!("requestState: {e}")))?;
                 all.extend(earlier);
             }
+            continued = CallInfo::continued_from(&opened);
         }
         all.extend(responses.unwrap_or_default());
+        // a middleware that asked for the call read the same state first
+        let call = cx
+            .call_or_init(|| continued.unwrap_or_else(CallInfo::fresh))
+            .clone();
         let round = Arc::new(Round {
             responses: all,
             used: Default::default(),
+            call,
         });
         cx.attach_round(Arc::clone(&round));
         Ok(Some(round))
@@ -106,6 +114,7 @@ impl Server {
             .request_state
             .as_ref()
             .ok_or_else(|| ErrorObject::internal_error("no request state key"))?;
+        let call = round.map_or_else(CallInfo::fresh, |round| round.call.clone());
         let used: serde_json::Map<String, Value> = match round {
             Some(round) => {
                 let used = round.used.lock().map(|u| u.clone()).unwrap_or_default();
@@ -123,7 +132,7 @@ impl Server {
             }
             None => serde_json::Map::new(),
         };
-        let state = serde_json::json!({ "responses": used });
+        let state = serde_json::json!({ "responses": used, call::STATE_MEMBER: call.sealed() });
         let sealed = codec.seal(
             std::time::SystemTime::now(),
             self.inner.options.request_state_ttl,

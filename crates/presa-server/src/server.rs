@@ -15,7 +15,7 @@ use presa_core::{
 use tokio::sync::broadcast;
 
 use crate::events::{Change, EventBus, ListKind};
-use crate::middleware::{Middleware, Stack};
+use crate::middleware::{CallerKeyFn, Middleware, Stack};
 
 use crate::builder::ServerBuilder;
 use crate::context::Context;
@@ -49,6 +49,8 @@ pub(crate) struct Options {
     pub(crate) request_state_ttl: Duration,
     /// The middleware stack, outermost first.
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
+    /// Who a request's caller is, for the middleware (else the verified identity).
+    pub(crate) caller_key: Option<CallerKeyFn>,
     /// Where tasks are kept and how.
     pub(crate) tasks: crate::tasks::TaskOptions,
     /// What a client may make a session hold.
@@ -71,6 +73,7 @@ impl Default for Options {
             request_state: None,
             request_state_ttl: Duration::from_secs(600),
             middleware: Vec::new(),
+            caller_key: None,
             tasks: crate::tasks::TaskOptions::default(),
             limits: presa_core::SessionLimits::default(),
         }

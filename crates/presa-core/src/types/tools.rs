@@ -141,8 +141,12 @@ impl Tool {
 
     /// Whether the tool runs as a task: never ([`TaskSupport::Forbidden`], the default), when
     /// the client allows it ([`TaskSupport::Optional`]) or always ([`TaskSupport::Required`]).
-    /// Written on the wire as `execution.taskSupport` (2025-11-25); on 2026-07-28 it decides
-    /// how the server answers a client that declared the tasks extension.
+    ///
+    /// Only 2025-11-25 lists it, as `execution.taskSupport` in `tools/list`. 2026-07-28 has no
+    /// such field (its tasks extension removed it): there it decides how the server answers a
+    /// call whose request declared the extension, and `tools/list` shows nothing of it. A
+    /// 2026-07-28 client learns a tool's support from the answer to a call (a task, or the
+    /// `-32021` error naming the extension for a [`Required`](TaskSupport::Required) tool).
     ///
     /// ```
     /// use presa_core::{TaskSupport, Tool};

@@ -76,7 +76,8 @@ const QUEUE: usize = 64;
 ///
 /// # Errors
 ///
-/// [`HttpClientError::InvalidUrl`] unless `url` is an absolute `http` or `https` URL,
+/// [`HttpClientError::InvalidUrl`] unless `url` (a `&str`, `String`, or anything else that is
+/// `AsRef<str>`) is an absolute `http` or `https` URL,
 /// [`HttpClientError::InvalidHeader`] for a bad [`HttpClientOptions::header`],
 /// [`HttpClientError::NoRuntime`] outside a tokio runtime, [`HttpClientError::Build`] if the
 /// HTTP client cannot be built.
@@ -94,7 +95,11 @@ const QUEUE: usize = 64;
 /// # Ok(())
 /// # }
 /// ```
-pub fn client(url: &str, options: HttpClientOptions) -> Result<ClientChannel, HttpClientError> {
+pub fn client(
+    url: impl AsRef<str>,
+    options: HttpClientOptions,
+) -> Result<ClientChannel, HttpClientError> {
+    let url = url.as_ref();
     let invalid_url = |reason: String| HttpClientError::InvalidUrl {
         url: url.to_owned(),
         reason,

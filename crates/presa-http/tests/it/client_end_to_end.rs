@@ -51,7 +51,9 @@ async fn modern_server(mut mock: Mock) -> Vec<(String, Option<String>)> {
 #[tokio::test]
 async fn a_client_speaks_2026_over_http() {
     let mock = Mock::start().await;
-    let channel = presa_http::client(&mock.url, HttpClientOptions::default()).unwrap();
+    // the URL as a `String`, as a user's configuration holds it
+    let url: String = mock.url.clone();
+    let channel = presa_http::client(url, HttpClientOptions::default()).unwrap();
     let server = tokio::spawn(modern_server(mock));
 
     let client = Client::connect(channel, ClientOptions::default())

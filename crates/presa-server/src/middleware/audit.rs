@@ -1,18 +1,18 @@
-//! An audit hook: one record per request, with its method, definition, caller, outcome and
+//! An audit hook: one record per call, with its method, definition, caller, rounds, outcome and
 //! duration.
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use presa_core::{ErrorCode, ProtocolVersion, RequestId};
 use tokio::time::Instant;
 
-use super::{McpRequest, McpResponse, Middleware, Next};
+use super::{McpRequest, McpResponse, Middleware, Next, TaskOutcome};
 use crate::BoxFuture;
 use crate::transport::Transport;
 
-/// What became of an audited request.
+/// What became of an audited call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Outcome {
@@ -31,32 +31,52 @@ pub enum Outcome {
     Cancelled,
 }
 
-/// One audited request.
+/// One audited call.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AuditRecord {
-    /// The request's id.
+    /// The id of the request that ended the call (its last round).
     pub request_id: RequestId,
     /// Its method.
     pub method: String,
-    /// The tool or prompt name, or the resource URI, it named.
+    /// The tool or prompt name it named; for `resources/read` the URI read (also when a
+    /// template serves it); for a completion the prompt or template it completes.
     pub target: Option<String>,
-    /// The caller's verified subject (else its client id), if the transport verified one.
+    /// Who called ([`McpRequest::caller_key`]: the server's resolver, else the verified
+    /// subject or client id); `None` for an anonymous caller.
     pub caller: Option<String>,
+    /// The call's id, the same in each of its rounds ([`CallInfo::id`](super::CallInfo::id)).
+    pub call_id: String,
+    /// How many requests the call took: more than 1 for a 2026-07-28 call that asked the client
+    /// for input (each answer comes back in a new request).
+    pub rounds: u32,
+    /// The task the call became (its record is written when the task ends), or the task a
+    /// `tasks/update` or `tasks/cancel` is about.
+    pub task_id: Option<String>,
     /// The revision it was served under.
     pub protocol_version: ProtocolVersion,
     /// The transport it came by.
     pub transport: Transport,
-    /// What became of it.
+    /// What became of it: for a call that became a task, what the task ended with.
     pub outcome: Outcome,
-    /// How long it took, from entering this middleware to its answer.
+    /// How long it took: from its first round entering this middleware (by the clock of the
+    /// instance that served that round) to its answer, or to its task's end.
     pub duration: Duration,
 }
 
 type Sink = Arc<dyn Fn(&AuditRecord) + Send + Sync>;
 
-/// Hands a record of every request to a function of yours (a log line, a table, a queue), on
+/// Hands a record of every call to a function of yours (a log line, a table, a queue), on
 /// every transport. Place it first to time the whole stack.
+///
+/// One record per call, written when the call ends:
+/// - a 2026-07-28 call that asks the client for input takes several requests (rounds, see
+///   [`CallInfo`](super::CallInfo)): the rounds answered `input_required` write nothing, the
+///   last one writes the call's record, with [`rounds`](AuditRecord::rounds) counted. A call
+///   whose client never comes back with the answers is not recorded;
+/// - a tool call that becomes a task is recorded when the task ends, with the task's outcome
+///   and the whole work's duration; the polls of a task (`tasks/get`, `tasks/result`) are
+///   not recorded, its `tasks/update` and `tasks/cancel` are, with its id.
 ///
 /// ```
 /// use presa_server::{Audit, Outcome, Server};
@@ -64,12 +84,13 @@ type Sink = Arc<dyn Fn(&AuditRecord) + Send + Sync>;
 /// let server = Server::builder("audited", "1.0.0")
 ///     .middleware(Audit::new(|record| {
 ///         eprintln!(
-///             "{} {} by {} -> {:?} in {:?}",
+///             "{} {} by {} -> {:?} in {:?} ({} rounds)",
 ///             record.method,
 ///             record.target.as_deref().unwrap_or("-"),
 ///             record.caller.as_deref().unwrap_or("anonymous"),
 ///             record.outcome,
 ///             record.duration,
+///             record.rounds,
 ///         );
 ///     }))
 ///     .build()
@@ -88,7 +109,7 @@ impl fmt::Debug for Audit {
 }
 
 impl Audit {
-    /// Audits into `sink`, called once per request as it ends.
+    /// Audits into `sink`, called once per call as it ends.
     pub fn new(sink: impl Fn(&AuditRecord) + Send + Sync + 'static) -> Self {
         Self {
             sink: Arc::new(sink),
@@ -96,19 +117,36 @@ impl Audit {
     }
 }
 
-/// The record of a request in flight: written when it ends, or as cancelled when dropped
-/// first.
+/// The record of a call in flight: written when it ends, or as cancelled when dropped first.
 struct Pending {
     sink: Sink,
     record: Option<AuditRecord>,
-    started: Instant,
+    /// When this request entered the middleware.
+    entered: Instant,
+    /// When the call's first round began, for a call that began in an earlier request.
+    began: Option<SystemTime>,
 }
 
 impl Pending {
     fn finish(mut self, outcome: Outcome) {
+        self.write(outcome);
+    }
+
+    /// The call goes on in a next request: nothing to write yet.
+    fn defer(mut self) {
+        self.record = None;
+    }
+
+    fn write(&mut self, outcome: Outcome) {
         if let Some(mut record) = self.record.take() {
             record.outcome = outcome;
-            record.duration = self.started.elapsed();
+            record.duration = match self.began {
+                // by the wall clock: the first round may have run on another instance
+                Some(began) => SystemTime::now()
+                    .duration_since(began)
+                    .unwrap_or_else(|_| self.entered.elapsed()),
+                None => self.entered.elapsed(),
+            };
             (self.sink)(&record);
         }
     }
@@ -116,26 +154,66 @@ impl Pending {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        if let Some(mut record) = self.record.take() {
-            record.outcome = Outcome::Cancelled;
-            record.duration = self.started.elapsed();
-            (self.sink)(&record);
+        self.write(Outcome::Cancelled);
+    }
+}
+
+/// The outcome of a request's answer.
+fn outcome_of(response: &McpResponse) -> Outcome {
+    match response.protocol_error() {
+        Some(error) => Outcome::Error {
+            code: error.code,
+            message: error.message.clone(),
+        },
+        None if response.is_tool_error() => Outcome::ToolError,
+        None => Outcome::Ok,
+    }
+}
+
+impl From<TaskOutcome> for Outcome {
+    fn from(outcome: TaskOutcome) -> Self {
+        match outcome {
+            TaskOutcome::Completed { is_error: false } => Self::Ok,
+            TaskOutcome::Completed { is_error: true } => Self::ToolError,
+            TaskOutcome::Failed(error) => Self::Error {
+                code: error.code,
+                message: error.message,
+            },
+            TaskOutcome::Cancelled => Self::Cancelled,
         }
     }
 }
 
+/// What a request names, as its record tells it: the URI a `resources/read` reads, else the
+/// definition's name.
+fn target_of(request: &McpRequest) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Read {
+        uri: String,
+    }
+    if request.method() == "resources/read" {
+        return request.params_as::<Read>().ok().map(|read| read.uri);
+    }
+    request.target().map(|t| t.name().to_owned())
+}
+
 impl Middleware for Audit {
     fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'static, McpResponse> {
+        // a task's polls: the record of the call that became the task tells its end
+        if matches!(request.method(), "tasks/get" | "tasks/result") {
+            return Box::pin(next.run(request));
+        }
+        let call = request.call();
+        let began = call.is_continuation().then(|| call.started_at());
         let cx = request.context();
-        let caller = cx
-            .auth()
-            .and_then(|auth| auth.subject().or(auth.client_id()))
-            .map(str::to_owned);
         let record = AuditRecord {
             request_id: cx.request_id().clone(),
             method: request.method().to_owned(),
-            target: request.target().map(|t| t.name().to_owned()),
-            caller,
+            target: target_of(&request),
+            caller: request.caller_key().map(str::to_owned),
+            call_id: call.id().to_owned(),
+            rounds: call.round(),
+            task_id: request.task_id().map(str::to_owned),
             protocol_version: cx.protocol_version(),
             transport: cx.transport(),
             outcome: Outcome::Ok,
@@ -144,19 +222,26 @@ impl Middleware for Audit {
         let pending = Pending {
             sink: Arc::clone(&self.sink),
             record: Some(record),
-            started: Instant::now(),
+            entered: Instant::now(),
+            began,
         };
         Box::pin(async move {
             let response = next.run(request).await;
-            let outcome = match response.protocol_error() {
-                Some(error) => Outcome::Error {
-                    code: error.code,
-                    message: error.message.clone(),
-                },
-                None if response.is_tool_error() => Outcome::ToolError,
-                None => Outcome::Ok,
-            };
-            pending.finish(outcome);
+            if response.is_input_required() {
+                pending.defer();
+            } else if let Some(task) = response.task() {
+                let (task, mut pending) = (task.clone(), pending);
+                if let Some(record) = pending.record.as_mut() {
+                    record.task_id = Some(task.id().to_owned());
+                }
+                // the call goes on in the task: its record waits for the task's end
+                tokio::spawn(async move {
+                    let outcome = task.finished().await;
+                    pending.finish(outcome.into());
+                });
+            } else {
+                pending.finish(outcome_of(&response));
+            }
             response
         })
     }

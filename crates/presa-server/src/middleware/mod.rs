@@ -30,6 +30,7 @@
 //! ```
 
 mod audit;
+pub(crate) mod call;
 mod rate_limit;
 mod visibility;
 
@@ -50,8 +51,10 @@ use crate::auth::AuthInfo;
 use crate::context::Context;
 use crate::definitions::{Definitions, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::server::Server;
+use crate::tasks::LiveTask;
 
 pub use audit::{Audit, AuditRecord, Outcome};
+pub use call::CallInfo;
 pub use rate_limit::RateLimit;
 pub use visibility::{ListFilter, ScopeFilteredLists};
 
@@ -79,6 +82,10 @@ where
 /// A server's middleware, outermost first.
 pub(crate) type Stack = Arc<[Arc<dyn Middleware>]>;
 
+/// Who a request's caller is, as [`ServerBuilder::caller_key`](crate::ServerBuilder::caller_key)
+/// tells it.
+pub(crate) type CallerKeyFn = Arc<dyn Fn(&McpRequest) -> Option<String> + Send + Sync>;
+
 /// One MCP request on its way through the middleware to its handler.
 pub struct McpRequest {
     method: String,
@@ -87,6 +94,10 @@ pub struct McpRequest {
     definitions: Arc<Definitions>,
     /// The definition the request names, resolved when first asked for.
     target: OnceLock<Option<Resolved>>,
+    /// The caller's key, resolved when first asked for.
+    caller_key: OnceLock<Option<String>>,
+    /// The task the request names (`tasks/*`), read when first asked for.
+    task_id: OnceLock<Option<String>>,
     extensions: http::Extensions,
 }
 
@@ -114,6 +125,8 @@ impl McpRequest {
             cx,
             definitions,
             target: OnceLock::new(),
+            caller_key: OnceLock::new(),
+            task_id: OnceLock::new(),
             extensions: http::Extensions::new(),
         }
     }
@@ -143,6 +156,56 @@ impl McpRequest {
     /// The identity the transport verified for the request, if any.
     pub fn caller(&self) -> Option<&AuthInfo> {
         self.cx.auth()
+    }
+
+    /// Who the caller is, as one key every middleware shares (presa's
+    /// [`RateLimit`] counts by it, [`Audit`] records it): what the server's
+    /// [`caller_key`](crate::ServerBuilder::caller_key) resolver gives, else the verified
+    /// identity's subject, else its client id; `None` for an anonymous caller.
+    pub fn caller_key(&self) -> Option<&str> {
+        self.caller_key
+            .get_or_init(|| {
+                let resolver = self
+                    .cx
+                    .server()
+                    .and_then(|server| server.inner.options.caller_key.clone());
+                resolver.and_then(|key| key(self)).or_else(|| {
+                    let auth = self.cx.auth()?;
+                    auth.subject().or(auth.client_id()).map(str::to_owned)
+                })
+            })
+            .as_deref()
+    }
+
+    /// The call this request belongs to: its id and round, the same id in every round of a
+    /// 2026-07-28 call that asked the client for input (see [`CallInfo`]). Read from the
+    /// request's sealed `requestState` when it continues a call, so any instance holding the
+    /// key tells the same.
+    pub fn call(&self) -> &CallInfo {
+        self.cx.call_or_init(|| {
+            call::continued(&self.cx, &self.method, self.params.as_deref())
+                .unwrap_or_else(CallInfo::fresh)
+        })
+    }
+
+    /// The task this request is about: the `taskId` of a `tasks/get`, `tasks/update`,
+    /// `tasks/result` or `tasks/cancel`. (A `tools/call` that becomes a task says so in its
+    /// answer: [`McpResponse::task`].)
+    pub fn task_id(&self) -> Option<&str> {
+        self.task_id
+            .get_or_init(|| {
+                #[derive(serde::Deserialize)]
+                struct Names {
+                    #[serde(rename = "taskId")]
+                    task_id: String,
+                }
+                if !self.method.starts_with("tasks/") {
+                    return None;
+                }
+                let names: Names = presa_core::parse_params(self.params.as_deref()).ok()?;
+                Some(names.task_id)
+            })
+            .as_deref()
     }
 
     /// The revision the request is served under.
@@ -270,11 +333,26 @@ fn resolve(definitions: &Definitions, method: &str, params: Option<&RawValue>) -
 }
 
 /// What a request ended with, as middleware sees it: a result or a protocol error. A tool call
-/// that failed as a tool (`isError: true`) is a result, and says so.
+/// that failed as a tool (`isError: true`) is a result, and says so; so does a 2026-07-28
+/// request answered `input_required` (the call goes on in a next round), and a `tools/call`
+/// that became a task (the call goes on in the task).
 #[derive(Clone, Debug)]
 pub struct McpResponse {
     result: Result<RawJson, ErrorObject>,
-    tool_error: bool,
+    kind: Kind,
+}
+
+/// What kind of result a response holds.
+#[derive(Clone, Debug)]
+enum Kind {
+    /// The request's own result (or an error).
+    Done,
+    /// A tool call's result reporting the tool failing.
+    ToolError,
+    /// `input_required`: the client is asked for input and makes the call again.
+    InputRequired,
+    /// The task a tool call became.
+    Task(TaskHandle),
 }
 
 impl McpResponse {
@@ -289,14 +367,56 @@ impl McpResponse {
     pub fn error(error: impl Into<ErrorObject>) -> Self {
         Self {
             result: Err(error.into()),
-            tool_error: false,
+            kind: Kind::Done,
         }
     }
 
     pub(crate) fn tool_result(result: RawJson, is_error: bool) -> Self {
         Self {
             result: Ok(result),
-            tool_error: is_error,
+            kind: if is_error {
+                Kind::ToolError
+            } else {
+                Kind::Done
+            },
+        }
+    }
+
+    /// A request's own result.
+    pub(crate) fn done(result: RawJson) -> Self {
+        Self {
+            result: Ok(result),
+            kind: Kind::Done,
+        }
+    }
+
+    /// An `input_required` result.
+    pub(crate) fn input_required(result: RawJson) -> Self {
+        Self {
+            result: Ok(result),
+            kind: Kind::InputRequired,
+        }
+    }
+
+    /// The answer announcing the task a tool call became.
+    pub(crate) fn task_created(result: RawJson, task: TaskHandle) -> Self {
+        Self {
+            result: Ok(result),
+            kind: Kind::Task(task),
+        }
+    }
+
+    /// Whether this answers a 2026-07-28 request with `input_required`: the call is not over,
+    /// its next round brings the client's answers (see [`McpRequest::call`]).
+    pub fn is_input_required(&self) -> bool {
+        matches!(self.kind, Kind::InputRequired)
+    }
+
+    /// The task a `tools/call` became: the answer announces it, and the work goes on in it.
+    pub fn task(&self) -> Option<&TaskHandle> {
+        match &self.kind {
+            Kind::Task(task) => Some(task),
+            _ => None,
         }
     }
 
@@ -315,7 +435,7 @@ impl McpResponse {
 
     /// Whether this is a tool call's result that reports the tool failing (`isError: true`).
     pub fn is_tool_error(&self) -> bool {
-        self.tool_error
+        matches!(self.kind, Kind::ToolError)
     }
 
     /// The result or the error, to send.
@@ -328,9 +448,63 @@ impl From<Result<RawJson, ErrorObject>> for McpResponse {
     fn from(result: Result<RawJson, ErrorObject>) -> Self {
         Self {
             result,
-            tool_error: false,
+            kind: Kind::Done,
         }
     }
+}
+
+/// A task a tool call became, as middleware sees it: its id, and a way to wait for its end.
+#[derive(Clone)]
+pub struct TaskHandle {
+    live: Arc<LiveTask>,
+}
+
+impl fmt::Debug for TaskHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskHandle")
+            .field("id", &self.live.id)
+            .finish()
+    }
+}
+
+impl TaskHandle {
+    pub(crate) fn new(live: Arc<LiveTask>) -> Self {
+        Self { live }
+    }
+
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        &self.live.id
+    }
+
+    /// Waits for the task to end, and tells how. The task runs in this process (a task runs
+    /// where its call was made), so its end is seen here whoever cancels it.
+    pub async fn finished(&self) -> TaskOutcome {
+        loop {
+            let changed = self.live.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if let Some(outcome) = self.live.outcome().await {
+                return outcome;
+            }
+            changed.await;
+        }
+    }
+}
+
+/// How a task ended.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum TaskOutcome {
+    /// The tool's result; `is_error` when the tool failed as a tool (`isError: true`).
+    Completed {
+        /// Whether the result reports the tool failing.
+        is_error: bool,
+    },
+    /// A protocol error (also a task given up waiting for input).
+    Failed(ErrorObject),
+    /// Cancelled with `tasks/cancel`.
+    Cancelled,
 }
 
 /// The rest of the middleware stack, ending with the request's handler.

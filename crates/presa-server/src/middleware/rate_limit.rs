@@ -1,4 +1,5 @@
-//! A rate limit per caller and tool: a token bucket for each pair.
+//! A rate limit per caller and tool: a token bucket for each pair, one token per call however
+//! many rounds it takes.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -8,22 +9,30 @@ use std::time::Duration;
 use presa_core::{ErrorCode, ErrorObject};
 use tokio::time::Instant;
 
-use super::{McpRequest, McpResponse, Middleware, Next};
+use super::{CallInfo, McpRequest, McpResponse, Middleware, Next};
 use crate::BoxFuture;
 
-type KeyFn = Arc<dyn Fn(&McpRequest) -> Option<String> + Send + Sync>;
-
 /// Limits how often each caller may call each tool: every (caller, tool) pair has a bucket of
-/// `calls` tokens that refills evenly over `per`, and each `tools/call` takes one. A call that
-/// finds its bucket empty is refused with a JSON-RPC error, code `-32000`, whose data says
+/// `calls` tokens that refills evenly over `per`, and each call takes one. A call that finds
+/// its bucket empty is refused with a JSON-RPC error, code `-32000`, whose data says
 /// `"error": "rate_limited"` and how long to wait (`retryAfterMs`); the handler does not run.
 /// Other methods pass.
 ///
-/// The caller is the verified identity's subject (else its client id). Callers without one
-/// share one bucket per tool, unless [`caller`](Self::caller) names them otherwise (by an HTTP
-/// header, a session). The tool is the definition the call names, so made-up names cannot
-/// grow the table; it holds at most [`max_buckets`](Self::max_buckets) pairs (10,000 by
-/// default), dropping the fullest bucket (the one idle longest) past that.
+/// A call costs one token however many rounds it takes, in both eras: on 2026-07-28 a call
+/// that asks the client for input is made again with the answers (see
+/// [`CallInfo`](super::CallInfo)), and the round that follows one this limit let through and
+/// saw answered `input_required` is free. Any other request costs a token, a round sent twice
+/// included, so a sealed state replayed cannot run a handler for nothing. (The limit keeps what
+/// it saw in this process, as it does its buckets: a round served by another instance of a
+/// scaled-out server costs a token there. It remembers at most
+/// [`max_buckets`](Self::max_buckets) calls awaiting their next round, forgetting the oldest.)
+///
+/// The caller is [`McpRequest::caller_key`]: the server's
+/// [`caller_key`](crate::ServerBuilder::caller_key) resolver (an HTTP header, a session), else
+/// the verified identity's subject, else its client id. Callers without one share one bucket
+/// per tool. The tool is the definition the call names, so made-up names cannot grow the table;
+/// it holds at most [`max_buckets`](Self::max_buckets) pairs (10,000 by default), dropping the
+/// fullest bucket (the one idle longest) past that.
 ///
 /// ```
 /// use std::time::Duration;
@@ -46,8 +55,9 @@ struct Inner {
     /// Tokens per second.
     rate: f64,
     max_buckets: usize,
-    caller: Option<KeyFn>,
     buckets: Mutex<HashMap<(String, String), Bucket>>,
+    /// The calls answered `input_required`, by id: the round answered, and when.
+    awaiting: Mutex<HashMap<Arc<str>, (u32, Instant)>>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -81,8 +91,8 @@ impl RateLimit {
                 capacity,
                 rate: capacity / per,
                 max_buckets: 10_000,
-                caller: None,
                 buckets: Mutex::new(HashMap::new()),
+                awaiting: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -92,35 +102,13 @@ impl RateLimit {
             capacity: shared.capacity,
             rate: shared.rate,
             max_buckets: shared.max_buckets,
-            caller: shared.caller.clone(),
             buckets: Mutex::new(HashMap::new()),
+            awaiting: Mutex::new(HashMap::new()),
         });
         edit(&mut inner);
         Self {
             inner: Arc::new(inner),
         }
-    }
-
-    /// Who the caller is, for requests `key` names; for the others the verified identity (or
-    /// the shared anonymous bucket) counts.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use presa_server::{McpRequest, RateLimit};
-    ///
-    /// // anonymous HTTP callers by the address a proxy in front reports
-    /// let limit = RateLimit::new(5, Duration::from_secs(1)).caller(|request: &McpRequest| {
-    ///     let http = request.context().http()?;
-    ///     Some(http.headers().get("x-forwarded-for")?.to_str().ok()?.to_owned())
-    /// });
-    /// # let _ = limit;
-    /// ```
-    #[must_use]
-    pub fn caller(
-        self,
-        key: impl Fn(&McpRequest) -> Option<String> + Send + Sync + 'static,
-    ) -> Self {
-        self.with(|inner| inner.caller = Some(Arc::new(key)))
     }
 
     /// How many (caller, tool) buckets are kept at most (at least 1).
@@ -129,21 +117,40 @@ impl RateLimit {
         self.with(|inner| inner.max_buckets = max.max(1))
     }
 
-    fn caller_of(&self, request: &McpRequest) -> String {
-        let named = self.inner.caller.as_ref().and_then(|key| key(request));
-        named
-            .or_else(|| {
-                let auth = request.caller()?;
-                auth.subject().or(auth.client_id()).map(str::to_owned)
-            })
-            .unwrap_or_default()
+    fn buckets(&self) -> MutexGuard<'_, HashMap<(String, String), Bucket>> {
+        lock(&self.inner.buckets)
     }
 
-    fn buckets(&self) -> MutexGuard<'_, HashMap<(String, String), Bucket>> {
-        self.inner
-            .buckets
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn awaiting(&self) -> MutexGuard<'_, HashMap<Arc<str>, (u32, Instant)>> {
+        lock(&self.inner.awaiting)
+    }
+
+    /// Whether `call` is the next round of a call this limit saw answered `input_required`
+    /// (which it then no longer awaits: the same round again is not free).
+    fn continues(&self, call: &CallInfo) -> bool {
+        let mut awaiting = self.awaiting();
+        match awaiting.get(call.id()) {
+            Some(&(round, _)) if round.checked_add(1) == Some(call.round()) => {
+                awaiting.remove(call.id());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Remembers that `call` was answered `input_required` at `now`: its next round is free.
+    fn await_next_round(&self, call: &CallInfo, now: Instant) {
+        let mut awaiting = self.awaiting();
+        if !awaiting.contains_key(call.id()) && awaiting.len() >= self.inner.max_buckets {
+            let oldest = awaiting
+                .iter()
+                .min_by_key(|(_, (_, at))| *at)
+                .map(|(id, _)| Arc::clone(id));
+            if let Some(oldest) = oldest {
+                awaiting.remove(&oldest);
+            }
+        }
+        awaiting.insert(Arc::from(call.id()), (call.round(), now));
     }
 
     /// Takes a token for `key` at `now`; `Err` with the wait until one is there.
@@ -178,6 +185,12 @@ impl RateLimit {
     }
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// A bucket's tokens at `now`.
 fn refilled(inner: &Inner, bucket: Bucket, now: Instant) -> f64 {
     let elapsed = now.saturating_duration_since(bucket.at).as_secs_f64();
@@ -191,9 +204,24 @@ impl Middleware for RateLimit {
             // other methods, and unknown tools (whose call fails anyway), pass
             _ => return Box::pin(next.run(request)),
         };
-        let caller = self.caller_of(&request);
-        match self.take((caller, tool.clone()), Instant::now()) {
-            Ok(()) => Box::pin(next.run(request)),
+        let call = request.call().clone();
+        let taken = if call.is_continuation() && self.continues(&call) {
+            Ok(())
+        } else {
+            let caller = request.caller_key().unwrap_or_default().to_owned();
+            self.take((caller, tool.clone()), Instant::now())
+        };
+        match taken {
+            Ok(()) => {
+                let limit = self.clone();
+                Box::pin(async move {
+                    let response = next.run(request).await;
+                    if response.is_input_required() {
+                        limit.await_next_round(&call, Instant::now());
+                    }
+                    response
+                })
+            }
             Err(wait) => {
                 // whole milliseconds, rounded up: waiting that long is enough
                 let retry_after_ms = wait.as_nanos().div_ceil(1_000_000);
@@ -241,6 +269,26 @@ mod tests {
                 .take(key("a", "t"), start + Duration::from_millis(500))
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn only_the_next_round_of_an_awaited_call_is_free() {
+        let limit = RateLimit::new(1, Duration::from_secs(60)).max_buckets(2);
+        let first = CallInfo::fresh();
+        let state = serde_json::json!({ super::super::call::STATE_MEMBER: first.sealed() });
+        let second = CallInfo::continued_from(&state).unwrap();
+        assert!(!limit.continues(&second), "a round no answer announced");
+        limit.await_next_round(&first, Instant::now());
+        assert!(limit.continues(&second));
+        assert!(!limit.continues(&second), "the same round again");
+        // the calls awaited stay within the bound, the oldest forgotten
+        let now = Instant::now();
+        let calls: Vec<CallInfo> = (0..3).map(|_| CallInfo::fresh()).collect();
+        for (n, call) in calls.iter().enumerate() {
+            limit.await_next_round(call, now + Duration::from_millis(n as u64));
+        }
+        assert_eq!(limit.awaiting().len(), 2);
+        assert!(!limit.awaiting().contains_key(calls[0].id()));
     }
 
     #[test]

@@ -285,10 +285,28 @@ impl LiveTask {
             .await;
     }
 
-    /// The request ended: the task's final state.
+    /// How the task ended, once it did.
+    pub(crate) async fn outcome(&self) -> Option<crate::middleware::TaskOutcome> {
+        use crate::middleware::TaskOutcome;
+        let record = self.record.lock().await;
+        Some(match record.status {
+            TaskStatus::Completed => TaskOutcome::Completed {
+                is_error: record.is_error,
+            },
+            TaskStatus::Failed => TaskOutcome::Failed(record.error.clone().unwrap_or_else(|| {
+                ErrorObject::internal_error(record.status_message.clone().unwrap_or_default())
+            })),
+            TaskStatus::Cancelled => TaskOutcome::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// The request ended: the task's final state. The last progress message described the work
+    /// under way, so it goes: a failed task's message is its error's, the others have none.
     pub(crate) async fn finish(&self, end: TaskEnd) {
         self.change(|record| {
             record.input_requests.clear();
+            record.status_message = None;
             match end {
                 TaskEnd::Completed { result, is_error } => {
                     record.status = TaskStatus::Completed;

@@ -29,8 +29,8 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use presa_core::{
-    ClientCapabilities, Era, ErrorCode, ErrorObject, RawJson, RequestTasks, TASKS_EXTENSION,
-    TaskMetadata, TaskStatus, TaskSupport, Tool,
+    ClientCapabilities, Era, ErrorCode, ErrorObject, RequestTasks, TASKS_EXTENSION, TaskMetadata,
+    TaskStatus, TaskSupport, Tool,
 };
 
 pub(crate) use live::{AnswerCheck, LiveTask, TaskEnd};
@@ -39,6 +39,7 @@ pub use store::{InMemoryTaskStore, TaskLimits, TaskRecord, TaskStore, TaskStoreE
 use crate::BoxFuture;
 use crate::context::Context;
 use crate::events::{EventBus, TaskSignal};
+use crate::middleware::{McpResponse, TaskHandle};
 use crate::server::Server;
 
 /// How a server keeps and runs its tasks.
@@ -449,13 +450,13 @@ impl Server {
     /// Runs `run` (the handler, already started when the call may have been answered inline)
     /// as the task `record` (stored by [`create_task`](Self::create_task) before the answer goes
     /// out, so that a `tasks/get` right after it finds the task). Returns the answer announcing
-    /// the task.
+    /// the task, with the task for the middleware to watch.
     pub(crate) fn run_task(
         &self,
         cx: &Context,
         record: TaskRecord,
         run: TaskRun,
-    ) -> Result<RawJson, ErrorObject> {
+    ) -> Result<McpResponse, ErrorObject> {
         let tasks = &self.inner.tasks;
         let version = cx.protocol_version();
         let answer = self.created_result(&record, version)?;
@@ -472,6 +473,7 @@ impl Server {
             id: live.id.clone(),
         };
         cx.attach_task(Arc::clone(&live));
+        let handle = TaskHandle::new(Arc::clone(&live));
         tasks.sweep();
         tokio::spawn(async move {
             let _running = running;
@@ -483,7 +485,7 @@ impl Server {
             };
             live.finish(end).await;
         });
-        Ok(answer)
+        Ok(McpResponse::task_created(answer, handle))
     }
 }
 

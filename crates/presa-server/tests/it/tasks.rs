@@ -1175,3 +1175,22 @@ async fn a_running_task_renews_its_lease_without_changing_what_callers_see() {
     wire.send(request(2, "tasks/cancel", json!({"taskId": id})))
         .await;
 }
+
+#[tokio::test]
+async fn a_finished_task_drops_the_progress_message_of_its_work() {
+    let server = Server::builder("tasks", "1")
+        .tool(
+            Tool::without_params("save").task_support(TaskSupport::Optional),
+            |_: Value, cx: Context| async move {
+                cx.run_as_task().await;
+                cx.progress(1.0, Some(2.0), Some("saving")).await;
+                "saved"
+            },
+        )
+        .build()
+        .unwrap();
+    let mut wire = Wire::open(&server);
+    let id = wire.create_task(1, "save").await;
+    let done = wire.until(&id, "completed").await;
+    assert_eq!(done.get("statusMessage"), None, "{done}");
+}

@@ -6,6 +6,8 @@
 
 #[cfg(feature = "schemars")]
 mod cancellation;
+#[cfg(feature = "schemars")]
+mod first_hour;
 #[cfg(all(
     feature = "server",
     feature = "client",

@@ -7,12 +7,14 @@ use std::time::Duration;
 
 use presa::client::{Client, ClientChannel, ClientOptions, TransportEvent};
 use presa::core::{
-    CallToolResult, Implementation, Prompt, ProtocolVersion, Resource, Tool, decode_message,
+    CallToolResult, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ElicitationSchema,
+    Implementation, Prompt, ProtocolVersion, Resource, ResourceTemplate, TaskSupport, Tool,
+    decode_message,
 };
 use presa::http::{AuthOptions, HttpOptions, RunningServer, VerifyError};
 use presa::server::{
     Audit, AuditRecord, AuthInfo, ConnectionOptions, Context, Outcome, RateLimit, RequireScopes,
-    ScopeFilteredLists, Server, ServerBuilder, ToolError, Transport,
+    ScopeFilteredLists, Server, ServerBuilder, ToolError, Transport, Variables,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -84,6 +86,15 @@ impl Harness {
     }
 
     async fn connect(&mut self, caller: Caller) -> Client {
+        self.connect_with(caller, |options| options).await
+    }
+
+    /// A client of `caller` with its options edited by `edit` (input handlers, tasks).
+    async fn connect_with(
+        &mut self,
+        caller: Caller,
+        edit: impl FnOnce(ClientOptions) -> ClientOptions,
+    ) -> Client {
         let connection = ConnectionOptions::default().auth(caller.identity());
         let channel = match self.transport {
             Transport::InProcess => presa::in_process_with(self.server.clone(), connection),
@@ -98,6 +109,7 @@ impl Harness {
         };
         let options = ClientOptions::new(Implementation::new("middleware-test", "1.0.0"))
             .protocol_version(Some(self.version));
+        let options = edit(options);
         let client = Client::connect(channel, options).await.unwrap();
         self.clients.push(client.clone());
         client
@@ -184,6 +196,46 @@ fn tools(builder: ServerBuilder) -> ServerBuilder {
         .tool(Tool::without_params("fail"), |_: Value, _: Context| async {
             Err::<String, _>(ToolError::new("the tool failed"))
         })
+}
+
+/// A form asking `message`, with nothing to fill in.
+fn form(message: &str) -> ElicitRequestParams {
+    ElicitRequestFormParams::new(message, ElicitationSchema::new()).into()
+}
+
+/// Tools that ask the client for input twice (three rounds on 2026-07-28, one request before)
+/// or run as a task, and a resource template.
+fn long_calls(builder: ServerBuilder) -> ServerBuilder {
+    builder
+        .tool(
+            Tool::without_params("confirm"),
+            |_: Value, cx: Context| async move {
+                cx.elicit(form("Sure?")).await?;
+                cx.elicit(form("Really sure?")).await?;
+                Ok::<_, ToolError>("confirmed")
+            },
+        )
+        .tool(
+            Tool::without_params("export").task_support(TaskSupport::Optional),
+            |_: Value, cx: Context| async move {
+                cx.run_as_task().await;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                "exported"
+            },
+        )
+        .resource_template(
+            ResourceTemplate::new("todo://{id}", "todo"),
+            |variables: Variables, _cx: Context| async move {
+                format!("todo {}", variables.get("id").map_or("?", String::as_str))
+            },
+        )
+}
+
+/// A client that accepts every form, and takes tasks.
+fn accepting(options: ClientOptions) -> ClientOptions {
+    options
+        .elicitation(|_params, _cx| async move { Ok(ElicitResult::accept(Default::default())) })
+        .tasks(true)
 }
 
 fn text(result: &CallToolResult) -> &str {
@@ -277,6 +329,163 @@ async fn audit_records_method_target_caller_outcome_and_duration() {
             assert_eq!(record.protocol_version, version);
             assert!(record.duration < GUARD);
         }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn rate_limit_counts_a_call_once_however_many_rounds_it_takes() {
+    everywhere(|transport, version| async move {
+        let server = long_calls(Server::builder("limited", "1.0.0"))
+            .middleware(RateLimit::new(1, Duration::from_secs(3600)))
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect_with(ALICE, accepting).await;
+        // two questions answered: three requests on 2026-07-28, one call
+        let result = alice.call_tool("confirm", json!({})).await.unwrap();
+        assert_eq!(text(&result), "confirmed", "{transport:?} {version}");
+        // the one call of the hour is spent
+        let refused = alice.call_tool("confirm", json!({})).await.unwrap_err();
+        let error = refused
+            .as_server_error()
+            .unwrap_or_else(|| panic!("{transport:?} {version}: {refused:?}"));
+        assert_eq!(error.code, RateLimit::ERROR_CODE, "{transport:?} {version}");
+        harness.stop().await;
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_round_sent_again_costs_a_call() {
+    // 2026-07-28 only: the initialize era has no rounds to send again
+    for transport in [Transport::InProcess, Transport::Stdio, Transport::Http] {
+        let server = long_calls(Server::builder("limited", "1.0.0"))
+            .middleware(RateLimit::new(2, Duration::from_secs(3600)))
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, MODERN, server).await;
+        // declares elicitation, and answers by hand
+        let capabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
+        let alice = harness
+            .connect_with(ALICE, |options| options.capabilities(capabilities))
+            .await;
+        let call = |extra: Value| {
+            let mut params = json!({"name": "confirm", "arguments": {}});
+            params
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            alice.request_raw("tools/call", params)
+        };
+        let asked = call(json!({})).await.unwrap();
+        assert_eq!(
+            asked["resultType"], "input_required",
+            "{transport:?}: {asked}"
+        );
+        let key = asked["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap();
+        let retry = json!({
+            "inputResponses": {key.clone(): {"action": "accept", "content": {}}},
+            "requestState": asked["requestState"],
+        });
+        // the round that follows the answer is free; the same round again is not, and the
+        // next time the bucket (two calls) is empty
+        for refused in [false, false, true] {
+            let again = call(retry.clone()).await;
+            let limited = matches!(
+                &again,
+                Err(error) if error.as_server_error().is_some_and(|e| e.code == RateLimit::ERROR_CODE)
+            );
+            assert_eq!(limited, refused, "{transport:?}: {again:?}");
+        }
+        harness.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn audit_records_a_call_once_with_its_rounds_caller_task_and_uri() {
+    everywhere(|transport, version| async move {
+        let (sink, mut records) = mpsc::unbounded_channel::<AuditRecord>();
+        let server = long_calls(Server::builder("audited", "1.0.0"))
+            // the one key every middleware reads
+            .caller_key(|request| Some(format!("user:{}", request.caller()?.subject()?)))
+            .middleware(Audit::new(move |record| {
+                let _ = sink.send(record.clone());
+            }))
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect_with(ALICE, accepting).await;
+        let case = format!("{transport:?} {version}");
+
+        assert_eq!(
+            text(&alice.call_tool("confirm", json!({})).await.unwrap()),
+            "confirmed"
+        );
+        // a 2025-11-25 client allowing tasks lists the tools first, to know which run as tasks
+        let mut next = async || loop {
+            let record = records.recv().await.unwrap();
+            if record.method != "tools/list" {
+                return record;
+            }
+        };
+        let confirmed = next().await;
+        let rounds = if version == MODERN { 3 } else { 1 };
+        assert_eq!(
+            (
+                confirmed.method.as_str(),
+                confirmed.target.as_deref(),
+                &confirmed.outcome
+            ),
+            ("tools/call", Some("confirm"), &Outcome::Ok),
+            "{case}"
+        );
+        assert_eq!(confirmed.rounds, rounds, "{case}");
+
+        alice.read_resource("todo://7").await.unwrap();
+        let read = next().await;
+        assert_eq!(read.method, "resources/read", "{case}");
+        assert_eq!(
+            read.target.as_deref(),
+            Some("todo://7"),
+            "{case}: the URI read"
+        );
+        assert_eq!(read.rounds, 1);
+
+        // a task's record comes when it ends, with the work's outcome and duration; its polls
+        // write none
+        assert_eq!(
+            text(&alice.call_tool("export", json!({})).await.unwrap()),
+            "exported"
+        );
+        let exported = next().await;
+        assert_eq!(
+            (exported.target.as_deref(), &exported.outcome),
+            (Some("export"), &Outcome::Ok),
+            "{case}"
+        );
+        assert!(exported.task_id.is_some(), "{case}: {exported:?}");
+        assert!(
+            exported.duration >= Duration::from_millis(50),
+            "{case}: {exported:?}"
+        );
+
+        harness.stop().await;
+        for record in [&confirmed, &read, &exported] {
+            assert_eq!(record.caller.as_deref(), Some("user:alice"), "{case}");
+            assert_eq!(record.transport, transport);
+            assert_eq!(record.protocol_version, version);
+        }
+        assert_ne!(confirmed.call_id, read.call_id);
+        let more: Vec<AuditRecord> = std::iter::from_fn(|| records.try_recv().ok())
+            .filter(|record| record.method != "tools/list")
+            .collect();
+        assert!(more.is_empty(), "{case}: one record per call: {more:?}");
     })
     .await;
 }
