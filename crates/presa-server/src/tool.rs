@@ -205,9 +205,9 @@ impl IntoToolResult for Content {
 /// Every error a handler meets from presa converts into it, so `?` works in a handler that
 /// returns `Result<_, ToolError>`: [`InputError`](crate::InputError) (the client refused, went
 /// away, or answered with something unusable) and [`MissingState`](crate::MissingState) become
-/// a tool error with their message; [`InsufficientScope`](crate::InsufficientScope) and
-/// [`ProtocolError`](crate::ProtocolError) stay the JSON-RPC errors they are (on Streamable HTTP
-/// a missing scope is still `403` with the scope to ask for).
+/// a tool error with their message; [`InsufficientScope`](crate::InsufficientScope),
+/// [`ProtocolError`](crate::ProtocolError) and [`ErrorObject`] stay the JSON-RPC errors they are
+/// (on Streamable HTTP a missing scope is still `403` with the scope to ask for).
 ///
 /// ```
 /// use presa_server::{IntoToolResult, ToolError};
@@ -260,6 +260,13 @@ impl IntoToolResult for ToolError {
 impl From<crate::InputError> for ToolError {
     fn from(error: crate::InputError) -> Self {
         Self::new(error.to_string())
+    }
+}
+
+/// That JSON-RPC error.
+impl From<ErrorObject> for ToolError {
+    fn from(error: ErrorObject) -> Self {
+        Self(HandlerFailure::Protocol(error))
     }
 }
 

@@ -155,7 +155,8 @@ fn search_notes(Args(search): Args<SearchNotes>, cx: Context) -> Result<Json<Hit
 
 // ---------- summarize ----------
 
-/// Summarize a note (slow: about a second; reports progress; cancellable).
+/// A note, by its id: the input of the tools, the template and the prompt about one note, each
+/// described where it is defined (`Tool::named(..).description(..)`).
 #[derive(Deserialize, JsonSchema)]
 struct ById {
     /// The note's id.
@@ -208,13 +209,6 @@ async fn summarize(Args(ById { id }): Args<ById>, cx: Context) -> Result<String,
 
 // ---------- delete_note ----------
 
-/// Delete a note after the user confirms.
-#[derive(Deserialize, JsonSchema)]
-struct Delete {
-    /// The note's id.
-    id: u64,
-}
-
 /// The confirmation form.
 #[derive(Deserialize, JsonSchema)]
 pub(crate) struct Confirm {
@@ -222,10 +216,8 @@ pub(crate) struct Confirm {
     confirm: bool,
 }
 
-async fn delete_note(
-    Args(Delete { id }): Args<Delete>,
-    cx: Context,
-) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+// every error met here (the state's, the client's answer's) converts into `ToolError`
+async fn delete_note(Args(ById { id }): Args<ById>, cx: Context) -> Result<String, ToolError> {
     let Some(note) = cx.state::<Notes>()?.get(id) else {
         return Ok(format!("no note {id}"));
     };
@@ -254,29 +246,11 @@ async fn index(cx: Context) -> Result<String, MissingState> {
     Ok(json!(index).to_string())
 }
 
-#[derive(Deserialize, JsonSchema)]
-struct NoteId {
-    id: u64,
-}
-
-async fn note(
-    Args(NoteId { id }): Args<NoteId>,
-    cx: Context,
-) -> Result<Option<String>, MissingState> {
+async fn note(Args(ById { id }): Args<ById>, cx: Context) -> Result<Option<String>, MissingState> {
     Ok(cx.state::<Notes>()?.get(id).map(|n| text_of(&n)))
 }
 
-/// Review a note for clarity and suggest tags.
-#[derive(Deserialize, JsonSchema)]
-struct Review {
-    /// The note's id.
-    id: u64,
-}
-
-async fn review(
-    Args(Review { id }): Args<Review>,
-    cx: Context,
-) -> Result<Vec<Message>, MissingState> {
+async fn review(Args(ById { id }): Args<ById>, cx: Context) -> Result<Vec<Message>, MissingState> {
     Ok(match cx.state::<Notes>()?.get(id) {
         Some(note) => vec![
             Message::from(format!(
@@ -327,8 +301,16 @@ pub(crate) fn notes_server_with(
         .elicitation_form::<Confirm>()
         .typed_tool("add_note", add_note)
         .typed_tool_sync("search_notes", search_notes)
-        .typed_tool("summarize", summarize)
-        .typed_tool("delete_note", delete_note)
+        .typed_tool(
+            Tool::named("summarize").description(
+                "Summarize a note (slow: about a second; reports progress; cancellable).",
+            ),
+            summarize,
+        )
+        .typed_tool(
+            Tool::named("delete_note").description("Delete a note after the user confirms."),
+            delete_note,
+        )
         .resource(
             Resource::new(INDEX, "index")
                 .mime_type("application/json")
@@ -340,7 +322,10 @@ pub(crate) fn notes_server_with(
             note,
         )
         .complete_template_variable("notes://{id}", "id", complete_id)
-        .typed_prompt("review_note", review)
+        .typed_prompt(
+            Prompt::new("review_note").description("Review a note for clarity and suggest tags."),
+            review,
+        )
         .complete_prompt_argument("review_note", "id", complete_id);
     configure(builder).build()
 }

@@ -33,16 +33,22 @@ async fn connect(version: ProtocolVersion, confirm: bool) -> Client {
 
 async fn exercise(version: ProtocolVersion) {
     let client = connect(version, true).await;
-    let tools: Vec<String> = client
-        .list_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
+    let listed = client.list_tools().await.unwrap();
+    let tools: Vec<&str> = listed.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         tools,
         ["add_note", "search_notes", "summarize", "delete_note"]
+    );
+    // every tool described: by its input type's doc comment, or where it is defined
+    let described: Vec<Option<&str>> = listed.iter().map(|t| t.description.as_deref()).collect();
+    assert_eq!(
+        described,
+        [
+            Some("Add a note; returns its id."),
+            Some("Search notes by title, body or tag."),
+            Some("Summarize a note (slow: about a second; reports progress; cancellable)."),
+            Some("Delete a note after the user confirms."),
+        ]
     );
 
     let added = client
