@@ -10,6 +10,7 @@ mod bench;
 mod cluster;
 mod conformance;
 mod fuzz;
+mod snippets;
 
 const USAGE: &str = "usage: cargo xtask <task> [options]
 
@@ -20,6 +21,8 @@ tasks:
   conformance   run the official MCP conformance runner against presa's fixtures
                 (cargo xtask conformance --help for its options)
   fuzz          build the cargo-fuzz targets on nightly and run each (cargo xtask fuzz --help)
+  snippets      compile and run every Rust snippet of README.md and docs/ in a fresh crate that
+                has only the README's [dependencies] (cargo xtask snippets --help)
   soak          a long run of sessions, calls, listens and GET streams against one server,
                 its RSS sampled throughout (cargo xtask soak --help)
   help          print this message";
@@ -51,6 +54,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("snippets") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", snippets::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("snippets") => snippets::run(&args[1..]),
         Some("soak") if args.iter().any(|a| a == "--help" || a == "-h") => {
             println!("{}", bench::soak::USAGE);
             ExitCode::SUCCESS
