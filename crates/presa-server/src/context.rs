@@ -8,16 +8,16 @@ use presa_core::{
     ClientCapabilities, ClientContext, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, Era, ErrorObject, Implementation, InputRequest,
     InputResponse, ListRootsResult, LoggingLevel, Meta, ProtocolVersion, ReceivedHeaders,
-    RequestId,
+    RequestId, RequestStateCodec, RequestStateError,
 };
 
 use crate::BoxFuture;
 use crate::auth::{AuthInfo, InsufficientScope};
+use crate::call::CallInfo;
 use crate::input::{
     Asks, InputError, Round, check_elicit_answer, elicit_answer, missing_capability_error,
     request_params, roots_answer, sample_answer,
 };
-use crate::middleware::CallInfo;
 use crate::server::Server;
 use crate::state::MissingState;
 use crate::transport::{Arrival, HttpParts, Transport};
@@ -200,6 +200,9 @@ struct ContextInner {
     task: OnceLock<Arc<crate::tasks::LiveTask>>,
     /// The call the request belongs to, once asked for or once its round opened.
     call: OnceLock<CallInfo>,
+    /// The request's sealed `requestState`, opened once for everyone who reads it (a
+    /// middleware asking for the call, the dispatcher reading the answers).
+    state: OnceLock<Result<Value, RequestStateError>>,
     /// Whether the request may still become a task (a 2026-07-28 call of a task-capable tool
     /// from a client that declared the tasks extension).
     may_become_task: bool,
@@ -245,6 +248,7 @@ impl Context {
                 server,
                 task: OnceLock::new(),
                 call: OnceLock::new(),
+                state: OnceLock::new(),
                 may_become_task: false,
             }),
         }
@@ -621,12 +625,33 @@ impl Context {
         self.inner.task.get().is_some()
     }
 
-    /// The request became `task`: its handler's progress, logs and input requests go there.
     /// The call this request belongs to, made by `init` when nobody asked before.
     pub(crate) fn call_or_init(&self, init: impl FnOnce() -> CallInfo) -> &CallInfo {
         self.inner.call.get_or_init(init)
     }
 
+    /// The call this request belongs to, if anyone asked for it or its round opened.
+    pub(crate) fn call(&self) -> Option<&CallInfo> {
+        self.inner.call.get()
+    }
+
+    /// The request's sealed `requestState` `token`, opened with `codec` for `method` and the
+    /// binding `binding` makes, once: a second reader gets the first one's result.
+    pub(crate) fn open_state(
+        &self,
+        codec: &RequestStateCodec,
+        method: &str,
+        token: &str,
+        binding: impl FnOnce() -> Value,
+    ) -> Result<&Value, RequestStateError> {
+        let opened = self
+            .inner
+            .state
+            .get_or_init(|| codec.open(std::time::SystemTime::now(), token, method, &binding()));
+        opened.as_ref().map_err(Clone::clone)
+    }
+
+    /// The request became `task`: its handler's progress, logs and input requests go there.
     pub(crate) fn attach_task(&self, task: Arc<crate::tasks::LiveTask>) {
         let _ = self.inner.task.set(task);
     }
@@ -711,26 +736,28 @@ impl Context {
     /// Whether this request can ask the user to fill in a form ([`can_ask`](Self::can_ask)
     /// for a form elicitation).
     pub fn can_elicit(&self) -> bool {
-        self.able_to_ask() && self.client_capabilities().supports_elicitation_form()
+        let form = presa_core::ElicitRequestFormParams::default();
+        self.can_ask(&InputRequest::Elicit(ElicitRequestParams::Form(form)))
     }
 
     /// Whether this request can send the user to a URL ([`can_ask`](Self::can_ask) for a URL
     /// elicitation).
     pub fn can_elicit_url(&self) -> bool {
-        self.able_to_ask() && self.client_capabilities().supports_elicitation_url()
+        let url = presa_core::ElicitRequestUrlParams::default();
+        self.can_ask(&InputRequest::Elicit(ElicitRequestParams::Url(url)))
     }
 
     /// Whether this request can ask the client's model for a completion without tools
     /// ([`can_ask`](Self::can_ask) for a sampling; one offering tools needs the client's
     /// `sampling.tools` as well).
     pub fn can_sample(&self) -> bool {
-        self.able_to_ask() && self.client_capabilities().sampling.is_some()
+        self.can_ask(&InputRequest::CreateMessage(Default::default()))
     }
 
     /// Whether this request can ask the client for its roots ([`can_ask`](Self::can_ask)
     /// for `roots/list`).
     pub fn can_list_roots(&self) -> bool {
-        self.able_to_ask() && self.client_capabilities().roots.is_some()
+        self.can_ask(&InputRequest::ListRoots(None))
     }
 
     /// Whether this request is one that can ask the client for input at all, whatever the

@@ -94,18 +94,21 @@ impl Server {
                 .get_prompt(defs, params, cx)
                 .await
                 .unwrap_or_else(McpResponse::error),
-            _ => self.dispatch_other(defs, method, params, cx).await.into(),
+            _ => self
+                .dispatch_other(defs, declared, method, params, cx)
+                .await
+                .into(),
         }
     }
 
     async fn dispatch_other(
         &self,
         defs: &Definitions,
+        declared: crate::definitions::Declared,
         method: &str,
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
-        let declared = self.declared(defs);
         let era = cx.protocol_version().era();
         match method {
             "tools/list" if declared.tools => self.list(
@@ -450,7 +453,7 @@ impl Server {
         let era = cx.protocol_version().era();
         let record = self.create_task(cx, ttl_ms).await?;
         let task = self.task_run(entry, era, running);
-        self.run_task(cx, record, task)
+        self.run_task(cx, record, task).map(task_created)
     }
 
     /// A 2026-07-28 call that did not finish on its first poll: a task, or inline when the
@@ -466,7 +469,7 @@ impl Server {
             Ok(record) => {
                 let era = cx.protocol_version().era();
                 let task = self.task_run(Arc::clone(entry), era, running);
-                Became::Task(self.run_task(cx, record, task))
+                Became::Task(self.run_task(cx, record, task).map(task_created))
             }
             // the client takes either answer: one the store cannot keep is inline, stopped by
             // its request's cancellation again
@@ -784,6 +787,11 @@ enum Became {
     Task(Result<McpResponse, ErrorObject>),
     /// No task could be made: the handler's run, waited for inline.
     Inline(ToolRun),
+}
+
+/// The answer announcing the task a call became, with the task for the middleware to watch.
+fn task_created((answer, task): (RawJson, Arc<crate::tasks::LiveTask>)) -> McpResponse {
+    McpResponse::task_created(answer, crate::middleware::TaskHandle::new(task))
 }
 
 /// The request-state binding of a `tools/call` (its `name` and `arguments`), made from the raw

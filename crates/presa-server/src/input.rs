@@ -79,8 +79,9 @@ pub(crate) struct Round {
     pub(crate) responses: BTreeMap<String, InputResponse>,
     /// The keys the handler used, which the next state carries.
     pub(crate) used: Mutex<BTreeSet<String>>,
-    /// The call this round belongs to, which the next state carries too.
-    pub(crate) call: crate::middleware::CallInfo,
+    /// The call this round belongs to, when known before the handler ran (a middleware asked,
+    /// or the sealed state named it): the next state carries it.
+    pub(crate) call: Option<crate::call::CallInfo>,
 }
 
 /// What a request's handler asked for that it cannot have yet.

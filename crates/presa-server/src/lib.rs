@@ -17,6 +17,7 @@
 
 mod auth;
 mod builder;
+mod call;
 mod catch;
 mod connection;
 mod context;
@@ -58,6 +59,7 @@ pub use presa_core::{
 
 pub use auth::{AuthInfo, InsufficientScope};
 pub use builder::ServerBuilder;
+pub use call::CallInfo;
 pub use connection::*;
 pub use context::*;
 pub use definitions::{SchemaCompiler, is_valid_tool_name};
@@ -66,8 +68,8 @@ pub use error::*;
 pub use events::*;
 pub use input::InputError;
 pub use middleware::{
-    Audit, AuditRecord, CallInfo, ListFilter, McpRequest, McpResponse, Middleware, Next, Outcome,
-    RateLimit, ScopeFilteredLists, Target, TaskHandle, TaskOutcome,
+    Audit, AuditRecord, ListFilter, McpRequest, McpResponse, Middleware, Next, Outcome, RateLimit,
+    ScopeFilteredLists, Target, TaskHandle,
 };
 pub use prompt::*;
 pub use resource::*;
@@ -75,7 +77,7 @@ pub use scopes::{RequireScopes, Scoped};
 pub use server::*;
 pub use state::MissingState;
 pub use tasks::{
-    InMemoryTaskStore, TaskLimits, TaskOptions, TaskRecord, TaskStore, TaskStoreError,
+    InMemoryTaskStore, TaskLimits, TaskOptions, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
 };
 pub use tool::*;
 pub use transport::{Arrival, HttpParts, Transport};

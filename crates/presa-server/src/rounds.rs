@@ -11,10 +11,10 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::BoxFuture;
+use crate::call::{CallInfo, STATE_MEMBER};
 use crate::catch::catch_unwind;
 use crate::context::Context;
 use crate::input::{Round, Suspendable, Suspension};
-use crate::middleware::{CallInfo, call};
 use crate::server::Server;
 
 use crate::dispatch::raw;
@@ -77,19 +77,19 @@ impl Server {
                 .request_state
                 .as_ref()
                 .ok_or_else(|| ErrorObject::internal_error("no request state key"))?;
-            let opened = codec.open(std::time::SystemTime::now(), &token, method, &binding())?;
+            // opened already if a middleware asked for the call
+            let opened = cx.open_state(codec, method, &token, binding)?;
             if let Some(earlier) = opened.get("responses") {
                 let earlier: InputResponses = serde_json::from_value(earlier.clone())
                     .map_err(|e| ErrorObject::invalid_params(format!("requestState: {e}")))?;
                 all.extend(earlier);
             }
-            continued = CallInfo::continued_from(&opened);
+            continued = CallInfo::continued_from(opened);
         }
         all.extend(responses.unwrap_or_default());
-        // a middleware that asked for the call read the same state first
-        let call = cx
-            .call_or_init(|| continued.unwrap_or_else(CallInfo::fresh))
-            .clone();
+        // the call a middleware was told of, else the one the state continues; a first round
+        // nobody asked about gets its id only if it asks for input
+        let call = cx.call().cloned().or(continued);
         let round = Arc::new(Round {
             responses: all,
             used: Default::default(),
@@ -114,7 +114,9 @@ impl Server {
             .request_state
             .as_ref()
             .ok_or_else(|| ErrorObject::internal_error("no request state key"))?;
-        let call = round.map_or_else(CallInfo::fresh, |round| round.call.clone());
+        let call = round
+            .and_then(|round| round.call.clone())
+            .unwrap_or_else(CallInfo::fresh);
         let used: serde_json::Map<String, Value> = match round {
             Some(round) => {
                 let used = round.used.lock().map(|u| u.clone()).unwrap_or_default();
@@ -132,7 +134,10 @@ impl Server {
             }
             None => serde_json::Map::new(),
         };
-        let state = serde_json::json!({ "responses": used, call::STATE_MEMBER: call.sealed() });
+        let state = serde_json::json!({
+            "responses": used,
+            STATE_MEMBER: call.sealed(requests.keys()),
+        });
         let sealed = codec.seal(
             std::time::SystemTime::now(),
             self.inner.options.request_state_ttl,

@@ -33,6 +33,9 @@ use crate::state::StateMap;
 use crate::tool::{AsyncTool, FromArguments, IntoToolResult, ToolHandler};
 
 /// The server's tunables, with the defaults of the original design.
+/// How long a sealed `requestState` opens, unless the builder says otherwise.
+pub(crate) const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
+
 #[derive(Clone)]
 pub(crate) struct Options {
     pub(crate) versions: SupportedVersions,
@@ -71,7 +74,7 @@ impl Default for Options {
             logging: false,
             server_info_in_meta: true,
             request_state: None,
-            request_state_ttl: Duration::from_secs(600),
+            request_state_ttl: DEFAULT_REQUEST_STATE_TTL,
             middleware: Vec::new(),
             caller_key: None,
             tasks: crate::tasks::TaskOptions::default(),
@@ -153,6 +156,11 @@ impl Server {
     /// The server's identity.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
+    }
+
+    /// How long a sealed `requestState` stays valid.
+    pub(crate) fn request_state_ttl(&self) -> Duration {
+        self.inner.options.request_state_ttl
     }
 
     /// The revisions the server speaks.

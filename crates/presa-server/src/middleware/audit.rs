@@ -29,13 +29,17 @@ pub enum Outcome {
     },
     /// The client cancelled it (or went away) before it finished.
     Cancelled,
+    /// A round of a 2026-07-28 call answered `input_required`: the call goes on in its next
+    /// round. Recorded only with [`Audit::record_rounds`].
+    InputRequired,
 }
 
 /// One audited call.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AuditRecord {
-    /// The id of the request that ended the call (its last round).
+    /// The id of the request that ended the call (its last round), or that made the task a
+    /// call became.
     pub request_id: RequestId,
     /// Its method.
     pub method: String,
@@ -71,12 +75,14 @@ type Sink = Arc<dyn Fn(&AuditRecord) + Send + Sync>;
 ///
 /// One record per call, written when the call ends:
 /// - a 2026-07-28 call that asks the client for input takes several requests (rounds, see
-///   [`CallInfo`](super::CallInfo)): the rounds answered `input_required` write nothing, the
-///   last one writes the call's record, with [`rounds`](AuditRecord::rounds) counted. A call
-///   whose client never comes back with the answers is not recorded;
+///   [`CallInfo`](crate::CallInfo)): the rounds answered `input_required` write nothing (unless
+///   [`record_rounds`](Self::record_rounds)), the last one writes the call's record, with
+///   [`rounds`](AuditRecord::rounds) counted. A call whose client never comes back with the
+///   answers is not recorded;
 /// - a tool call that becomes a task is recorded when the task ends, with the task's outcome
 ///   and the whole work's duration; the polls of a task (`tasks/get`, `tasks/result`) are
-///   not recorded, its `tasks/update` and `tasks/cancel` are, with its id.
+///   recorded only when they fail (a task id that is not the caller's, say), its `tasks/update`
+///   and `tasks/cancel` always, with its id.
 ///
 /// ```
 /// use presa_server::{Audit, Outcome, Server};
@@ -100,6 +106,7 @@ type Sink = Arc<dyn Fn(&AuditRecord) + Send + Sync>;
 #[derive(Clone)]
 pub struct Audit {
     sink: Sink,
+    rounds: bool,
 }
 
 impl fmt::Debug for Audit {
@@ -113,7 +120,18 @@ impl Audit {
     pub fn new(sink: impl Fn(&AuditRecord) + Send + Sync + 'static) -> Self {
         Self {
             sink: Arc::new(sink),
+            rounds: false,
         }
+    }
+
+    /// Also records each round of a 2026-07-28 call answered `input_required`
+    /// ([`Outcome::InputRequired`], its [`rounds`](AuditRecord::rounds) the round's number and
+    /// its duration the round's): every run of a handler is then in the audit, also those of a
+    /// call whose client never came back.
+    #[must_use]
+    pub fn record_rounds(mut self, rounds: bool) -> Self {
+        self.rounds = rounds;
+        self
     }
 }
 
@@ -199,10 +217,10 @@ fn target_of(request: &McpRequest) -> Option<String> {
 
 impl Middleware for Audit {
     fn call(&self, request: McpRequest, next: Next) -> BoxFuture<'static, McpResponse> {
-        // a task's polls: the record of the call that became the task tells its end
-        if matches!(request.method(), "tasks/get" | "tasks/result") {
-            return Box::pin(next.run(request));
-        }
+        // a task's polls: the record of the call that became the task tells its end, so only
+        // a poll that fails is worth a record of its own
+        let poll = matches!(request.method(), "tasks/get" | "tasks/result");
+        let rounds = self.rounds;
         let call = request.call();
         let began = call.is_continuation().then(|| call.started_at());
         let cx = request.context();
@@ -227,8 +245,17 @@ impl Middleware for Audit {
         };
         Box::pin(async move {
             let response = next.run(request).await;
-            if response.is_input_required() {
+            if poll && response.protocol_error().is_none() {
                 pending.defer();
+            } else if response.is_input_required() {
+                if rounds {
+                    // this round's own duration: the call's is the last round's to tell
+                    let mut pending = pending;
+                    pending.began = None;
+                    pending.finish(Outcome::InputRequired);
+                } else {
+                    pending.defer();
+                }
             } else if let Some(task) = response.task() {
                 let (task, mut pending) = (task.clone(), pending);
                 if let Some(record) = pending.record.as_mut() {

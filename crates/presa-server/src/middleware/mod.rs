@@ -30,7 +30,6 @@
 //! ```
 
 mod audit;
-pub(crate) mod call;
 mod rate_limit;
 mod visibility;
 
@@ -44,17 +43,18 @@ use presa_core::{
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::BoxFuture;
 use crate::auth::AuthInfo;
+use crate::call::CallInfo;
 use crate::context::Context;
 use crate::definitions::{Definitions, PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::server::Server;
-use crate::tasks::LiveTask;
+use crate::tasks::{LiveTask, TaskOutcome};
 
 pub use audit::{Audit, AuditRecord, Outcome};
-pub use call::CallInfo;
 pub use rate_limit::RateLimit;
 pub use visibility::{ListFilter, ScopeFilteredLists};
 
@@ -183,9 +183,30 @@ impl McpRequest {
     /// key tells the same.
     pub fn call(&self) -> &CallInfo {
         self.cx.call_or_init(|| {
-            call::continued(&self.cx, &self.method, self.params.as_deref())
+            continued(&self.cx, &self.method, self.params.as_deref())
                 .unwrap_or_else(CallInfo::fresh)
         })
+    }
+
+    /// Whether this request answers every input request the previous round of its call asked
+    /// for (true for a first round): a continuation that makes progress.
+    pub(crate) fn answers_previous_round(&self) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Answers {
+            #[serde(rename = "inputResponses", default)]
+            input_responses: Option<std::collections::BTreeMap<String, serde::de::IgnoredAny>>,
+        }
+        let asked = self.call().asked();
+        if asked.is_empty() {
+            return true;
+        }
+        let Ok(Answers {
+            input_responses: Some(answers),
+        }) = self.params_as::<Answers>()
+        else {
+            return false;
+        };
+        asked.iter().all(|key| answers.contains_key(key))
     }
 
     /// The task this request is about: the `taskId` of a `tasks/get`, `tasks/update`,
@@ -238,6 +259,26 @@ impl McpRequest {
     pub fn extensions_mut(&mut self) -> &mut http::Extensions {
         &mut self.extensions
     }
+}
+
+/// The call the request `method` with `params` continues, read from its `requestState` when it
+/// carries one that opens under the server's key (the opened state is kept for the dispatcher,
+/// which reads the answers in it); `None` for a first round, or for a state that does not open
+/// (the request fails as it is served, as round 1 of a call of its own).
+fn continued(cx: &Context, method: &str, params: Option<&RawValue>) -> Option<CallInfo> {
+    let rounds = matches!(method, "tools/call" | "prompts/get" | "resources/read");
+    if cx.protocol_version().era() != presa_core::Era::Stateless || !rounds {
+        return None;
+    }
+    // the common case, a first round, costs a substring search, not a parse
+    let params = params.filter(|p| p.get().contains("\"requestState\""))?;
+    let params: Value = serde_json::from_str(params.get()).ok()?;
+    let token = params.get("requestState")?.as_str()?;
+    let server = cx.server()?;
+    let codec = server.inner.options.request_state.as_ref()?;
+    let binding = || presa_core::request_state_binding(method, &params);
+    let state = cx.open_state(codec, method, token, binding).ok()?;
+    CallInfo::continued_from(state)
 }
 
 /// The definition a request names.
@@ -490,21 +531,6 @@ impl TaskHandle {
             changed.await;
         }
     }
-}
-
-/// How a task ended.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum TaskOutcome {
-    /// The tool's result; `is_error` when the tool failed as a tool (`isError: true`).
-    Completed {
-        /// Whether the result reports the tool failing.
-        is_error: bool,
-    },
-    /// A protocol error (also a task given up waiting for input).
-    Failed(ErrorObject),
-    /// Cancelled with `tasks/cancel`.
-    Cancelled,
 }
 
 /// The rest of the middleware stack, ending with the request's handler.

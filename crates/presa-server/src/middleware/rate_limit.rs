@@ -1,7 +1,7 @@
 //! A rate limit per caller and tool: a token bucket for each pair, one token per call however
 //! many rounds it takes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::{CallInfo, McpRequest, McpResponse, Middleware, Next};
 use crate::BoxFuture;
+use crate::server::Server;
 
 /// Limits how often each caller may call each tool: every (caller, tool) pair has a bucket of
 /// `calls` tokens that refills evenly over `per`, and each call takes one. A call that finds
@@ -20,12 +21,14 @@ use crate::BoxFuture;
 ///
 /// A call costs one token however many rounds it takes, in both eras: on 2026-07-28 a call
 /// that asks the client for input is made again with the answers (see
-/// [`CallInfo`](super::CallInfo)), and the round that follows one this limit let through and
-/// saw answered `input_required` is free. Any other request costs a token, a round sent twice
-/// included, so a sealed state replayed cannot run a handler for nothing. (The limit keeps what
-/// it saw in this process, as it does its buckets: a round served by another instance of a
-/// scaled-out server costs a token there. It remembers at most
-/// [`max_buckets`](Self::max_buckets) calls awaiting their next round, forgetting the oldest.)
+/// [`CallInfo`](crate::CallInfo)), and the round that follows one this limit let through and
+/// saw answered `input_required` is free when it answers every input request that round asked
+/// for. Any other request costs a token, so a client cannot run a handler for nothing: a round
+/// sent twice (a sealed state replayed) costs one, and so does a round that answers nothing
+/// and only asks to be asked again. (The limit keeps what it saw in this process, as it does
+/// its buckets: a round served by another instance of a scaled-out server costs a token there.
+/// It awaits at most [`max_buckets`](Self::max_buckets) calls' next rounds, each while its
+/// sealed state can be opened, forgetting the oldest first.)
 ///
 /// The caller is [`McpRequest::caller_key`]: the server's
 /// [`caller_key`](crate::ServerBuilder::caller_key) resolver (an HTTP header, a session), else
@@ -56,8 +59,68 @@ struct Inner {
     rate: f64,
     max_buckets: usize,
     buckets: Mutex<HashMap<(String, String), Bucket>>,
-    /// The calls answered `input_required`, by id: the round answered, and when.
-    awaiting: Mutex<HashMap<Arc<str>, (u32, Instant)>>,
+    awaiting: Mutex<Awaiting>,
+}
+
+/// The calls this limit let through and saw answered `input_required`: their next round is
+/// free. Kept while their sealed state can still be opened, at most `max_buckets` of them,
+/// the oldest forgotten first.
+#[derive(Default)]
+struct Awaiting {
+    /// By call id: the round answered, and when.
+    rounds: HashMap<Arc<str>, AwaitedRound>,
+    /// The ids in the order they came; an entry whose round was taken or replaced since is
+    /// stale (the map no longer holds that id from that time) and skipped.
+    order: VecDeque<(Arc<str>, Instant)>,
+}
+
+#[derive(Clone, Copy)]
+struct AwaitedRound {
+    round: u32,
+    since: Instant,
+}
+
+impl Awaiting {
+    /// Whether `call` is the next round of a call awaited; it then is no longer awaited (the
+    /// same round again is not free).
+    fn take_next(&mut self, call: &CallInfo) -> bool {
+        match self.rounds.get(call.id()) {
+            Some(awaited) if awaited.round.checked_add(1) == Some(call.round()) => {
+                self.rounds.remove(call.id());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Awaits `call`'s next round from `now`, forgetting first the calls awaited longer than
+    /// `kept_for` and, past `most`, the oldest.
+    fn insert(&mut self, call: &CallInfo, now: Instant, most: usize, kept_for: Duration) {
+        while let Some(&(ref id, since)) = self.order.front() {
+            let expired = now.saturating_duration_since(since) > kept_for;
+            if !expired && self.rounds.len() < most {
+                break;
+            }
+            let live = self.rounds.get(id).is_some_and(|a| a.since == since);
+            if live {
+                self.rounds.remove(id);
+            }
+            self.order.pop_front();
+        }
+        let id: Arc<str> = Arc::from(call.id());
+        let awaited = AwaitedRound {
+            round: call.round(),
+            since: now,
+        };
+        self.rounds.insert(Arc::clone(&id), awaited);
+        self.order.push_back((id, now));
+        // rounds taken leave stale entries behind: dropped once they outnumber the live ones
+        if self.order.len() > 2 * self.rounds.len() + 16 {
+            let rounds = &self.rounds;
+            self.order
+                .retain(|(id, since)| rounds.get(id).is_some_and(|a| a.since == *since));
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -92,7 +155,7 @@ impl RateLimit {
                 rate: capacity / per,
                 max_buckets: 10_000,
                 buckets: Mutex::new(HashMap::new()),
-                awaiting: Mutex::new(HashMap::new()),
+                awaiting: Mutex::default(),
             }),
         }
     }
@@ -103,7 +166,7 @@ impl RateLimit {
             rate: shared.rate,
             max_buckets: shared.max_buckets,
             buckets: Mutex::new(HashMap::new()),
-            awaiting: Mutex::new(HashMap::new()),
+            awaiting: Mutex::default(),
         });
         edit(&mut inner);
         Self {
@@ -111,7 +174,8 @@ impl RateLimit {
         }
     }
 
-    /// How many (caller, tool) buckets are kept at most (at least 1).
+    /// How many (caller, tool) buckets are kept at most (at least 1); also how many calls at
+    /// most have their next round awaited.
     #[must_use]
     pub fn max_buckets(self, max: usize) -> Self {
         self.with(|inner| inner.max_buckets = max.max(1))
@@ -121,36 +185,8 @@ impl RateLimit {
         lock(&self.inner.buckets)
     }
 
-    fn awaiting(&self) -> MutexGuard<'_, HashMap<Arc<str>, (u32, Instant)>> {
+    fn awaiting(&self) -> MutexGuard<'_, Awaiting> {
         lock(&self.inner.awaiting)
-    }
-
-    /// Whether `call` is the next round of a call this limit saw answered `input_required`
-    /// (which it then no longer awaits: the same round again is not free).
-    fn continues(&self, call: &CallInfo) -> bool {
-        let mut awaiting = self.awaiting();
-        match awaiting.get(call.id()) {
-            Some(&(round, _)) if round.checked_add(1) == Some(call.round()) => {
-                awaiting.remove(call.id());
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Remembers that `call` was answered `input_required` at `now`: its next round is free.
-    fn await_next_round(&self, call: &CallInfo, now: Instant) {
-        let mut awaiting = self.awaiting();
-        if !awaiting.contains_key(call.id()) && awaiting.len() >= self.inner.max_buckets {
-            let oldest = awaiting
-                .iter()
-                .min_by_key(|(_, (_, at))| *at)
-                .map(|(id, _)| Arc::clone(id));
-            if let Some(oldest) = oldest {
-                awaiting.remove(&oldest);
-            }
-        }
-        awaiting.insert(Arc::from(call.id()), (call.round(), now));
     }
 
     /// Takes a token for `key` at `now`; `Err` with the wait until one is there.
@@ -205,7 +241,11 @@ impl Middleware for RateLimit {
             _ => return Box::pin(next.run(request)),
         };
         let call = request.call().clone();
-        let taken = if call.is_continuation() && self.continues(&call) {
+        // free: the next round of a call this limit awaits, answering what it was asked
+        let taken = if call.is_continuation()
+            && request.answers_previous_round()
+            && self.awaiting().take_next(&call)
+        {
             Ok(())
         } else {
             let caller = request.caller_key().unwrap_or_default().to_owned();
@@ -214,10 +254,18 @@ impl Middleware for RateLimit {
         match taken {
             Ok(()) => {
                 let limit = self.clone();
+                // the round's sealed state opens for this long: its next round comes within it
+                let kept_for = request.context().server().map_or(
+                    crate::server::DEFAULT_REQUEST_STATE_TTL,
+                    Server::request_state_ttl,
+                );
                 Box::pin(async move {
                     let response = next.run(request).await;
                     if response.is_input_required() {
-                        limit.await_next_round(&call, Instant::now());
+                        let most = limit.inner.max_buckets;
+                        limit
+                            .awaiting()
+                            .insert(&call, Instant::now(), most, kept_for);
                     }
                     response
                 })
@@ -273,22 +321,36 @@ mod tests {
 
     #[test]
     fn only_the_next_round_of_an_awaited_call_is_free() {
-        let limit = RateLimit::new(1, Duration::from_secs(60)).max_buckets(2);
+        let hour = Duration::from_secs(3600);
+        let mut awaiting = Awaiting::default();
         let first = CallInfo::fresh();
-        let state = serde_json::json!({ super::super::call::STATE_MEMBER: first.sealed() });
+        let state = serde_json::json!({ crate::call::STATE_MEMBER: first.sealed(&[]) });
         let second = CallInfo::continued_from(&state).unwrap();
-        assert!(!limit.continues(&second), "a round no answer announced");
-        limit.await_next_round(&first, Instant::now());
-        assert!(limit.continues(&second));
-        assert!(!limit.continues(&second), "the same round again");
-        // the calls awaited stay within the bound, the oldest forgotten
+        assert!(!awaiting.take_next(&second), "a round no answer announced");
         let now = Instant::now();
+        awaiting.insert(&first, now, 2, hour);
+        assert!(!awaiting.take_next(&first), "the answered round again");
+        assert!(awaiting.take_next(&second));
+        assert!(!awaiting.take_next(&second), "the same round again");
+        // at most two awaited, the oldest forgotten
         let calls: Vec<CallInfo> = (0..3).map(|_| CallInfo::fresh()).collect();
         for (n, call) in calls.iter().enumerate() {
-            limit.await_next_round(call, now + Duration::from_millis(n as u64));
+            awaiting.insert(call, now + Duration::from_millis(n as u64), 2, hour);
         }
-        assert_eq!(limit.awaiting().len(), 2);
-        assert!(!limit.awaiting().contains_key(calls[0].id()));
+        assert_eq!(awaiting.rounds.len(), 2);
+        assert!(!awaiting.rounds.contains_key(calls[0].id()));
+        // a call awaited past its state's life is forgotten at the next insert
+        let late = now + hour + Duration::from_secs(1);
+        awaiting.insert(&first, late, 2, hour);
+        assert_eq!(awaiting.rounds.len(), 1);
+        // taken rounds leave no unbounded queue behind
+        for _ in 0..100 {
+            let call = CallInfo::fresh();
+            awaiting.insert(&call, late, 2, hour);
+            let state = serde_json::json!({ crate::call::STATE_MEMBER: call.sealed(&[]) });
+            assert!(awaiting.take_next(&CallInfo::continued_from(&state).unwrap()));
+        }
+        assert!(awaiting.order.len() <= 2 * awaiting.rounds.len() + 17);
     }
 
     #[test]

@@ -286,8 +286,8 @@ impl LiveTask {
     }
 
     /// How the task ended, once it did.
-    pub(crate) async fn outcome(&self) -> Option<crate::middleware::TaskOutcome> {
-        use crate::middleware::TaskOutcome;
+    pub(crate) async fn outcome(&self) -> Option<super::TaskOutcome> {
+        use super::TaskOutcome;
         let record = self.record.lock().await;
         Some(match record.status {
             TaskStatus::Completed => TaskOutcome::Completed {

@@ -29,8 +29,8 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use presa_core::{
-    ClientCapabilities, Era, ErrorCode, ErrorObject, RequestTasks, TASKS_EXTENSION, TaskMetadata,
-    TaskStatus, TaskSupport, Tool,
+    ClientCapabilities, Era, ErrorCode, ErrorObject, RawJson, RequestTasks, TASKS_EXTENSION,
+    TaskMetadata, TaskStatus, TaskSupport, Tool,
 };
 
 pub(crate) use live::{AnswerCheck, LiveTask, TaskEnd};
@@ -39,7 +39,6 @@ pub use store::{InMemoryTaskStore, TaskLimits, TaskRecord, TaskStore, TaskStoreE
 use crate::BoxFuture;
 use crate::context::Context;
 use crate::events::{EventBus, TaskSignal};
-use crate::middleware::{McpResponse, TaskHandle};
 use crate::server::Server;
 
 /// How a server keeps and runs its tasks.
@@ -304,6 +303,21 @@ impl Tasks {
     }
 }
 
+/// How a task ended.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum TaskOutcome {
+    /// The tool's result; `is_error` when the tool failed as a tool (`isError: true`).
+    Completed {
+        /// Whether the result reports the tool failing.
+        is_error: bool,
+    },
+    /// A protocol error (also a task given up waiting for input).
+    Failed(ErrorObject),
+    /// Cancelled: by `tasks/cancel` (made here or through another instance).
+    Cancelled,
+}
+
 /// How often expired tasks are looked for while there are tasks.
 const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -456,7 +470,7 @@ impl Server {
         cx: &Context,
         record: TaskRecord,
         run: TaskRun,
-    ) -> Result<McpResponse, ErrorObject> {
+    ) -> Result<(RawJson, Arc<LiveTask>), ErrorObject> {
         let tasks = &self.inner.tasks;
         let version = cx.protocol_version();
         let answer = self.created_result(&record, version)?;
@@ -473,7 +487,7 @@ impl Server {
             id: live.id.clone(),
         };
         cx.attach_task(Arc::clone(&live));
-        let handle = TaskHandle::new(Arc::clone(&live));
+        let task = Arc::clone(&live);
         tasks.sweep();
         tokio::spawn(async move {
             let _running = running;
@@ -485,7 +499,7 @@ impl Server {
             };
             live.finish(end).await;
         });
-        Ok(McpResponse::task_created(answer, handle))
+        Ok((answer, task))
     }
 }
 

@@ -155,8 +155,9 @@ fn search_notes(Args(search): Args<SearchNotes>, cx: Context) -> Result<Json<Hit
 
 // ---------- summarize ----------
 
-/// A note, by its id: the input of the tools, the template and the prompt about one note, each
-/// described where it is defined (`Tool::named(..).description(..)`).
+// The input of the tools, the template and the prompt about one note, each described where it
+// is defined (`Tool::named(..).description(..)`): this doc comment is the schema's, for the model.
+/// The note, by its id.
 #[derive(Deserialize, JsonSchema)]
 struct ById {
     /// The note's id.

@@ -24,7 +24,7 @@ fn server() -> Server {
     Server::builder("todos", "1.0.0")
         .state(Todos(vec!["write docs", "ship"]))
         .elicitation_form::<Confirm>()
-        // every error this handler meets converts with `?`: the state's, the input's, the scope's
+        // every error this handler meets converts with `?`: the state's, the input's
         .typed_tool("delete_todos", |(), cx: Context| async move {
             let todos = cx.state::<Todos>()?;
             let deleted = match cx.elicit_as::<Confirm>("Delete every todo?").await? {

@@ -397,13 +397,81 @@ async fn a_round_sent_again_costs_a_call() {
         // next time the bucket (two calls) is empty
         for refused in [false, false, true] {
             let again = call(retry.clone()).await;
-            let limited = matches!(
-                &again,
-                Err(error) if error.as_server_error().is_some_and(|e| e.code == RateLimit::ERROR_CODE)
-            );
-            assert_eq!(limited, refused, "{transport:?}: {again:?}");
+            assert_eq!(rate_limited(&again), refused, "{transport:?}: {again:?}");
         }
         harness.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_round_that_answers_nothing_costs_a_call() {
+    for transport in [Transport::InProcess, Transport::Stdio, Transport::Http] {
+        let server = long_calls(Server::builder("limited", "1.0.0"))
+            .middleware(RateLimit::new(2, Duration::from_secs(3600)))
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, MODERN, server).await;
+        let capabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
+        let alice = harness
+            .connect_with(ALICE, |options| options.capabilities(capabilities))
+            .await;
+        // each round sent back with its state and no answers is asked the same again: were
+        // such rounds free, a client could run the handler forever for one call
+        let mut params = json!({"name": "confirm", "arguments": {}});
+        for refused in [false, false, true] {
+            let answer = alice.request_raw("tools/call", params.clone()).await;
+            assert_eq!(rate_limited(&answer), refused, "{transport:?}: {answer:?}");
+            if let Ok(asked) = answer {
+                assert_eq!(asked["resultType"], "input_required", "{transport:?}");
+                params["requestState"] = asked["requestState"].clone();
+            }
+        }
+        harness.stop().await;
+    }
+}
+
+/// Whether `answer` is the rate limit's refusal.
+fn rate_limited<T>(answer: &Result<T, presa::client::ClientError>) -> bool {
+    matches!(
+        answer,
+        Err(error) if error.as_server_error().is_some_and(|e| e.code == RateLimit::ERROR_CODE)
+    )
+}
+
+#[tokio::test]
+async fn audit_can_record_every_round_of_a_call() {
+    for transport in [Transport::InProcess, Transport::Stdio, Transport::Http] {
+        let (sink, mut records) = mpsc::unbounded_channel::<AuditRecord>();
+        let audit = Audit::new(move |record| {
+            let _ = sink.send(record.clone());
+        });
+        let server = long_calls(Server::builder("audited", "1.0.0"))
+            .middleware(audit.record_rounds(true))
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, MODERN, server).await;
+        let alice = harness.connect_with(ALICE, accepting).await;
+        assert_eq!(
+            text(&alice.call_tool("confirm", json!({})).await.unwrap()),
+            "confirmed"
+        );
+        harness.stop().await;
+        let rounds: Vec<AuditRecord> = std::iter::from_fn(|| records.try_recv().ok()).collect();
+        let seen: Vec<(u32, &Outcome)> = rounds.iter().map(|r| (r.rounds, &r.outcome)).collect();
+        assert_eq!(
+            seen,
+            [
+                (1, &Outcome::InputRequired),
+                (2, &Outcome::InputRequired),
+                (3, &Outcome::Ok)
+            ],
+            "{transport:?}"
+        );
+        // one call: the same id in every round, carried in the sealed state
+        assert!(
+            rounds.iter().all(|r| r.call_id == rounds[0].call_id),
+            "{rounds:?}"
+        );
     }
 }
 
@@ -475,8 +543,21 @@ async fn audit_records_a_call_once_with_its_rounds_caller_task_and_uri() {
             "{case}: {exported:?}"
         );
 
+        // a task's polls are not recorded, unless one fails (a task that is not the caller's)
+        let unknown = alice
+            .request_raw("tasks/get", json!({"taskId": "not-a-task"}))
+            .await;
+        assert!(unknown.is_err(), "{case}: {unknown:?}");
+        let poll = next().await;
+        assert_eq!(poll.method, "tasks/get", "{case}");
+        assert_eq!(poll.task_id.as_deref(), Some("not-a-task"), "{case}");
+        assert!(
+            matches!(poll.outcome, Outcome::Error { .. }),
+            "{case}: {poll:?}"
+        );
+
         harness.stop().await;
-        for record in [&confirmed, &read, &exported] {
+        for record in [&confirmed, &read, &exported, &poll] {
             assert_eq!(record.caller.as_deref(), Some("user:alice"), "{case}");
             assert_eq!(record.transport, transport);
             assert_eq!(record.protocol_version, version);

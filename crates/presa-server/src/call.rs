@@ -1,19 +1,18 @@
 //! The call a request belongs to: on 2026-07-28 a call that asks the client for input ends with
 //! `input_required`, and the client makes it again with the answers, each time a new request.
-//! The call's id, its round and when it started travel in the sealed `requestState`, so every
-//! round (on any instance that holds the key) knows the call it continues.
+//! The call's id, its round, when it started and what its last round asked travel in the sealed
+//! `requestState`, so every round (on any instance that holds the key) knows the call it
+//! continues.
 
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
-use crate::context::Context;
-
-/// The call a request belongs to (see [`McpRequest::call`](super::McpRequest::call)).
+/// The call a request belongs to (see [`McpRequest::call`](crate::McpRequest::call)).
 ///
 /// A 2026-07-28 `tools/call`, `prompts/get` or `resources/read` whose handler asks the client
 /// for input is answered `input_required`; the client makes the request again with the answers,
@@ -23,17 +22,19 @@ use crate::context::Context;
 /// of a call of its own.
 ///
 /// A middleware that counts calls rather than requests (a rate limit, an audit) reads this;
-/// presa's [`RateLimit`](super::RateLimit) and [`Audit`](super::Audit) do.
+/// presa's [`RateLimit`](crate::RateLimit) and [`Audit`](crate::Audit) do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallInfo {
     id: Arc<str>,
     round: u32,
     started_at_ms: u64,
+    /// The keys of the input requests the previous round was answered with (none in round 1).
+    asked: Arc<[String]>,
 }
 
 impl CallInfo {
     /// The call's id: the same in each of its rounds, unique among the calls of every process
-    /// serving with the same key.
+    /// serving with the same key. Opaque: it tells nothing of the server.
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -54,12 +55,18 @@ impl CallInfo {
         UNIX_EPOCH + Duration::from_millis(self.started_at_ms)
     }
 
+    /// The keys of the input requests the previous round asked for (empty in round 1).
+    pub(crate) fn asked(&self) -> &[String] {
+        &self.asked
+    }
+
     /// A new call, beginning now.
     pub(crate) fn fresh() -> Self {
         Self {
             id: new_call_id().into(),
             round: 1,
             started_at_ms: unix_ms(SystemTime::now()),
+            asked: Arc::new([]),
         }
     }
 
@@ -70,15 +77,18 @@ impl CallInfo {
             id: sealed.id.into(),
             round: sealed.round.saturating_add(1),
             started_at_ms: sealed.started_ms,
+            asked: sealed.asked.into(),
         })
     }
 
-    /// This round as the `requestState` of the next one carries it.
-    pub(crate) fn sealed(&self) -> Value {
+    /// This round as the `requestState` of the next one carries it, with the keys this round
+    /// asked for.
+    pub(crate) fn sealed<'a>(&self, asked: impl IntoIterator<Item = &'a String>) -> Value {
         serde_json::to_value(Sealed {
             id: self.id.to_string(),
             round: self.round,
             started_ms: self.started_at_ms,
+            asked: asked.into_iter().cloned().collect(),
         })
         .unwrap_or(Value::Null)
     }
@@ -94,49 +104,28 @@ struct Sealed {
     id: String,
     round: u32,
     started_ms: u64,
+    #[serde(default)]
+    asked: Vec<String>,
 }
 
-/// The methods whose requests can have rounds (2026-07-28).
-fn has_rounds(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
-}
-
-/// The call the request `method` with `params` continues, read from its `requestState` when it
-/// carries one that opens under the server's key; `None` for a first round (or a state that
-/// does not open: the request fails as it is served, as round 1 of a call of its own).
-pub(crate) fn continued(cx: &Context, method: &str, params: Option<&RawValue>) -> Option<CallInfo> {
-    if cx.protocol_version().era() != presa_core::Era::Stateless || !has_rounds(method) {
-        return None;
-    }
-    // the common case, a first round, costs a substring search, not a parse
-    let params = params.filter(|p| p.get().contains("\"requestState\""))?;
-    let params: Value = serde_json::from_str(params.get()).ok()?;
-    let token = params.get("requestState")?.as_str()?;
-    let codec = cx.server()?.inner.options.request_state.as_ref()?;
-    let binding = presa_core::request_state_binding(method, &params);
-    let state = codec
-        .open(SystemTime::now(), token, method, &binding)
-        .ok()?;
-    CallInfo::continued_from(&state)
-}
-
-/// A new call id: this process's random prefix and a counter, so that ids of calls served by
-/// several instances do not collide, without asking the system for randomness per call.
+/// A new call id: a keyed hash of this process's count of calls, so that ids of calls served by
+/// several instances do not collide and tell nothing (the id travels readable in the sealed
+/// state), without asking the system for randomness per call.
 fn new_call_id() -> String {
-    static PREFIX: OnceLock<String> = OnceLock::new();
+    static KEYS: OnceLock<(std::collections::hash_map::RandomState, u64)> = OnceLock::new();
     static NEXT: AtomicU64 = AtomicU64::new(1);
-    let prefix = PREFIX.get_or_init(|| {
-        let mut bytes = [0u8; 8];
-        if getrandom::fill(&mut bytes).is_err() {
-            // no randomness: the process and the clock tell instances apart well enough
-            let nanos = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            bytes = (u64::from(std::process::id()) ^ (nanos as u64)).to_be_bytes();
-        }
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let (keyed, salt) = KEYS.get_or_init(|| {
+        // SipHash under the process's random keys: two processes hash one count differently
+        let keyed = std::collections::hash_map::RandomState::new();
+        let salt = keyed.hash_one(std::process::id());
+        (keyed, salt)
     });
-    format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!(
+        "{:016x}{:016x}",
+        keyed.hash_one((salt, n)),
+        keyed.hash_one(n)
+    )
 }
 
 fn unix_ms(time: SystemTime) -> u64 {
@@ -154,12 +143,15 @@ mod tests {
         let first = CallInfo::fresh();
         assert_eq!(first.round(), 1);
         assert!(!first.is_continuation());
-        let state = serde_json::json!({ STATE_MEMBER: first.sealed() });
+        assert!(first.asked().is_empty());
+        let asked = ["confirm".to_owned()];
+        let state = serde_json::json!({ STATE_MEMBER: first.sealed(&asked) });
         let second = CallInfo::continued_from(&state).unwrap();
         assert_eq!(second.id(), first.id());
         assert_eq!(second.round(), 2);
         assert!(second.is_continuation());
         assert_eq!(second.started_at(), first.started_at());
+        assert_eq!(second.asked(), asked);
         // a state without a call (or a malformed one) continues nothing
         assert_eq!(CallInfo::continued_from(&serde_json::json!({})), None);
         let odd = serde_json::json!({ STATE_MEMBER: {"id": 7} });
@@ -167,7 +159,13 @@ mod tests {
     }
 
     #[test]
-    fn call_ids_differ() {
-        assert_ne!(CallInfo::fresh().id(), CallInfo::fresh().id());
+    fn call_ids_do_not_show_how_many_calls_came_before() {
+        let ids: Vec<String> = (0..64).map(|_| new_call_id()).collect();
+        let unique: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
+        // consecutive ids share no prefix a counter would leave
+        for pair in ids.windows(2) {
+            assert_ne!(pair[0][..8], pair[1][..8]);
+        }
     }
 }
