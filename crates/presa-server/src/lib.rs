@@ -37,6 +37,7 @@ mod server;
 mod start;
 mod state;
 mod tasks;
+mod telemetry;
 mod tool;
 mod transport;
 #[cfg(feature = "schemars")]

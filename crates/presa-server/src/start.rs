@@ -11,13 +11,15 @@ use presa_core::{
     RequestId, RequestMethod, ServerSession, SubscriptionsListen, watchable_resources,
 };
 use serde_json::Value;
+use tracing::Instrument;
 
 use crate::BoxFuture;
 use crate::context::{Cancellation, Context, Peer};
 use crate::events::{Change, list_changed_method};
 use crate::input::InputError;
-use crate::middleware::{McpRequest, Next};
+use crate::middleware::{McpRequest, McpResponse, Next};
 use crate::server::Server;
+use crate::telemetry;
 use crate::transport::Arrival;
 
 /// The resources an initialize-era session subscribed to, counting its changes (so that a
@@ -109,14 +111,24 @@ pub(crate) fn start(
     peer: &Arc<dyn Peer>,
     arrival: &Arrival,
 ) -> Start {
+    let span = telemetry::request_span(
+        &request.method,
+        &request.id,
+        request.client.protocol_version,
+        arrival,
+        request.params.as_deref(),
+    );
     if request.client.protocol_version.era() == presa_core::Era::Initialize
-        && let Some(result) = subscription_request(
-            server,
-            subscribed,
-            &request.method,
-            request.params.as_deref(),
-        )
+        && let Some(result) = span.in_scope(|| {
+            subscription_request(
+                server,
+                subscribed,
+                &request.method,
+                request.params.as_deref(),
+            )
+        })
     {
+        telemetry::record_end(&span, &result, false);
         return Start::Answered(request.id, result);
     }
     let cancellation = Cancellation::new();
@@ -133,18 +145,29 @@ pub(crate) fn start(
     let listen = request.method == SubscriptionsListen::METHOD;
     let definitions = server.snapshot();
     let (server, method, params) = (server.clone(), request.method, request.params);
+    // the request's span holds its handling: a handler's own spans and events nest in it
+    let ended = span.clone();
     let handling: BoxFuture<'static, Result<RawJson, ErrorObject>> =
         if server.inner.stack.is_empty() {
-            Box::pin(async move {
-                let response = server
-                    .dispatch(&definitions, &method, params.as_deref(), cx)
-                    .await;
-                response.into_result()
-            })
+            Box::pin(
+                async move {
+                    let response = server
+                        .dispatch(&definitions, &method, params.as_deref(), cx)
+                        .await;
+                    ended_with(&ended, response)
+                }
+                .instrument(span),
+            )
         } else {
             let stack = Arc::clone(&server.inner.stack);
             let request = McpRequest::new(method, params, cx, definitions);
-            Box::pin(async move { Next::new(server, stack).run(request).await.into_result() })
+            Box::pin(
+                async move {
+                    let response = Next::new(server, stack).run(request).await;
+                    ended_with(&ended, response)
+                }
+                .instrument(span),
+            )
         };
     Start::Handling(Started {
         id: request.id,
@@ -152,6 +175,14 @@ pub(crate) fn start(
         cancellation,
         listen,
     })
+}
+
+/// A request's answer, recorded on its span.
+fn ended_with(span: &tracing::Span, response: McpResponse) -> Result<RawJson, ErrorObject> {
+    let tool_error = response.is_tool_error();
+    let result = response.into_result();
+    telemetry::record_end(span, &result, tool_error);
+    result
 }
 
 /// Runs a request's handling to its end on a task: a panic on the way (handlers' own panics are

@@ -8,6 +8,7 @@
 mod cancellation;
 #[cfg(feature = "schemars")]
 mod first_hour;
+mod harness;
 #[cfg(all(
     feature = "server",
     feature = "client",
@@ -41,5 +42,6 @@ mod scale_out;
 mod stdio_processes;
 #[cfg(feature = "schemars")]
 mod tasks;
+mod telemetry;
 #[cfg(feature = "schemars")]
 mod typed;

@@ -1,0 +1,147 @@
+//! The spans of the requests a server serves, named and attributed as OpenTelemetry's semantic
+//! conventions for MCP say, with `tracing`: one span per request, on every transport and in both
+//! eras, that a handler's own spans and events nest in.
+//!
+//! The span is `tracing`'s `mcp.server` at level INFO (target `presa::server`); its OpenTelemetry
+//! name is the field `otel.name` (`{mcp.method.name} {target}`, the target a tool's or prompt's
+//! name), which `tracing-opentelemetry` takes as the span's name. Without a subscriber that wants
+//! it nothing is computed: the attributes that take reading the params are filled only for a
+//! span that is enabled.
+
+use presa_core::{Era, ErrorObject, ProtocolVersion, RawJson, RequestId};
+use serde_json::value::RawValue;
+use tracing::Span;
+use tracing::field::Empty;
+
+use crate::transport::{Arrival, Transport};
+
+/// The span of the request `method` with `id` and `params`, served under `version` as `arrival`
+/// tells; a disabled span when no subscriber wants it.
+pub(crate) fn request_span(
+    method: &str,
+    id: &RequestId,
+    version: ProtocolVersion,
+    arrival: &Arrival,
+    params: Option<&RawValue>,
+) -> Span {
+    let span = tracing::info_span!(
+        target: "presa::server",
+        "mcp.server",
+        otel.name = Empty,
+        otel.kind = "server",
+        otel.status_code = Empty,
+        otel.status_message = Empty,
+        mcp.method.name = method,
+        jsonrpc.request.id = %id,
+        mcp.protocol.version = version.as_str(),
+        mcp.session.id = Empty,
+        gen_ai.operation.name = Empty,
+        gen_ai.tool.name = Empty,
+        gen_ai.prompt.name = Empty,
+        mcp.resource.uri = Empty,
+        network.transport = Empty,
+        network.protocol.name = Empty,
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    let target = Target::of(method, params);
+    match &target {
+        Target::Tool(name) => {
+            span.record("gen_ai.tool.name", name.as_str());
+            span.record("gen_ai.operation.name", "execute_tool");
+        }
+        Target::Prompt(name) => {
+            span.record("gen_ai.prompt.name", name.as_str());
+        }
+        Target::Resource(uri) => {
+            span.record("mcp.resource.uri", uri.as_str());
+        }
+        Target::None => {}
+    }
+    // the low-cardinality target names the span; a resource's URI does not (the conventions
+    // leave it out of the name unless asked)
+    match &target {
+        Target::Tool(name) | Target::Prompt(name) => {
+            span.record("otel.name", format!("{method} {name}"));
+        }
+        Target::Resource(_) | Target::None => {
+            span.record("otel.name", method);
+        }
+    }
+    // a session id only where sessions are: the 2026-07-28 conventions forbid one
+    if version.era() == Era::Initialize
+        && let Some(session) = arrival.session()
+    {
+        span.record("mcp.session.id", session);
+    }
+    match arrival.transport() {
+        Transport::Stdio => {
+            span.record("network.transport", "pipe");
+        }
+        Transport::Http => {
+            span.record("network.transport", "tcp");
+            span.record("network.protocol.name", "http");
+        }
+        _ => {}
+    }
+    span
+}
+
+/// Records how the request ended on its `span`: a JSON-RPC error's code (`error.type` and
+/// `rpc.response.status_code`, the span's status an error with the message), or a tool's error
+/// result (`error.type` `tool_error`).
+pub(crate) fn record_end(span: &Span, result: &Result<RawJson, ErrorObject>, tool_error: bool) {
+    if span.is_disabled() {
+        return;
+    }
+    match result {
+        Err(error) => {
+            let code = error.code.code().to_string();
+            span.record("error.type", code.as_str());
+            span.record("rpc.response.status_code", code.as_str());
+            span.record("otel.status_code", "error");
+            span.record("otel.status_message", error.message.as_str());
+        }
+        Ok(_) if tool_error => {
+            span.record("error.type", "tool_error");
+            span.record("otel.status_code", "error");
+        }
+        Ok(_) => {}
+    }
+}
+
+/// What a request's span is about.
+enum Target {
+    Tool(String),
+    Prompt(String),
+    Resource(String),
+    None,
+}
+
+impl Target {
+    /// The tool, prompt or resource `method` with `params` names, reading only the member that
+    /// names it.
+    fn of(method: &str, params: Option<&RawValue>) -> Self {
+        #[derive(serde::Deserialize)]
+        struct Names {
+            #[serde(default)]
+            name: Option<String>,
+            #[serde(default)]
+            uri: Option<String>,
+        }
+        let names = || presa_core::parse_params::<Names>(params).ok();
+        match method {
+            "tools/call" => names().and_then(|n| n.name).map_or(Self::None, Self::Tool),
+            "prompts/get" => names()
+                .and_then(|n| n.name)
+                .map_or(Self::None, Self::Prompt),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => names()
+                .and_then(|n| n.uri)
+                .map_or(Self::None, Self::Resource),
+            _ => Self::None,
+        }
+    }
+}

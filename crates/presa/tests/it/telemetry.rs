@@ -1,0 +1,179 @@
+//! The spans a server makes of the requests it serves, on every transport under both eras: named
+//! and attributed as OpenTelemetry's semantic conventions for MCP say, errors marked, and a
+//! handler's own events inside its request's span.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use presa::core::Tool;
+use presa::server::{Context, Server, ToolError, Transport};
+use serde_json::{Value, json};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Subscriber};
+use tracing_subscriber::layer::{Context as LayerContext, Layer, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::harness::{ALICE, Harness, MODERN, everywhere};
+
+/// A span as a subscriber saw it: its name and its fields (recorded as text).
+#[derive(Clone, Debug, Default)]
+struct SeenSpan {
+    name: &'static str,
+    fields: BTreeMap<String, String>,
+}
+
+impl SeenSpan {
+    fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(String::as_str)
+    }
+}
+
+/// An event as a subscriber saw it: its message, and the span it happened in.
+type SeenEvent = (String, Option<u64>);
+
+/// What the subscriber saw: the spans by id, and the events.
+#[derive(Clone, Default)]
+struct Seen {
+    spans: Arc<Mutex<HashMap<u64, SeenSpan>>>,
+    events: Arc<Mutex<Vec<SeenEvent>>>,
+}
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Seen {
+    fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, _cx: LayerContext<'_, S>) {
+        let mut span = SeenSpan {
+            name: attributes.metadata().name(),
+            ..SeenSpan::default()
+        };
+        attributes.record(&mut Fields(&mut span.fields));
+        self.spans.lock().unwrap().insert(id.into_u64(), span);
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, _cx: LayerContext<'_, S>) {
+        if let Some(span) = self.spans.lock().unwrap().get_mut(&id.into_u64()) {
+            values.record(&mut Fields(&mut span.fields));
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, cx: LayerContext<'_, S>) {
+        let mut fields = BTreeMap::new();
+        event.record(&mut Fields(&mut fields));
+        let message = fields.remove("message").unwrap_or_default();
+        let span = cx.event_span(event).map(|span| span.id().into_u64());
+        self.events.lock().unwrap().push((message, span));
+    }
+}
+
+impl Seen {
+    /// The server spans of `tools/call`, in the order they began.
+    fn tool_calls(&self) -> Vec<(u64, SeenSpan)> {
+        let mut calls: Vec<(u64, SeenSpan)> = self
+            .spans
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, span)| {
+                span.name == "mcp.server" && span.field("mcp.method.name") == Some("tools/call")
+            })
+            .map(|(id, span)| (*id, span.clone()))
+            .collect();
+        calls.sort_by_key(|(_, span)| span.field("jsonrpc.request.id").map(str::to_owned));
+        calls
+    }
+}
+
+fn server() -> Server {
+    Server::builder("observed", "1.0.0")
+        .tool_sync(Tool::without_params("echo"), |_: Value, _: Context| {
+            tracing::info!("inside echo");
+            "echo"
+        })
+        .tool(Tool::without_params("fail"), |_: Value, _: Context| async {
+            Err::<String, _>(ToolError::new("the tool failed"))
+        })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions() {
+    everywhere(|transport, version| async move {
+        let seen = Seen::default();
+        let subscriber = tracing_subscriber::registry().with(seen.clone());
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let case = format!("{transport:?} {version}");
+
+        let mut harness = Harness::start(transport, version, server()).await;
+        let alice = harness.connect(ALICE).await;
+        alice.call_tool("echo", json!({})).await.unwrap();
+        let failed = alice.call_tool("fail", json!({})).await.unwrap();
+        assert_eq!(failed.is_error, Some(true));
+        alice.call_tool("nope", json!({})).await.unwrap_err();
+        harness.stop().await;
+
+        let calls = seen.tool_calls();
+        let names: Vec<Option<&str>> = calls.iter().map(|(_, s)| s.field("otel.name")).collect();
+        assert_eq!(
+            names,
+            [
+                Some("tools/call echo"),
+                Some("tools/call fail"),
+                Some("tools/call nope")
+            ],
+            "{case}"
+        );
+        for (_, span) in &calls {
+            assert_eq!(span.field("otel.kind"), Some("server"), "{case}");
+            assert_eq!(span.field("gen_ai.operation.name"), Some("execute_tool"));
+            assert_eq!(span.field("mcp.protocol.version"), Some(version.as_str()));
+            assert!(span.field("jsonrpc.request.id").is_some(), "{case}");
+            let transport_name = match transport {
+                Transport::Stdio => Some("pipe"),
+                Transport::Http => Some("tcp"),
+                _ => None,
+            };
+            assert_eq!(span.field("network.transport"), transport_name, "{case}");
+            let http = (transport == Transport::Http).then_some("http");
+            assert_eq!(span.field("network.protocol.name"), http, "{case}");
+            // no session id on 2026-07-28, which has no sessions; an HTTP session's id before
+            let session = span.field("mcp.session.id");
+            if version == MODERN {
+                assert_eq!(session, None, "{case}");
+            } else if transport == Transport::Http {
+                assert!(session.is_some_and(|id| !id.is_empty()), "{case}");
+            }
+        }
+        let [(echo_id, echo), (_, fail), (_, nope)] = &calls[..] else {
+            panic!("{case}: {calls:?}")
+        };
+        assert_eq!(echo.field("gen_ai.tool.name"), Some("echo"));
+        assert_eq!(echo.field("error.type"), None, "{case}");
+        // the tool's error result, and the unknown tool's JSON-RPC error
+        assert_eq!(fail.field("error.type"), Some("tool_error"), "{case}");
+        assert_eq!(fail.field("rpc.response.status_code"), None, "{case}");
+        assert_eq!(nope.field("error.type"), Some("-32602"), "{case}");
+        assert_eq!(nope.field("rpc.response.status_code"), Some("-32602"));
+        assert_eq!(nope.field("otel.status_code"), Some("error"));
+        // the handler's own event is inside its request's span
+        let events = seen.events.lock().unwrap();
+        let inside = events.iter().find(|(message, _)| message == "inside echo");
+        assert_eq!(
+            inside.map(|(_, span)| *span),
+            Some(Some(*echo_id)),
+            "{case}"
+        );
+    })
+    .await;
+}
