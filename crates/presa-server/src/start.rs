@@ -111,13 +111,14 @@ pub(crate) fn start(
     peer: &Arc<dyn Peer>,
     arrival: &Arrival,
 ) -> Start {
-    let span = telemetry::request_span(
-        &request.method,
-        &request.id,
-        request.client.protocol_version,
+    let span = telemetry::request_span(&telemetry::Spanned {
+        method: &request.method,
+        id: &request.id,
+        version: request.client.protocol_version,
+        params: request.params.as_deref(),
+        meta: request.meta.as_ref(),
         arrival,
-        request.params.as_deref(),
-    );
+    });
     if request.client.protocol_version.era() == presa_core::Era::Initialize
         && let Some(result) = span.in_scope(|| {
             subscription_request(

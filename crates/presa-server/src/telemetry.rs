@@ -7,23 +7,41 @@
 //! name), which `tracing-opentelemetry` takes as the span's name. Without a subscriber that wants
 //! it nothing is computed: the attributes that take reading the params are filled only for a
 //! span that is enabled.
+//!
+//! With the `otel` feature the span's parent is the trace context the client sent in the
+//! request's `params._meta` (`traceparent`, `tracestate`, `baggage`, unprefixed as SEP-414
+//! reserves them), read with the OpenTelemetry propagator the application installed globally
+//! (`opentelemetry::global::set_text_map_propagator`): the client's span is the server span's
+//! parent whatever the transport.
 
-use presa_core::{Era, ErrorObject, ProtocolVersion, RawJson, RequestId};
+use presa_core::{Era, ErrorObject, Meta, ProtocolVersion, RawJson, RequestId};
 use serde_json::value::RawValue;
 use tracing::Span;
 use tracing::field::Empty;
 
 use crate::transport::{Arrival, Transport};
 
-/// The span of the request `method` with `id` and `params`, served under `version` as `arrival`
-/// tells; a disabled span when no subscriber wants it.
-pub(crate) fn request_span(
-    method: &str,
-    id: &RequestId,
-    version: ProtocolVersion,
-    arrival: &Arrival,
-    params: Option<&RawValue>,
-) -> Span {
+/// What a request's span is made from: the request as its session read it, and how it arrived.
+pub(crate) struct Spanned<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) id: &'a RequestId,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) params: Option<&'a RawValue>,
+    /// The params' `_meta`, where the client's trace context travels.
+    pub(crate) meta: Option<&'a Meta>,
+    pub(crate) arrival: &'a Arrival,
+}
+
+/// The span of a request; a disabled span when no subscriber wants it.
+pub(crate) fn request_span(request: &Spanned<'_>) -> Span {
+    let Spanned {
+        method,
+        id,
+        version,
+        params,
+        meta,
+        arrival,
+    } = *request;
     let span = tracing::info_span!(
         target: "presa::server",
         "mcp.server",
@@ -47,6 +65,10 @@ pub(crate) fn request_span(
     if span.is_disabled() {
         return span;
     }
+    #[cfg(feature = "otel")]
+    parent_on_meta(&span, meta);
+    #[cfg(not(feature = "otel"))]
+    let _ = meta;
     let target = Target::of(method, params);
     match &target {
         Target::Tool(name) => {
@@ -111,6 +133,34 @@ pub(crate) fn record_end(span: &Span, result: &Result<RawJson, ErrorObject>, too
         }
         Ok(_) => {}
     }
+}
+
+/// Parents `span` on the trace context in `meta`, when it holds one.
+#[cfg(feature = "otel")]
+fn parent_on_meta(span: &Span, meta: Option<&Meta>) {
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    /// The `_meta` object as a propagator reads it: its string members by key.
+    struct Carrier<'a>(&'a Meta);
+
+    impl opentelemetry::propagation::Extractor for Carrier<'_> {
+        fn get(&self, key: &str) -> Option<&str> {
+            self.0.get(key).and_then(serde_json::Value::as_str)
+        }
+
+        fn keys(&self) -> Vec<&str> {
+            self.0.keys().map(String::as_str).collect()
+        }
+    }
+
+    let Some(meta) = meta.filter(|meta| meta.contains_key(presa_core::META_TRACEPARENT)) else {
+        return;
+    };
+    let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.extract(&Carrier(meta))
+    });
+    // a context nobody can use (no tracing-opentelemetry layer) is refused, and that is fine
+    let _ = span.set_parent(parent);
 }
 
 /// What a request's span is about.

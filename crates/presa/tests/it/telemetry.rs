@@ -177,3 +177,62 @@ async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions(
     })
     .await;
 }
+
+#[cfg(feature = "otel")]
+#[tokio::test]
+async fn a_server_span_is_the_child_of_the_span_its_client_sent_in_meta() {
+    use opentelemetry::trace::{SpanId, SpanKind, TraceId, TracerProvider as _};
+    use opentelemetry_sdk::propagation::TraceContextPropagator;
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+
+    // what an application sets up once: W3C trace context
+    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let client_span = "00f067aa0ba902b7";
+    everywhere(|transport, version| async move {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
+        let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+        let case = format!("{transport:?} {version}");
+
+        let mut harness = Harness::start(transport, version, server()).await;
+        let alice = harness.connect(ALICE).await;
+        let traceparent = format!("00-{trace}-{client_span}-01");
+        let params =
+            json!({"name": "echo", "arguments": {}, "_meta": {"traceparent": traceparent}});
+        alice.request_raw("tools/call", params).await.unwrap();
+        harness.stop().await;
+
+        let spans = exporter.get_finished_spans().unwrap();
+        let call = spans
+            .iter()
+            .find(|span| span.name == "tools/call echo")
+            .unwrap_or_else(|| {
+                panic!(
+                    "{case}: {:?}",
+                    spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+                )
+            });
+        assert_eq!(call.span_kind, SpanKind::Server, "{case}");
+        assert_eq!(
+            call.span_context.trace_id(),
+            TraceId::from_hex(trace).unwrap(),
+            "{case}"
+        );
+        assert_eq!(
+            call.parent_span_id,
+            SpanId::from_hex(client_span).unwrap(),
+            "{case}"
+        );
+        let tool = call
+            .attributes
+            .iter()
+            .find(|kv| kv.key.as_str() == "gen_ai.tool.name")
+            .map(|kv| kv.value.to_string());
+        assert_eq!(tool.as_deref(), Some("echo"), "{case}");
+    })
+    .await;
+}
