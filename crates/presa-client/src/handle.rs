@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use tracing::Instrument;
 
 use presa_core::{
     InitializeResult, LoggingLevel, Notification, ProtocolVersion, RawJson, RequestId,
@@ -134,8 +135,24 @@ impl Handle {
             .map_err(|_| self.shared.ended_error())
     }
 
-    /// Sends a request and waits for its result. Dropping the future cancels the request.
+    /// Sends a request and waits for its result, in the request's client span (see
+    /// [`telemetry`](crate::telemetry)). Dropping the future cancels the request.
     pub(crate) async fn send(
+        &self,
+        method: &str,
+        mut params: Option<Map<String, Value>>,
+        options: &CallOptions,
+    ) -> Result<RawJson, ClientError> {
+        let span = crate::telemetry::request_span(method, &mut params);
+        let outcome = self
+            .send_unobserved(method, params, options)
+            .instrument(span.clone())
+            .await;
+        crate::telemetry::record_end(&span, &outcome);
+        outcome
+    }
+
+    async fn send_unobserved(
         &self,
         method: &str,
         params: Option<Map<String, Value>>,

@@ -39,6 +39,7 @@ mod options;
 mod output;
 mod subscription;
 mod tasks;
+mod telemetry;
 mod text;
 mod transport;
 

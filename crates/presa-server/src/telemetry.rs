@@ -14,7 +14,7 @@
 //! (`opentelemetry::global::set_text_map_propagator`): the client's span is the server span's
 //! parent whatever the transport.
 
-use presa_core::{Era, ErrorObject, Meta, ProtocolVersion, RawJson, RequestId};
+use presa_core::{Era, ErrorObject, Meta, ProtocolVersion, RawJson, RequestId, SpanTarget};
 use serde_json::value::RawValue;
 use tracing::Span;
 use tracing::field::Empty;
@@ -69,29 +69,21 @@ pub(crate) fn request_span(request: &Spanned<'_>) -> Span {
     parent_on_meta(&span, meta);
     #[cfg(not(feature = "otel"))]
     let _ = meta;
-    let target = Target::of(method, params);
+    let target =
+        SpanTarget::of(method).and_then(|target| Some((target, named_in(params, target.param())?)));
     match &target {
-        Target::Tool(name) => {
-            span.record("gen_ai.tool.name", name.as_str());
-            span.record("gen_ai.operation.name", "execute_tool");
+        Some((target, named)) if target.names_span() => {
+            span.record("otel.name", format!("{method} {named}"));
         }
-        Target::Prompt(name) => {
-            span.record("gen_ai.prompt.name", name.as_str());
-        }
-        Target::Resource(uri) => {
-            span.record("mcp.resource.uri", uri.as_str());
-        }
-        Target::None => {}
-    }
-    // the low-cardinality target names the span; a resource's URI does not (the conventions
-    // leave it out of the name unless asked)
-    match &target {
-        Target::Tool(name) | Target::Prompt(name) => {
-            span.record("otel.name", format!("{method} {name}"));
-        }
-        Target::Resource(_) | Target::None => {
+        _ => {
             span.record("otel.name", method);
         }
+    }
+    if let Some((target, named)) = &target {
+        span.record(target.attribute(), named.as_str());
+    }
+    if method == "tools/call" {
+        span.record("gen_ai.operation.name", "execute_tool");
     }
     // a session id only where sessions are: the 2026-07-28 conventions forbid one
     if version.era() == Era::Initialize
@@ -163,35 +155,19 @@ fn parent_on_meta(span: &Span, meta: Option<&Meta>) {
     let _ = span.set_parent(parent);
 }
 
-/// What a request's span is about.
-enum Target {
-    Tool(String),
-    Prompt(String),
-    Resource(String),
-    None,
-}
-
-impl Target {
-    /// The tool, prompt or resource `method` with `params` names, reading only the member that
-    /// names it.
-    fn of(method: &str, params: Option<&RawValue>) -> Self {
-        #[derive(serde::Deserialize)]
-        struct Names {
-            #[serde(default)]
-            name: Option<String>,
-            #[serde(default)]
-            uri: Option<String>,
-        }
-        let names = || presa_core::parse_params::<Names>(params).ok();
-        match method {
-            "tools/call" => names().and_then(|n| n.name).map_or(Self::None, Self::Tool),
-            "prompts/get" => names()
-                .and_then(|n| n.name)
-                .map_or(Self::None, Self::Prompt),
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => names()
-                .and_then(|n| n.uri)
-                .map_or(Self::None, Self::Resource),
-            _ => Self::None,
-        }
+/// The member `member` (`name`, `uri`) of a request's params, reading only it.
+fn named_in(params: Option<&RawValue>, member: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Names {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        uri: Option<String>,
+    }
+    let names: Names = presa_core::parse_params(params).ok()?;
+    match member {
+        "name" => names.name,
+        "uri" => names.uri,
+        _ => None,
     }
 }

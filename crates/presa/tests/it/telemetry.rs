@@ -236,3 +236,64 @@ async fn a_server_span_is_the_child_of_the_span_its_client_sent_in_meta() {
     })
     .await;
 }
+
+#[cfg(feature = "otel")]
+#[tokio::test]
+async fn a_client_span_sends_its_context_and_the_server_span_is_its_child() {
+    use opentelemetry::trace::{SpanKind, TracerProvider as _};
+    use opentelemetry_sdk::propagation::TraceContextPropagator;
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+
+    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+    everywhere(|transport, version| async move {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
+        let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+        let case = format!("{transport:?} {version}");
+
+        let mut harness = Harness::start(transport, version, server()).await;
+        let alice = harness.connect(ALICE).await;
+        alice.call_tool("echo", json!({})).await.unwrap();
+        alice.call_tool("nope", json!({})).await.unwrap_err();
+        harness.stop().await;
+
+        let spans = exporter.get_finished_spans().unwrap();
+        let named = |name: &str, kind: SpanKind| {
+            spans
+                .iter()
+                .find(|span| span.name == name && span.span_kind == kind)
+                .unwrap_or_else(|| panic!("{case}: no {kind:?} span {name}"))
+        };
+        let client = named("tools/call echo", SpanKind::Client);
+        let server = named("tools/call echo", SpanKind::Server);
+        assert_eq!(
+            server.span_context.trace_id(),
+            client.span_context.trace_id(),
+            "{case}: one trace"
+        );
+        assert_eq!(
+            server.parent_span_id,
+            client.span_context.span_id(),
+            "{case}"
+        );
+        // the unknown tool's error, on both sides
+        let attribute = |span: &opentelemetry_sdk::trace::SpanData, key: &str| {
+            span.attributes
+                .iter()
+                .find(|kv| kv.key.as_str() == key)
+                .map(|kv| kv.value.to_string())
+        };
+        for kind in [SpanKind::Client, SpanKind::Server] {
+            let failed = named("tools/call nope", kind.clone());
+            assert_eq!(
+                attribute(failed, "error.type").as_deref(),
+                Some("-32602"),
+                "{case} {kind:?}"
+            );
+        }
+    })
+    .await;
+}

@@ -1,0 +1,122 @@
+//! The spans of the requests a client sends, named and attributed as OpenTelemetry's semantic
+//! conventions for MCP say, with `tracing`: `mcp.client` at level INFO (target
+//! `presa::client`), its OpenTelemetry name the field `otel.name` (`{mcp.method.name} {target}`),
+//! from the request's sending to its answer.
+//!
+//! With the `otel` feature the span's context goes with the request, in its `params._meta`
+//! (`traceparent`, `tracestate`, `baggage`), written by the OpenTelemetry propagator the
+//! application installed globally: the server's span of the request is then its child.
+
+use presa_core::{RawJson, SpanTarget};
+use serde_json::{Map, Value};
+use tracing::Span;
+use tracing::field::Empty;
+
+use crate::ClientError;
+
+/// The span of the request `method` with `params`, about to be sent; with `otel`, its trace
+/// context is written into the params' `_meta`. A disabled span when no subscriber wants it.
+pub(crate) fn request_span(method: &str, params: &mut Option<Map<String, Value>>) -> Span {
+    let span = tracing::info_span!(
+        target: "presa::client",
+        "mcp.client",
+        otel.name = Empty,
+        otel.kind = "client",
+        otel.status_code = Empty,
+        otel.status_message = Empty,
+        mcp.method.name = method,
+        gen_ai.operation.name = Empty,
+        gen_ai.tool.name = Empty,
+        gen_ai.prompt.name = Empty,
+        mcp.resource.uri = Empty,
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    let target = SpanTarget::of(method).and_then(|target| {
+        let named = params.as_ref()?.get(target.param())?.as_str()?;
+        Some((target, named))
+    });
+    match target {
+        Some((target, named)) if target.names_span() => {
+            span.record("otel.name", format!("{method} {named}"));
+        }
+        _ => {
+            span.record("otel.name", method);
+        }
+    }
+    if let Some((target, named)) = target {
+        span.record(target.attribute(), named);
+    }
+    if method == "tools/call" {
+        span.record("gen_ai.operation.name", "execute_tool");
+    }
+    #[cfg(feature = "otel")]
+    inject(&span, params);
+    span
+}
+
+/// Records how the request ended on its `span`: a JSON-RPC error's code, or the failure.
+pub(crate) fn record_end(span: &Span, outcome: &Result<RawJson, ClientError>) {
+    if span.is_disabled() {
+        return;
+    }
+    let Err(error) = outcome else {
+        return;
+    };
+    match error.as_server_error() {
+        Some(error) => {
+            let code = error.code.code().to_string();
+            span.record("error.type", code.as_str());
+            span.record("rpc.response.status_code", code.as_str());
+            span.record("otel.status_message", error.message.as_str());
+        }
+        None => {
+            span.record("error.type", "_OTHER");
+            span.record("otel.status_message", error.to_string().as_str());
+        }
+    }
+    span.record("otel.status_code", "error");
+}
+
+/// Writes `span`'s trace context into the params' `_meta`.
+#[cfg(feature = "otel")]
+fn inject(span: &Span, params: &mut Option<Map<String, Value>>) {
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+    /// A `_meta` object as a propagator writes it.
+    struct Carrier<'a>(&'a mut Map<String, Value>);
+
+    impl opentelemetry::propagation::Injector for Carrier<'_> {
+        fn set(&mut self, key: &str, value: String) {
+            self.0.insert(key.to_owned(), Value::String(value));
+        }
+    }
+
+    // a trace context the caller put in `_meta` itself is the one sent
+    let given = params
+        .as_ref()
+        .and_then(|params| params.get("_meta")?.get(presa_core::META_TRACEPARENT));
+    if given.is_some() {
+        return;
+    }
+    let context = span.context();
+    let mut written = Map::new();
+    opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.inject_context(&context, &mut Carrier(&mut written));
+    });
+    // nothing to send (no propagator installed, no sampled context): the params stay as they are
+    if written.is_empty() {
+        return;
+    }
+    let params = params.get_or_insert_with(Map::new);
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    // a `_meta` that is not an object is the caller's mistake, sent as it is
+    if let Value::Object(meta) = meta {
+        meta.extend(written);
+    }
+}
