@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
+use tracing::Instrument;
 
 use presa_core::{
     ClientEvent, ClientSendError, ClientSession, ErrorObject, IncomingRequest, InitializeResult,
@@ -354,6 +355,7 @@ impl Driver {
             method,
             params,
             client,
+            meta,
             ..
         } = request;
         if self.serving.len() >= SERVING_LIMIT {
@@ -363,9 +365,18 @@ impl Driver {
         }
         let handlers = self.handlers.clone();
         let cx = InputContext::new(client.protocol_version);
-        let task = self
-            .serving
-            .spawn(async move { handlers.serve(&method, params.as_ref(), cx).await });
+        let span = crate::telemetry::served_span(
+            &method,
+            Some(&id),
+            client.protocol_version,
+            meta.as_ref(),
+        );
+        let served = async move {
+            let answer = handlers.serve(&method, params.as_ref(), cx).await;
+            crate::telemetry::record_served_end(&tracing::Span::current(), &answer);
+            answer
+        };
+        let task = self.serving.spawn(served.instrument(span));
         self.serving_ids.insert(task.id(), id.clone());
         self.serving_requests.insert(id, task);
     }

@@ -6,6 +6,7 @@ use presa_core::{
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use crate::handler::{InputContext, Unanswered};
 use crate::{CallOptions, Client, ClientError};
@@ -109,7 +110,17 @@ pub(crate) async fn fulfil(
             tracing::debug!(key, method = request.method(), "input request not declared");
             return Err(ClientError::InputRequired(Box::new(asked.clone())));
         }
-        match client.handlers().answer(request.clone(), cx.clone()).await {
+        let span =
+            crate::telemetry::served_span(request.method(), None, client.protocol_version(), None);
+        let answered = client
+            .handlers()
+            .answer(request.clone(), cx.clone())
+            .instrument(span.clone())
+            .await;
+        if let Err(Unanswered::Refused { error, .. }) = &answered {
+            crate::telemetry::record_served_end::<()>(&span, &Err(error.clone()));
+        }
+        match answered {
             Ok(response) => {
                 responses.insert(key.clone(), response);
             }

@@ -7,7 +7,7 @@
 //! (`traceparent`, `tracestate`, `baggage`), written by the OpenTelemetry propagator the
 //! application installed globally: the server's span of the request is then its child.
 
-use presa_core::{RawJson, SpanTarget};
+use presa_core::{ErrorObject, Meta, ProtocolVersion, RawJson, RequestId, SpanTarget};
 use serde_json::{Map, Value};
 use tracing::Span;
 use tracing::field::Empty;
@@ -81,19 +81,66 @@ pub(crate) fn record_end(span: &Span, outcome: &Result<RawJson, ClientError>) {
     span.record("otel.status_code", "error");
 }
 
+/// The span of a request the server asks of this client (an elicitation, a sampling, the
+/// roots): `mcp.server`, this client being the one who serves it; `id` and `meta` those of an
+/// initialize-era request (a 2026-07-28 input request comes in a result, and has neither). With
+/// `otel` its parent is the trace context the server sent in `meta`.
+pub(crate) fn served_span(
+    method: &str,
+    id: Option<&RequestId>,
+    version: ProtocolVersion,
+    meta: Option<&Meta>,
+) -> Span {
+    let span = tracing::info_span!(
+        target: "presa::client",
+        "mcp.server",
+        otel.name = method,
+        otel.kind = "server",
+        otel.status_code = Empty,
+        otel.status_message = Empty,
+        mcp.method.name = method,
+        jsonrpc.request.id = Empty,
+        mcp.protocol.version = version.as_str(),
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    if let Some(id) = id {
+        span.record("jsonrpc.request.id", id.to_string().as_str());
+    }
+    #[cfg(feature = "otel")]
+    if let Some(meta) = meta.filter(|meta| meta.contains_key(presa_core::META_TRACEPARENT)) {
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+        let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.extract(&presa_core::MetaExtractor(meta))
+        });
+        let _ = span.set_parent(parent);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = meta;
+    span
+}
+
+/// Records how a request this client served ended on its `span`: refused with an error.
+pub(crate) fn record_served_end<T>(span: &Span, outcome: &Result<T, ErrorObject>) {
+    if span.is_disabled() {
+        return;
+    }
+    if let Err(error) = outcome {
+        let code = error.code.code().to_string();
+        span.record("error.type", code.as_str());
+        span.record("rpc.response.status_code", code.as_str());
+        span.record("otel.status_code", "error");
+        span.record("otel.status_message", error.message.as_str());
+    }
+}
+
 /// Writes `span`'s trace context into the params' `_meta`.
 #[cfg(feature = "otel")]
 fn inject(span: &Span, params: &mut Option<Map<String, Value>>) {
     use tracing_opentelemetry::OpenTelemetrySpanExt;
-
-    /// A `_meta` object as a propagator writes it.
-    struct Carrier<'a>(&'a mut Map<String, Value>);
-
-    impl opentelemetry::propagation::Injector for Carrier<'_> {
-        fn set(&mut self, key: &str, value: String) {
-            self.0.insert(key.to_owned(), Value::String(value));
-        }
-    }
 
     // a trace context the caller put in `_meta` itself is the one sent
     let given = params
@@ -105,7 +152,7 @@ fn inject(span: &Span, params: &mut Option<Map<String, Value>>) {
     let context = span.context();
     let mut written = Map::new();
     opentelemetry::global::get_text_map_propagator(|propagator| {
-        propagator.inject_context(&context, &mut Carrier(&mut written));
+        propagator.inject_context(&context, &mut presa_core::MetaInjector(&mut written));
     });
     // nothing to send (no propagator installed, no sampled context): the params stay as they are
     if written.is_empty() {

@@ -1,5 +1,10 @@
 //! What OpenTelemetry's semantic conventions for MCP name a request's span by, shared by the
-//! server's and the client's spans.
+//! server's and the client's spans; with the `otel` feature, a message's `_meta` as
+//! OpenTelemetry's propagators read and write the trace context in it (SEP-414: `traceparent`,
+//! `tracestate`, `baggage`, unprefixed).
+
+#[cfg(feature = "otel")]
+use crate::Meta;
 
 /// What a request is about, as the conventions for MCP record it: the tool of `tools/call`, the
 /// prompt of `prompts/get`, the resource of `resources/read`, `resources/subscribe` and
@@ -58,5 +63,52 @@ impl SpanTarget {
     /// resource's URI, too varied to name spans by, does not.
     pub fn names_span(self) -> bool {
         !matches!(self, Self::Resource)
+    }
+}
+
+/// A message's `_meta` as an OpenTelemetry propagator reads it: its string members by key.
+///
+/// ```
+/// use opentelemetry::propagation::Extractor;
+/// use presa_core::{Meta, MetaExtractor};
+///
+/// let mut meta = Meta::new();
+/// meta.insert("traceparent".into(), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into());
+/// assert!(MetaExtractor(&meta).get("traceparent").is_some());
+/// ```
+#[cfg(feature = "otel")]
+#[derive(Debug)]
+pub struct MetaExtractor<'a>(pub &'a Meta);
+
+#[cfg(feature = "otel")]
+impl opentelemetry::propagation::Extractor for MetaExtractor<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(serde_json::Value::as_str)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(String::as_str).collect()
+    }
+}
+
+/// A message's `_meta` as an OpenTelemetry propagator writes the trace context into it.
+///
+/// ```
+/// use opentelemetry::propagation::Injector;
+/// use presa_core::{Meta, MetaInjector};
+///
+/// let mut meta = Meta::new();
+/// MetaInjector(&mut meta).set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into());
+/// assert_eq!(meta.len(), 1);
+/// ```
+#[cfg(feature = "otel")]
+#[derive(Debug)]
+pub struct MetaInjector<'a>(pub &'a mut Meta);
+
+#[cfg(feature = "otel")]
+impl opentelemetry::propagation::Injector for MetaInjector<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        self.0
+            .insert(key.to_owned(), serde_json::Value::String(value));
     }
 }

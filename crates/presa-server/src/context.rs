@@ -20,9 +20,11 @@ use crate::input::{
 };
 use crate::server::Server;
 use crate::state::MissingState;
+use crate::telemetry;
 use crate::transport::{Arrival, HttpParts, Transport};
 use serde_json::Value;
 use tokio::sync::Notify;
+use tracing::Instrument;
 
 /// Where a handler's progress and log messages go: the runner serving the request, which hands
 /// them to its session (presa-core decides whether a message is allowed: the request asked for
@@ -920,20 +922,23 @@ impl Context {
             };
         }
         if era == Era::Initialize {
-            let answer = match self.inner.task.get() {
-                Some(task) => task.ask_client(&request).await?,
-                None => {
-                    self.inner
-                        .peer
-                        .request(
-                            Some(&self.inner.request_id),
-                            &method,
-                            request_params(&request),
-                        )
-                        .await?
+            // a request of the server's own, in a span of its own (with `otel`, its context goes
+            // with the request for the client's span of it)
+            let span = telemetry::outgoing_span(&method);
+            let mut params = request_params(&request);
+            telemetry::inject(&span, &mut params);
+            let asked = async {
+                match self.inner.task.get() {
+                    Some(task) => task.ask_client(&method, params).await,
+                    None => {
+                        let id = Some(&self.inner.request_id);
+                        self.inner.peer.request(id, &method, params).await
+                    }
                 }
             };
-            return serde_json::from_value(answer)
+            let answer = asked.instrument(span.clone()).await;
+            telemetry::record_outgoing_end(&span, &answer);
+            return serde_json::from_value(answer?)
                 .map_err(|e| InputError::InvalidAnswer(format!("{method}: {e}")));
         }
         if let Some(task) = self.inner.task.get() {

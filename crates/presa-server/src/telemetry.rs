@@ -132,27 +132,85 @@ pub(crate) fn record_end(span: &Span, result: &Result<RawJson, ErrorObject>, too
 fn parent_on_meta(span: &Span, meta: Option<&Meta>) {
     use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-    /// The `_meta` object as a propagator reads it: its string members by key.
-    struct Carrier<'a>(&'a Meta);
-
-    impl opentelemetry::propagation::Extractor for Carrier<'_> {
-        fn get(&self, key: &str) -> Option<&str> {
-            self.0.get(key).and_then(serde_json::Value::as_str)
-        }
-
-        fn keys(&self) -> Vec<&str> {
-            self.0.keys().map(String::as_str).collect()
-        }
-    }
-
     let Some(meta) = meta.filter(|meta| meta.contains_key(presa_core::META_TRACEPARENT)) else {
         return;
     };
     let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
-        propagator.extract(&Carrier(meta))
+        propagator.extract(&presa_core::MetaExtractor(meta))
     });
     // a context nobody can use (no tracing-opentelemetry layer) is refused, and that is fine
     let _ = span.set_parent(parent);
+}
+
+/// The span of a request the server sends its client (an initialize-era elicitation, sampling
+/// or roots request): `mcp.client`, the server being the one who asks.
+pub(crate) fn outgoing_span(method: &str) -> Span {
+    tracing::info_span!(
+        target: "presa::server",
+        "mcp.client",
+        otel.name = method,
+        otel.kind = "client",
+        otel.status_code = Empty,
+        otel.status_message = Empty,
+        mcp.method.name = method,
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+    )
+}
+
+/// Writes `span`'s trace context into `params._meta` (with `otel`; otherwise nothing).
+pub(crate) fn inject(span: &Span, params: &mut serde_json::Value) {
+    #[cfg(feature = "otel")]
+    {
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+        if span.is_disabled() {
+            return;
+        }
+        let context = span.context();
+        let mut written = Meta::new();
+        opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.inject_context(&context, &mut presa_core::MetaInjector(&mut written));
+        });
+        if written.is_empty() {
+            return;
+        }
+        if let serde_json::Value::Object(params) = params
+            && let serde_json::Value::Object(meta) = params
+                .entry("_meta")
+                .or_insert_with(|| serde_json::Value::Object(Meta::new()))
+        {
+            meta.extend(written);
+        }
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = (span, params);
+}
+
+/// Records how a request the server sent ended on its `span`.
+pub(crate) fn record_outgoing_end(
+    span: &Span,
+    answer: &Result<serde_json::Value, crate::InputError>,
+) {
+    if span.is_disabled() {
+        return;
+    }
+    let Err(error) = answer else {
+        return;
+    };
+    match error {
+        crate::InputError::Rejected(error) => {
+            let code = error.code.code().to_string();
+            span.record("error.type", code.as_str());
+            span.record("rpc.response.status_code", code.as_str());
+            span.record("otel.status_message", error.message.as_str());
+        }
+        other => {
+            span.record("error.type", "_OTHER");
+            span.record("otel.status_message", other.to_string().as_str());
+        }
+    }
+    span.record("otel.status_code", "error");
 }
 
 /// The member `member` (`name`, `uri`) of a request's params, reading only it.

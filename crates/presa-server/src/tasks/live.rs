@@ -373,9 +373,11 @@ impl LiveTask {
 
     /// An initialize-era request to the client for the task (tagged with it), on the stream of
     /// a `tasks/result` waiting for it when there is one; the task is `input_required` meanwhile.
-    pub(crate) async fn ask_client(&self, request: &InputRequest) -> Result<Value, InputError> {
-        let method = request.method();
-        let mut params = crate::input::request_params(request);
+    pub(crate) async fn ask_client(
+        &self,
+        method: &str,
+        mut params: Value,
+    ) -> Result<Value, InputError> {
         if let Value::Object(params) = &mut params {
             let meta = params
                 .entry("_meta")

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use presa::core::Tool;
+use presa::core::{ElicitRequestFormParams, ElicitResult, ElicitationSchema, Tool};
 use presa::server::{Context, Server, ToolError, Transport};
 use serde_json::{Value, json};
 use tracing::field::{Field, Visit};
@@ -103,6 +103,14 @@ fn server() -> Server {
         .tool(Tool::without_params("fail"), |_: Value, _: Context| async {
             Err::<String, _>(ToolError::new("the tool failed"))
         })
+        .tool(
+            Tool::without_params("confirm"),
+            |_: Value, cx: Context| async move {
+                let form = ElicitRequestFormParams::new("Sure?", ElicitationSchema::new());
+                cx.elicit(form.into()).await?;
+                Ok::<_, ToolError>("confirmed")
+            },
+        )
         .build()
         .unwrap()
 }
@@ -294,6 +302,71 @@ async fn a_client_span_sends_its_context_and_the_server_span_is_its_child() {
                 "{case} {kind:?}"
             );
         }
+    })
+    .await;
+}
+
+#[cfg(feature = "otel")]
+#[tokio::test]
+async fn a_request_of_the_server_to_its_client_has_spans_on_both_sides() {
+    use opentelemetry::trace::{SpanKind, TracerProvider as _};
+    use opentelemetry_sdk::propagation::TraceContextPropagator;
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+
+    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
+    everywhere(|transport, version| async move {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
+        let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+        let case = format!("{transport:?} {version}");
+
+        let mut harness = Harness::start(transport, version, server()).await;
+        let alice = harness
+            .connect_with(ALICE, |options| {
+                options.elicitation(|_params, _cx| async move {
+                    Ok(ElicitResult::accept(Default::default()))
+                })
+            })
+            .await;
+        alice.call_tool("confirm", json!({})).await.unwrap();
+        harness.stop().await;
+
+        let spans = exporter.get_finished_spans().unwrap();
+        let find = |name: &str, kind: SpanKind| {
+            spans
+                .iter()
+                .find(|span| span.name == name && span.span_kind == kind)
+        };
+        // the client answers the server's question in a span of kind server, in both eras
+        let answered = find("elicitation/create", SpanKind::Server)
+            .unwrap_or_else(|| panic!("{case}: the client's span of the question"));
+        if version == MODERN {
+            // the question came in a result: no request of the server's, no span of it
+            assert!(
+                find("elicitation/create", SpanKind::Client).is_none(),
+                "{case}"
+            );
+            return;
+        }
+        // initialize era: the server's request, a child of the call's span; the client's span
+        // a child of the server's request, in the call's trace
+        let call = find("tools/call confirm", SpanKind::Server).unwrap();
+        let asked = find("elicitation/create", SpanKind::Client)
+            .unwrap_or_else(|| panic!("{case}: the server's span of its question"));
+        assert_eq!(asked.parent_span_id, call.span_context.span_id(), "{case}");
+        assert_eq!(
+            answered.parent_span_id,
+            asked.span_context.span_id(),
+            "{case}"
+        );
+        assert_eq!(
+            answered.span_context.trace_id(),
+            call.span_context.trace_id(),
+            "{case}"
+        );
     })
     .await;
 }
