@@ -49,6 +49,8 @@ pub struct ServerBuilder {
     state: StateMap,
     #[cfg(feature = "schemars")]
     forms: crate::typed::Forms,
+    #[cfg(feature = "otel")]
+    meter: Option<opentelemetry::metrics::Meter>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -69,6 +71,8 @@ impl ServerBuilder {
             definitions: Definitions::default(),
             error: None,
             bus: None,
+            #[cfg(feature = "otel")]
+            meter: None,
             state: StateMap::default(),
             #[cfg(feature = "schemars")]
             forms: crate::typed::Forms::default(),
@@ -306,6 +310,17 @@ impl ServerBuilder {
         key: impl Fn(&McpRequest) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
         self.options.caller_key = Some(Arc::new(key));
+        self
+    }
+
+    /// The OpenTelemetry meter the server records its metrics with (feature `otel`; see
+    /// docs/observability.md): `mcp.server.operation.duration`, a histogram of every request's
+    /// duration in seconds, and `mcp.server.requests.in_flight`. Without it, the meter of the
+    /// global meter provider as it is when the server is built
+    /// (`opentelemetry::global::meter("presa")`): set the provider first.
+    #[cfg(feature = "otel")]
+    pub fn meter(mut self, meter: opentelemetry::metrics::Meter) -> Self {
+        self.meter = Some(meter);
         self
     }
 
@@ -688,6 +703,12 @@ impl ServerBuilder {
                 state: self.state,
                 #[cfg(feature = "schemars")]
                 forms: self.forms,
+                #[cfg(feature = "otel")]
+                metrics: Arc::new(crate::metrics::ServerMetrics::new(
+                    &self
+                        .meter
+                        .unwrap_or_else(|| opentelemetry::global::meter("presa")),
+                )),
             }),
         })
     }

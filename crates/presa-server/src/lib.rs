@@ -28,6 +28,8 @@ mod error;
 mod events;
 mod input;
 mod listen;
+#[cfg(feature = "otel")]
+mod metrics;
 mod middleware;
 mod prompt;
 mod resource;

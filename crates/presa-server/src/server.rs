@@ -106,6 +106,9 @@ pub(crate) struct Inner {
     /// What [`ServerBuilder::elicitation_form`] was given.
     #[cfg(feature = "schemars")]
     pub(crate) forms: crate::typed::Forms,
+    /// The instruments the server's metrics are recorded with.
+    #[cfg(feature = "otel")]
+    pub(crate) metrics: Arc<crate::metrics::ServerMetrics>,
 }
 
 /// An MCP server: definitions (tools, resources, resource templates, prompts) as plain data plus

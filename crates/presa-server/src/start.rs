@@ -111,16 +111,19 @@ pub(crate) fn start(
     peer: &Arc<dyn Peer>,
     arrival: &Arrival,
 ) -> Start {
-    let span = telemetry::request_span(&telemetry::Spanned {
-        method: &request.method,
-        id: &request.id,
-        version: request.client.protocol_version,
-        params: request.params.as_deref(),
-        meta: request.meta.as_ref(),
-        arrival,
-    });
+    let observed = telemetry::Observed::start(
+        server,
+        &telemetry::Spanned {
+            method: &request.method,
+            id: &request.id,
+            version: request.client.protocol_version,
+            params: request.params.as_deref(),
+            meta: request.meta.as_ref(),
+            arrival,
+        },
+    );
     if request.client.protocol_version.era() == presa_core::Era::Initialize
-        && let Some(result) = span.in_scope(|| {
+        && let Some(result) = observed.span().in_scope(|| {
             subscription_request(
                 server,
                 subscribed,
@@ -129,7 +132,7 @@ pub(crate) fn start(
             )
         })
     {
-        telemetry::record_end(&span, &result, false);
+        observed.end(&result, false);
         return Start::Answered(request.id, result);
     }
     let cancellation = Cancellation::new();
@@ -147,7 +150,7 @@ pub(crate) fn start(
     let definitions = server.snapshot();
     let (server, method, params) = (server.clone(), request.method, request.params);
     // the request's span holds its handling: a handler's own spans and events nest in it
-    let ended = span.clone();
+    let span = observed.span().clone();
     let handling: BoxFuture<'static, Result<RawJson, ErrorObject>> =
         if server.inner.stack.is_empty() {
             Box::pin(
@@ -155,7 +158,7 @@ pub(crate) fn start(
                     let response = server
                         .dispatch(&definitions, &method, params.as_deref(), cx)
                         .await;
-                    ended_with(&ended, response)
+                    ended_with(observed, response)
                 }
                 .instrument(span),
             )
@@ -165,7 +168,7 @@ pub(crate) fn start(
             Box::pin(
                 async move {
                     let response = Next::new(server, stack).run(request).await;
-                    ended_with(&ended, response)
+                    ended_with(observed, response)
                 }
                 .instrument(span),
             )
@@ -178,11 +181,14 @@ pub(crate) fn start(
     })
 }
 
-/// A request's answer, recorded on its span.
-fn ended_with(span: &tracing::Span, response: McpResponse) -> Result<RawJson, ErrorObject> {
+/// A request's answer, recorded as its end.
+fn ended_with(
+    observed: telemetry::Observed,
+    response: McpResponse,
+) -> Result<RawJson, ErrorObject> {
     let tool_error = response.is_tool_error();
     let result = response.into_result();
-    telemetry::record_end(span, &result, tool_error);
+    observed.end(&result, tool_error);
     result
 }
 

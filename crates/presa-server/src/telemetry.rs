@@ -104,10 +104,42 @@ pub(crate) fn request_span(request: &Spanned<'_>) -> Span {
     span
 }
 
+/// A request as it is observed: its span and, with `otel`, its measurement.
+pub(crate) struct Observed {
+    span: Span,
+    #[cfg(feature = "otel")]
+    operation: crate::metrics::Operation,
+}
+
+impl Observed {
+    /// Starts observing `request`, served by `server`.
+    pub(crate) fn start(server: &crate::Server, request: &Spanned<'_>) -> Self {
+        #[cfg(not(feature = "otel"))]
+        let _ = server;
+        Self {
+            span: request_span(request),
+            #[cfg(feature = "otel")]
+            operation: crate::metrics::Operation::start(server, request),
+        }
+    }
+
+    /// The request's span.
+    pub(crate) fn span(&self) -> &Span {
+        &self.span
+    }
+
+    /// Records how the request ended (a tool's error result when `tool_error`).
+    pub(crate) fn end(self, result: &Result<RawJson, ErrorObject>, tool_error: bool) {
+        record_end(&self.span, result, tool_error);
+        #[cfg(feature = "otel")]
+        self.operation.end(result, tool_error);
+    }
+}
+
 /// Records how the request ended on its `span`: a JSON-RPC error's code (`error.type` and
 /// `rpc.response.status_code`, the span's status an error with the message), or a tool's error
 /// result (`error.type` `tool_error`).
-pub(crate) fn record_end(span: &Span, result: &Result<RawJson, ErrorObject>, tool_error: bool) {
+fn record_end(span: &Span, result: &Result<RawJson, ErrorObject>, tool_error: bool) {
     if span.is_disabled() {
         return;
     }
@@ -214,7 +246,7 @@ pub(crate) fn record_outgoing_end(
 }
 
 /// The member `member` (`name`, `uri`) of a request's params, reading only it.
-fn named_in(params: Option<&RawValue>, member: &str) -> Option<String> {
+pub(crate) fn named_in(params: Option<&RawValue>, member: &str) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Names {
         #[serde(default)]

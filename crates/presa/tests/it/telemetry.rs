@@ -370,3 +370,86 @@ async fn a_request_of_the_server_to_its_client_has_spans_on_both_sides() {
     })
     .await;
 }
+
+#[cfg(feature = "otel")]
+#[tokio::test]
+async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error() {
+    use opentelemetry::metrics::MeterProvider as _;
+    use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+    use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+
+    everywhere(|transport, version| async move {
+        let exporter = InMemoryMetricExporter::default();
+        let provider = SdkMeterProvider::builder()
+            .with_reader(PeriodicReader::builder(exporter.clone()).build())
+            .build();
+        let server = Server::builder("observed", "1.0.0")
+            .meter(provider.meter("test"))
+            .tool_sync(Tool::without_params("echo"), |_: Value, _: Context| "echo")
+            .tool(Tool::without_params("fail"), |_: Value, _: Context| async {
+                Err::<String, _>(ToolError::new("the tool failed"))
+            })
+            .build()
+            .unwrap();
+        let case = format!("{transport:?} {version}");
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect(ALICE).await;
+        for _ in 0..3 {
+            alice.call_tool("echo", json!({})).await.unwrap();
+        }
+        alice.call_tool("fail", json!({})).await.unwrap();
+        alice.call_tool("made-up", json!({})).await.unwrap_err();
+        harness.stop().await;
+        provider.force_flush().unwrap();
+
+        // (tool, error.type) -> count, for tools/call; and the buckets the conventions advise
+        let mut counts: BTreeMap<(Option<String>, Option<String>), u64> = BTreeMap::new();
+        let mut in_flight = None;
+        for resource in exporter.get_finished_metrics().unwrap() {
+            for scope in resource.scope_metrics() {
+                for metric in scope.metrics() {
+                    match (metric.name(), metric.data()) {
+                        (
+                            "mcp.server.operation.duration",
+                            AggregatedMetrics::F64(MetricData::Histogram(histogram)),
+                        ) => {
+                            assert_eq!(metric.unit(), "s");
+                            for point in histogram.data_points() {
+                                let get = |key: &str| {
+                                    point
+                                        .attributes()
+                                        .find(|kv| kv.key.as_str() == key)
+                                        .map(|kv| kv.value.to_string())
+                                };
+                                let bounds: Vec<f64> = point.bounds().collect();
+                                assert_eq!(bounds.first(), Some(&0.01), "{case}");
+                                assert_eq!(bounds.last(), Some(&300.0), "{case}");
+                                if get("mcp.method.name").as_deref() == Some("tools/call") {
+                                    let key = (get("gen_ai.tool.name"), get("error.type"));
+                                    *counts.entry(key).or_default() = point.count();
+                                }
+                            }
+                        }
+                        (
+                            "mcp.server.requests.in_flight",
+                            AggregatedMetrics::I64(MetricData::Sum(sum)),
+                        ) => {
+                            in_flight = sum.data_points().map(|p| p.value()).next();
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let some = |s: &str| Some(s.to_owned());
+        let expected = BTreeMap::from([
+            ((some("echo"), None), 3),
+            ((some("fail"), some("tool_error")), 1),
+            // a tool the server does not have is not named: clients cannot grow the attributes
+            ((None, some("-32602")), 1),
+        ]);
+        assert_eq!(counts, expected, "{case}");
+        assert_eq!(in_flight, Some(0), "{case}: nothing left in flight");
+    })
+    .await;
+}

@@ -1,0 +1,137 @@
+//! The server's metrics (feature `otel`), named, bucketed and attributed as OpenTelemetry's
+//! semantic conventions for MCP say: the histogram `mcp.server.operation.duration` of every
+//! request served, in seconds, and the count of requests in flight.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::{Histogram, Meter, UpDownCounter};
+use presa_core::{ErrorObject, RawJson, SpanTarget};
+
+use crate::server::Server;
+use crate::telemetry::Spanned;
+use crate::transport::Transport;
+
+/// The bucket boundaries the conventions advise for every MCP duration, in seconds.
+pub(crate) const DURATION_BOUNDARIES: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// A server's instruments, made once from the meter it was given.
+#[derive(Debug)]
+pub(crate) struct ServerMetrics {
+    operation: Histogram<f64>,
+    in_flight: UpDownCounter<i64>,
+}
+
+impl ServerMetrics {
+    pub(crate) fn new(meter: &Meter) -> Self {
+        Self {
+            operation: meter
+                .f64_histogram("mcp.server.operation.duration")
+                .with_unit("s")
+                .with_description(
+                    "MCP request or notification duration as observed on the receiver from the \
+                     time it was received until the result or ack is sent",
+                )
+                .with_boundaries(DURATION_BOUNDARIES.to_vec())
+                .build(),
+            in_flight: meter
+                .i64_up_down_counter("mcp.server.requests.in_flight")
+                .with_unit("{request}")
+                .with_description("MCP requests a server is serving now")
+                .build(),
+        }
+    }
+}
+
+/// One request being measured: counted in flight until it ends (or is dropped, cancelled), its
+/// duration recorded when it ends.
+pub(crate) struct Operation {
+    metrics: Arc<ServerMetrics>,
+    started: Instant,
+    attributes: Vec<KeyValue>,
+    ended: bool,
+}
+
+impl Operation {
+    /// Starts measuring `request`, served by `server`.
+    pub(crate) fn start(server: &Server, request: &Spanned<'_>) -> Self {
+        let metrics = &server.inner.metrics;
+        let mut attributes = vec![
+            KeyValue::new("mcp.method.name", request.method.to_owned()),
+            KeyValue::new("mcp.protocol.version", request.version.as_str()),
+        ];
+        // only a tool or prompt the server has: names a client makes up must not grow the
+        // metrics' attribute sets without bound
+        if let Some(target) = SpanTarget::of(request.method).filter(|t| t.names_span())
+            && let Some(named) = crate::telemetry::named_in(request.params, target.param())
+        {
+            let definitions = server.snapshot();
+            let known = match target {
+                SpanTarget::Tool => definitions.tool(&named).is_some(),
+                SpanTarget::Prompt => definitions.prompt(&named).is_some(),
+                SpanTarget::Resource => false,
+            };
+            if known {
+                attributes.push(KeyValue::new(target.attribute(), named));
+            }
+        }
+        if request.method == "tools/call" {
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        match request.arrival.transport() {
+            Transport::Stdio => attributes.push(KeyValue::new("network.transport", "pipe")),
+            Transport::Http => {
+                attributes.push(KeyValue::new("network.transport", "tcp"));
+                attributes.push(KeyValue::new("network.protocol.name", "http"));
+            }
+            _ => {}
+        }
+        metrics.in_flight.add(1, &[]);
+        Self {
+            metrics: Arc::clone(metrics),
+            started: Instant::now(),
+            attributes,
+            ended: false,
+        }
+    }
+
+    /// Records the request's end: its duration, with the error it failed with.
+    pub(crate) fn end(mut self, result: &Result<RawJson, ErrorObject>, tool_error: bool) {
+        match result {
+            Err(error) => {
+                let code = error.code.code().to_string();
+                self.attributes
+                    .push(KeyValue::new("error.type", code.clone()));
+                self.attributes
+                    .push(KeyValue::new("rpc.response.status_code", code));
+            }
+            Ok(_) if tool_error => {
+                self.attributes
+                    .push(KeyValue::new("error.type", "tool_error"));
+            }
+            Ok(_) => {}
+        }
+        self.record();
+    }
+
+    fn record(&mut self) {
+        self.ended = true;
+        let seconds = self.started.elapsed().as_secs_f64();
+        self.metrics.operation.record(seconds, &self.attributes);
+        self.metrics.in_flight.add(-1, &[]);
+    }
+}
+
+impl Drop for Operation {
+    /// A request dropped before its end was cancelled (or its connection went away).
+    fn drop(&mut self) {
+        if !self.ended {
+            self.attributes
+                .push(KeyValue::new("error.type", "cancelled"));
+            self.record();
+        }
+    }
+}
