@@ -79,8 +79,12 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let (commands, commands_rx) = mpsc::channel(COMMAND_CAPACITY);
         let (cancels, cancels_rx) = mpsc::unbounded_channel();
-        let (shared, notifications) =
-            Shared::new(options.caching(), options.notifications_capacity());
+        let (shared, notifications) = Shared::new(
+            options.caching(),
+            options.notifications_capacity(),
+            #[cfg(feature = "otel")]
+            options.client_metrics(),
+        );
         let shared = Arc::new(shared);
         let driver = Driver::new(
             ClientSession::new(

@@ -64,6 +64,9 @@ pub(crate) struct Shared {
     /// The tools as last listed: output schemas for typed calls, task support for 2025-11-25.
     pub(crate) tool_listing: crate::output::ToolListing,
     next_key: AtomicU64,
+    /// The instruments the client's metrics are recorded with.
+    #[cfg(feature = "otel")]
+    pub(crate) metrics: crate::metrics::ClientMetrics,
 }
 
 impl Shared {
@@ -71,6 +74,7 @@ impl Shared {
     pub(crate) fn new(
         cache: bool,
         notification_capacity: usize,
+        #[cfg(feature = "otel")] metrics: crate::metrics::ClientMetrics,
     ) -> (Self, broadcast::Sender<Notification>) {
         let (notifications, _) = broadcast::channel(notification_capacity);
         let shared = Self {
@@ -80,6 +84,8 @@ impl Shared {
             watched: Mutex::default(),
             tool_listing: crate::output::ToolListing::default(),
             next_key: AtomicU64::new(0),
+            #[cfg(feature = "otel")]
+            metrics,
         };
         (shared, notifications)
     }
@@ -143,12 +149,16 @@ impl Handle {
         mut params: Option<Map<String, Value>>,
         options: &CallOptions,
     ) -> Result<RawJson, ClientError> {
+        #[cfg(feature = "otel")]
+        let operation = crate::metrics::Operation::start(method, params.as_ref());
         let span = crate::telemetry::request_span(method, &mut params);
         let outcome = self
             .send_unobserved(method, params, options)
             .instrument(span.clone())
             .await;
-        crate::telemetry::record_end(&span, &outcome);
+        crate::telemetry::record_end(&span, method, &outcome);
+        #[cfg(feature = "otel")]
+        operation.end(&self.shared.metrics, method, &outcome);
         outcome
     }
 

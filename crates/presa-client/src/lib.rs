@@ -33,6 +33,8 @@ mod error;
 mod handle;
 mod handler;
 mod info;
+#[cfg(feature = "otel")]
+mod metrics;
 mod mrtr;
 mod notifications;
 mod options;

@@ -56,6 +56,8 @@ pub struct ClientOptions {
     notification_capacity: usize,
     max_input_rounds: usize,
     pub(crate) handlers: InputHandlers,
+    #[cfg(feature = "otel")]
+    meter: Option<opentelemetry::metrics::Meter>,
 }
 
 impl Default for ClientOptions {
@@ -98,7 +100,33 @@ impl ClientOptions {
             notification_capacity: 256,
             max_input_rounds: 8,
             handlers: InputHandlers::default(),
+            #[cfg(feature = "otel")]
+            meter: None,
         }
+    }
+
+    /// The OpenTelemetry meter the client records its metrics with (feature `otel`):
+    /// `mcp.client.operation.duration`, a histogram of every request's duration in seconds.
+    /// Without it, the meter of the global meter provider as it is when the client connects
+    /// (`opentelemetry::global::meter("presa")`).
+    #[cfg(feature = "otel")]
+    pub fn meter(mut self, meter: opentelemetry::metrics::Meter) -> Self {
+        self.meter = Some(meter);
+        self
+    }
+
+    /// The client's instruments, from its meter.
+    #[cfg(feature = "otel")]
+    pub(crate) fn client_metrics(&self) -> crate::metrics::ClientMetrics {
+        let global;
+        let meter = match &self.meter {
+            Some(meter) => meter,
+            None => {
+                global = opentelemetry::global::meter("presa");
+                &global
+            }
+        };
+        crate::metrics::ClientMetrics::new(meter)
     }
 
     /// Who the client says it is (`clientInfo`).

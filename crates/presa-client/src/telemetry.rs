@@ -58,12 +58,33 @@ pub(crate) fn request_span(method: &str, params: &mut Option<Map<String, Value>>
     span
 }
 
-/// Records how the request ended on its `span`: a JSON-RPC error's code, or the failure.
-pub(crate) fn record_end(span: &Span, outcome: &Result<RawJson, ClientError>) {
+/// Whether `outcome`, the answer to a request of `method`, is a tool's error result
+/// (`isError: true`), read only for `tools/call`.
+pub(crate) fn is_tool_error(method: &str, outcome: &Result<RawJson, ClientError>) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Flag {
+        #[serde(rename = "isError", default)]
+        is_error: Option<bool>,
+    }
+    match outcome {
+        Ok(raw) if method == "tools/call" => {
+            serde_json::from_str::<Flag>(raw.get()).is_ok_and(|flag| flag.is_error == Some(true))
+        }
+        _ => false,
+    }
+}
+
+/// Records how the request `method` ended on its `span`: a JSON-RPC error's code, the failure,
+/// or a tool's error result.
+pub(crate) fn record_end(span: &Span, method: &str, outcome: &Result<RawJson, ClientError>) {
     if span.is_disabled() {
         return;
     }
     let Err(error) = outcome else {
+        if is_tool_error(method, outcome) {
+            span.record("error.type", "tool_error");
+            span.record("otel.status_code", "error");
+        }
         return;
     };
     match error.as_server_error() {

@@ -393,7 +393,10 @@ async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error
             .unwrap();
         let case = format!("{transport:?} {version}");
         let mut harness = Harness::start(transport, version, server).await;
-        let alice = harness.connect(ALICE).await;
+        let client_meter = provider.meter("client");
+        let alice = harness
+            .connect_with(ALICE, |options| options.meter(client_meter))
+            .await;
         for _ in 0..3 {
             alice.call_tool("echo", json!({})).await.unwrap();
         }
@@ -402,15 +405,18 @@ async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error
         harness.stop().await;
         provider.force_flush().unwrap();
 
-        // (tool, error.type) -> count, for tools/call; and the buckets the conventions advise
-        let mut counts: BTreeMap<(Option<String>, Option<String>), u64> = BTreeMap::new();
+        // (instrument, tool, error.type) -> count, for tools/call; and the buckets the
+        // conventions advise
+        type Key = (String, Option<String>, Option<String>);
+        let mut counts: BTreeMap<Key, u64> = BTreeMap::new();
         let mut in_flight = None;
         for resource in exporter.get_finished_metrics().unwrap() {
             for scope in resource.scope_metrics() {
                 for metric in scope.metrics() {
                     match (metric.name(), metric.data()) {
                         (
-                            "mcp.server.operation.duration",
+                            name @ ("mcp.server.operation.duration"
+                            | "mcp.client.operation.duration"),
                             AggregatedMetrics::F64(MetricData::Histogram(histogram)),
                         ) => {
                             assert_eq!(metric.unit(), "s");
@@ -425,7 +431,11 @@ async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error
                                 assert_eq!(bounds.first(), Some(&0.01), "{case}");
                                 assert_eq!(bounds.last(), Some(&300.0), "{case}");
                                 if get("mcp.method.name").as_deref() == Some("tools/call") {
-                                    let key = (get("gen_ai.tool.name"), get("error.type"));
+                                    let key = (
+                                        name.to_owned(),
+                                        get("gen_ai.tool.name"),
+                                        get("error.type"),
+                                    );
                                     *counts.entry(key).or_default() = point.count();
                                 }
                             }
@@ -442,11 +452,19 @@ async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error
             }
         }
         let some = |s: &str| Some(s.to_owned());
+        let (server, client) = (
+            "mcp.server.operation.duration".to_owned(),
+            "mcp.client.operation.duration".to_owned(),
+        );
         let expected = BTreeMap::from([
-            ((some("echo"), None), 3),
-            ((some("fail"), some("tool_error")), 1),
+            ((client.clone(), some("echo"), None), 3),
+            ((client.clone(), some("fail"), some("tool_error")), 1),
+            // the client names what it called
+            ((client, some("made-up"), some("-32602")), 1),
+            ((server.clone(), some("echo"), None), 3),
+            ((server.clone(), some("fail"), some("tool_error")), 1),
             // a tool the server does not have is not named: clients cannot grow the attributes
-            ((None, some("-32602")), 1),
+            ((server, None, some("-32602")), 1),
         ]);
         assert_eq!(counts, expected, "{case}");
         assert_eq!(in_flight, Some(0), "{case}: nothing left in flight");
