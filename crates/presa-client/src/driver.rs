@@ -103,6 +103,8 @@ impl Driver {
     }
 
     pub(crate) async fn run(mut self) {
+        #[cfg(feature = "otel")]
+        let started = std::time::Instant::now();
         let exit = loop {
             self.pump();
             self.flush();
@@ -165,6 +167,11 @@ impl Driver {
                 () = timer => self.session.handle_timeout(now()),
             }
         };
+        // the session, as this client saw it, ends with its connection
+        #[cfg(feature = "otel")]
+        self.shared
+            .metrics
+            .record_session(started.elapsed(), self.session.protocol_version());
         self.shut_down(exit).await;
     }
 

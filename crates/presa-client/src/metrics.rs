@@ -1,11 +1,11 @@
 //! The client's metrics (feature `otel`), as OpenTelemetry's semantic conventions for MCP name
 //! them: the histogram `mcp.client.operation.duration` of every request sent, in seconds.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Histogram, Meter};
-use presa_core::{RawJson, SpanTarget};
+use presa_core::{ProtocolVersion, RawJson, SpanTarget};
 use serde_json::{Map, Value};
 
 use crate::ClientError;
@@ -19,6 +19,7 @@ const DURATION_BOUNDARIES: [f64; 14] = [
 #[derive(Debug)]
 pub(crate) struct ClientMetrics {
     operation: Histogram<f64>,
+    session: Histogram<f64>,
 }
 
 impl ClientMetrics {
@@ -33,7 +34,23 @@ impl ClientMetrics {
                 )
                 .with_boundaries(DURATION_BOUNDARIES.to_vec())
                 .build(),
+            session: meter
+                .f64_histogram("mcp.client.session.duration")
+                .with_unit("s")
+                .with_description("The duration of the MCP session as observed on the MCP client")
+                .with_boundaries(DURATION_BOUNDARIES.to_vec())
+                .build(),
         }
+    }
+
+    /// Records a session (a connection, from its start to its end) that lasted `lasted`, of
+    /// the revision negotiated (none if it ended first).
+    pub(crate) fn record_session(&self, lasted: Duration, version: Option<ProtocolVersion>) {
+        let attributes: Vec<KeyValue> = version
+            .map(|version| KeyValue::new("mcp.protocol.version", version.as_str()))
+            .into_iter()
+            .collect();
+        self.session.record(lasted.as_secs_f64(), &attributes);
     }
 }
 

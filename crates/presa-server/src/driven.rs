@@ -332,6 +332,10 @@ struct State {
     /// 2026-07-28 `subscriptions/listen` requests in flight: they never end by themselves, so
     /// closing the connection ends them.
     listens: HashSet<RequestId>,
+    /// The initialize-era session's measurement, from when this connection first held it
+    /// initialized until it closes or is dropped.
+    #[cfg(feature = "otel")]
+    measured: Option<crate::metrics::Session>,
 }
 
 impl State {
@@ -376,6 +380,8 @@ impl DrivenConnection {
                 waiting: HashMap::new(),
                 subscribed: Subscriptions::default(),
                 listens: HashSet::new(),
+                #[cfg(feature = "otel")]
+                measured: None,
             }),
             outbox,
         });
@@ -557,6 +563,9 @@ impl DrivenConnection {
         for (_, reply) in state.waiting.drain() {
             let _ = reply.send(Err(InputError::Unavailable("the session ended".into())));
         }
+        // the session ends here: its duration is recorded
+        #[cfg(feature = "otel")]
+        drop(state.measured.take());
     }
 
     /// Closes the connection and stops every request in flight, unanswered: the peer is gone.
@@ -614,6 +623,17 @@ impl Driven {
             }
             for rejection in feed(&mut state.session) {
                 self.outbox.send(Transmit::new(rejection, None));
+            }
+            #[cfg(feature = "otel")]
+            if state.measured.is_none()
+                && let Some(client) = state.session.initialize_era_client()
+            {
+                let version = client.protocol_version;
+                state.measured = Some(crate::metrics::Session::start(
+                    &self.server,
+                    version,
+                    arrival,
+                ));
             }
             self.pump(&mut state, arrival)
         };

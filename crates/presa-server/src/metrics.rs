@@ -1,17 +1,18 @@
 //! The server's metrics (feature `otel`), named, bucketed and attributed as OpenTelemetry's
-//! semantic conventions for MCP say: the histogram `mcp.server.operation.duration` of every
-//! request served, in seconds, and the count of requests in flight.
+//! semantic conventions for MCP say: the histograms `mcp.server.operation.duration` of every
+//! request served and `mcp.server.session.duration` of every initialize-era session, in seconds,
+//! and the counts of requests in flight and of live sessions.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Histogram, Meter, UpDownCounter};
-use presa_core::{ErrorObject, RawJson, SpanTarget};
+use presa_core::{ErrorObject, ProtocolVersion, RawJson, SpanTarget};
 
 use crate::server::Server;
 use crate::telemetry::Spanned;
-use crate::transport::Transport;
+use crate::transport::{Arrival, Transport};
 
 /// The bucket boundaries the conventions advise for every MCP duration, in seconds.
 pub(crate) const DURATION_BOUNDARIES: [f64; 14] = [
@@ -23,6 +24,8 @@ pub(crate) const DURATION_BOUNDARIES: [f64; 14] = [
 pub(crate) struct ServerMetrics {
     operation: Histogram<f64>,
     in_flight: UpDownCounter<i64>,
+    session: Histogram<f64>,
+    sessions: UpDownCounter<i64>,
 }
 
 impl ServerMetrics {
@@ -41,6 +44,17 @@ impl ServerMetrics {
                 .i64_up_down_counter("mcp.server.requests.in_flight")
                 .with_unit("{request}")
                 .with_description("MCP requests a server is serving now")
+                .build(),
+            session: meter
+                .f64_histogram("mcp.server.session.duration")
+                .with_unit("s")
+                .with_description("The duration of the MCP session as observed on the MCP server")
+                .with_boundaries(DURATION_BOUNDARIES.to_vec())
+                .build(),
+            sessions: meter
+                .i64_up_down_counter("mcp.server.sessions.active")
+                .with_unit("{session}")
+                .with_description("Initialize-era MCP sessions a server holds now")
                 .build(),
         }
     }
@@ -81,14 +95,7 @@ impl Operation {
         if request.method == "tools/call" {
             attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
         }
-        match request.arrival.transport() {
-            Transport::Stdio => attributes.push(KeyValue::new("network.transport", "pipe")),
-            Transport::Http => {
-                attributes.push(KeyValue::new("network.transport", "tcp"));
-                attributes.push(KeyValue::new("network.protocol.name", "http"));
-            }
-            _ => {}
-        }
+        transport_attributes(&mut attributes, request.arrival.transport());
         metrics.in_flight.add(1, &[]);
         Self {
             metrics: Arc::clone(metrics),
@@ -133,5 +140,48 @@ impl Drop for Operation {
                 .push(KeyValue::new("error.type", "cancelled"));
             self.record();
         }
+    }
+}
+
+/// One initialize-era session being measured, while a connection of this server holds it: live
+/// until dropped, when its duration is recorded.
+pub(crate) struct Session {
+    metrics: Arc<ServerMetrics>,
+    started: Instant,
+    attributes: Vec<KeyValue>,
+}
+
+impl Session {
+    /// Starts measuring a session of `version` that arrived as `arrival` tells.
+    pub(crate) fn start(server: &Server, version: ProtocolVersion, arrival: &Arrival) -> Self {
+        let metrics = Arc::clone(&server.inner.metrics);
+        let mut attributes = vec![KeyValue::new("mcp.protocol.version", version.as_str())];
+        transport_attributes(&mut attributes, arrival.transport());
+        metrics.sessions.add(1, &[]);
+        Self {
+            metrics,
+            started: Instant::now(),
+            attributes,
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let seconds = self.started.elapsed().as_secs_f64();
+        self.metrics.session.record(seconds, &self.attributes);
+        self.metrics.sessions.add(-1, &[]);
+    }
+}
+
+/// The conventions' `network.*` attributes of a transport.
+fn transport_attributes(attributes: &mut Vec<KeyValue>, transport: Transport) {
+    match transport {
+        Transport::Stdio => attributes.push(KeyValue::new("network.transport", "pipe")),
+        Transport::Http => {
+            attributes.push(KeyValue::new("network.transport", "tcp"));
+            attributes.push(KeyValue::new("network.protocol.name", "http"));
+        }
+        _ => {}
     }
 }

@@ -375,7 +375,6 @@ async fn a_request_of_the_server_to_its_client_has_spans_on_both_sides() {
 #[tokio::test]
 async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error() {
     use opentelemetry::metrics::MeterProvider as _;
-    use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
     use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 
     everywhere(|transport, version| async move {
@@ -403,54 +402,32 @@ async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error
         alice.call_tool("fail", json!({})).await.unwrap();
         alice.call_tool("made-up", json!({})).await.unwrap_err();
         harness.stop().await;
-        provider.force_flush().unwrap();
-
-        // (instrument, tool, error.type) -> count, for tools/call; and the buckets the
-        // conventions advise
-        type Key = (String, Option<String>, Option<String>);
-        let mut counts: BTreeMap<Key, u64> = BTreeMap::new();
-        let mut in_flight = None;
-        for resource in exporter.get_finished_metrics().unwrap() {
-            for scope in resource.scope_metrics() {
-                for metric in scope.metrics() {
-                    match (metric.name(), metric.data()) {
-                        (
-                            name @ ("mcp.server.operation.duration"
-                            | "mcp.client.operation.duration"),
-                            AggregatedMetrics::F64(MetricData::Histogram(histogram)),
-                        ) => {
-                            assert_eq!(metric.unit(), "s");
-                            for point in histogram.data_points() {
-                                let get = |key: &str| {
-                                    point
-                                        .attributes()
-                                        .find(|kv| kv.key.as_str() == key)
-                                        .map(|kv| kv.value.to_string())
-                                };
-                                let bounds: Vec<f64> = point.bounds().collect();
-                                assert_eq!(bounds.first(), Some(&0.01), "{case}");
-                                assert_eq!(bounds.last(), Some(&300.0), "{case}");
-                                if get("mcp.method.name").as_deref() == Some("tools/call") {
-                                    let key = (
-                                        name.to_owned(),
-                                        get("gen_ai.tool.name"),
-                                        get("error.type"),
-                                    );
-                                    *counts.entry(key).or_default() = point.count();
-                                }
-                            }
-                        }
-                        (
-                            "mcp.server.requests.in_flight",
-                            AggregatedMetrics::I64(MetricData::Sum(sum)),
-                        ) => {
-                            in_flight = sum.data_points().map(|p| p.value()).next();
-                        }
-                        _ => {}
-                    }
-                }
+        // a server's session ends when it sees its client go, which a closed client does not
+        // wait for: read until the server has recorded it (or the guard fails the test)
+        let ended_sessions = u64::from(version != MODERN);
+        let seen = loop {
+            provider.force_flush().unwrap();
+            let seen = Collected::from(&exporter);
+            if seen
+                .sessions
+                .get("mcp.server.session.duration")
+                .copied()
+                .unwrap_or(0)
+                == ended_sessions
+            {
+                break seen;
             }
-        }
+            tokio::task::yield_now().await;
+        };
+        let (counts, in_flight) = (seen.counts, seen.in_flight);
+        // one client session in both eras; server sessions only where there are sessions
+        assert_eq!(
+            seen.sessions.get("mcp.client.session.duration"),
+            Some(&1),
+            "{case}"
+        );
+        // (2026-07-28 has no sessions: the count was never touched)
+        assert_eq!(seen.active.unwrap_or(0), 0, "{case}: no session left live");
         let some = |s: &str| Some(s.to_owned());
         let (server, client) = (
             "mcp.server.operation.duration".to_owned(),
@@ -470,4 +447,75 @@ async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error
         assert_eq!(in_flight, Some(0), "{case}: nothing left in flight");
     })
     .await;
+}
+
+/// What an in-memory metric exporter holds, as the metrics test reads it.
+#[cfg(feature = "otel")]
+#[derive(Default)]
+struct Collected {
+    /// (instrument, tool, error.type) -> count, for `tools/call`.
+    counts: BTreeMap<(String, Option<String>, Option<String>), u64>,
+    /// Requests in flight.
+    in_flight: Option<i64>,
+    /// Session histogram -> count.
+    sessions: BTreeMap<String, u64>,
+    /// Live server sessions.
+    active: Option<i64>,
+}
+
+#[cfg(feature = "otel")]
+impl From<&opentelemetry_sdk::metrics::InMemoryMetricExporter> for Collected {
+    fn from(exporter: &opentelemetry_sdk::metrics::InMemoryMetricExporter) -> Self {
+        use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+
+        // each export holds every instrument so far (cumulative): the last one wins
+        let mut seen = Self::default();
+        for resource in exporter.get_finished_metrics().unwrap() {
+            for scope in resource.scope_metrics() {
+                for metric in scope.metrics() {
+                    match (metric.name(), metric.data()) {
+                        (name, AggregatedMetrics::F64(MetricData::Histogram(histogram))) => {
+                            assert_eq!(metric.unit(), "s", "{name}");
+                            for point in histogram.data_points() {
+                                let get = |key: &str| {
+                                    point
+                                        .attributes()
+                                        .find(|kv| kv.key.as_str() == key)
+                                        .map(|kv| kv.value.to_string())
+                                };
+                                // the buckets the conventions advise
+                                let bounds: Vec<f64> = point.bounds().collect();
+                                assert_eq!(bounds.first(), Some(&0.01), "{name}");
+                                assert_eq!(bounds.last(), Some(&300.0), "{name}");
+                                if name.ends_with(".session.duration") {
+                                    seen.sessions.insert(name.to_owned(), point.count());
+                                } else if get("mcp.method.name").as_deref() == Some("tools/call") {
+                                    let key = (
+                                        name.to_owned(),
+                                        get("gen_ai.tool.name"),
+                                        get("error.type"),
+                                    );
+                                    seen.counts.insert(key, point.count());
+                                }
+                            }
+                        }
+                        (
+                            "mcp.server.requests.in_flight",
+                            AggregatedMetrics::I64(MetricData::Sum(sum)),
+                        ) => {
+                            seen.in_flight = sum.data_points().map(|p| p.value()).next();
+                        }
+                        (
+                            "mcp.server.sessions.active",
+                            AggregatedMetrics::I64(MetricData::Sum(sum)),
+                        ) => {
+                            seen.active = sum.data_points().map(|p| p.value()).next();
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        seen
+    }
 }
