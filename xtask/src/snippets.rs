@@ -26,8 +26,9 @@ cargo's output when a snippet does.";
 
 /// Pages that need presa features beyond its default set, and those features. Each page says
 /// so near its top, as its reader has to be told: `check_stated` holds the page to that.
-const PAGE_FEATURES: [(&str, &[&str]); 2] = [
+const PAGE_FEATURES: [(&str, &[&str]); 3] = [
     ("docs/authorization.md", &["jwt"]),
+    ("docs/observability.md", &["prometheus"]),
     ("docs/scale-out.md", &["redis"]),
 ];
 

@@ -84,6 +84,11 @@ struct MiddlewareGuide;
 #[doc = include_str!("../../../docs/scale-out.md")]
 struct ScaleOutGuide;
 
+/// The examples of docs/observability.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "prometheus"))]
+#[doc = include_str!("../../../docs/observability.md")]
+struct ObservabilityGuide;
+
 /// The examples of docs/tasks.md, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "in-process"))]
 #[doc = include_str!("../../../docs/tasks.md")]

@@ -21,6 +21,8 @@ mod endpoint;
 mod host;
 mod legacy;
 mod limit;
+#[cfg(feature = "prometheus")]
+mod metrics;
 mod options;
 mod origin;
 mod reject;
@@ -45,6 +47,8 @@ pub use auth::{Auth, AuthLayer, AuthOptions, TokenVerifier, VerifyError};
 pub use drain::{Drain, DrainReport};
 pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
+#[cfg(feature = "prometheus")]
+pub use metrics::{PrometheusError, PrometheusMetrics};
 pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
 pub use origin::{Origin, OriginLayer};
 pub use store::{
@@ -109,6 +113,23 @@ fn build<S: Clone + Send + Sync + 'static>(shared: Shared, hosts: Allow) -> Rout
             .route(&options.path, endpoint.layer(AuthLayer::new(auth.clone())))
             .merge(auth.metadata_router(&options.path)),
         None => Router::new().route(&options.path, endpoint),
+    };
+    // the scrape endpoint, behind the guards below like the MCP endpoint
+    #[cfg(feature = "prometheus")]
+    let router = match &options.metrics {
+        Some(metrics) => {
+            let served = metrics.clone();
+            let scrape = axum::routing::get(move || {
+                let served = served.clone();
+                async move { served.response() }
+            });
+            let scrape = match (&options.auth, metrics.is_authenticated()) {
+                (Some(auth), true) => scrape.layer(AuthLayer::new(auth.clone())),
+                _ => scrape,
+            };
+            router.route(metrics.get_path(), scrape)
+        }
+        None => router,
     };
     router
         .layer(BodyLimitLayer::new(options.max_body_bytes))

@@ -121,6 +121,9 @@ pub struct HttpOptions {
     pub(crate) event_buffer_bytes: usize,
     pub(crate) retry: Duration,
     pub(crate) auth: Option<AuthOptions>,
+    /// The Prometheus scrape endpoint served next to the MCP endpoint.
+    #[cfg(feature = "prometheus")]
+    pub(crate) metrics: Option<crate::PrometheusMetrics>,
 }
 
 impl fmt::Debug for HttpOptions {
@@ -176,11 +179,23 @@ impl Default for HttpOptions {
             event_buffer_bytes: 1024 * 1024,
             retry: Duration::from_millis(1000),
             auth: None,
+            #[cfg(feature = "prometheus")]
+            metrics: None,
         }
     }
 }
 
 impl HttpOptions {
+    /// Serves `metrics` for Prometheus to scrape, at their path (`/metrics` by default) next to
+    /// the MCP endpoint, behind the same `Host` and `Origin` guards, and behind the bearer auth
+    /// only when [`PrometheusMetrics::authenticated`](crate::PrometheusMetrics::authenticated)
+    /// (feature `prometheus`).
+    #[cfg(feature = "prometheus")]
+    pub fn metrics(mut self, metrics: crate::PrometheusMetrics) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
     /// The address to listen on ([`serve`](crate::serve)); for a [`router`](crate::router), the
     /// address its app listens on, which the default `Host` allow-list follows.
     pub fn host(mut self, host: impl Into<String>) -> Self {

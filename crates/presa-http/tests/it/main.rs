@@ -22,6 +22,8 @@ mod client_support;
 mod client_with_server;
 #[cfg(feature = "server")]
 mod drain;
+#[cfg(all(feature = "prometheus", feature = "client"))]
+mod metrics;
 #[cfg(feature = "server")]
 mod server_auth;
 #[cfg(feature = "server")]
