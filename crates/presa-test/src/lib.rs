@@ -14,6 +14,8 @@
 //!   from Debian's packages on first use ([`debian`]).
 //! - [`nginx`] (feature `nginx`): a real nginx balancing round-robin over upstreams, installed
 //!   the same way.
+//! - [`prometheus`] (feature `prometheus`): a real Prometheus scraping one target, installed the
+//!   same way.
 //!
 //! It is **not** published and not a public API: it is a dev-dependency of presa's own crates,
 //! and it changes with their tests. It depends on presa-core and presa-client only, never on
@@ -25,7 +27,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[cfg(any(feature = "redis", feature = "nginx"))]
+#[cfg(any(feature = "redis", feature = "nginx", feature = "prometheus"))]
 pub mod debian;
 #[cfg(feature = "fake")]
 pub mod fake;
@@ -37,7 +39,9 @@ pub mod message;
 pub mod nginx;
 #[cfg(feature = "oauth")]
 pub mod oauth;
-#[cfg(any(feature = "redis", feature = "nginx"))]
+#[cfg(any(feature = "redis", feature = "nginx", feature = "prometheus"))]
 mod process;
+#[cfg(feature = "prometheus")]
+pub mod prometheus;
 #[cfg(feature = "redis")]
 pub mod redis;

@@ -34,6 +34,8 @@ mod library;
 mod middleware;
 #[cfg(feature = "schemars")]
 mod notes;
+#[cfg(feature = "prometheus")]
+mod observed;
 mod patterns;
 #[cfg(feature = "schemars")]
 mod quickstart;
