@@ -394,8 +394,9 @@ impl DrivenConnection {
     /// handler sees in its [`Context`](crate::Context). Returns `false`, taking nothing, once
     /// the connection is closed.
     pub fn handle(&self, message: Message, arrival: &Arrival) -> bool {
+        let server = &self.inner.server;
         self.inner.take(arrival, |session| {
-            session.handle_message(now(), message);
+            take_in(server, session, message, arrival);
             Vec::new()
         })
     }
@@ -405,20 +406,21 @@ impl DrivenConnection {
     /// `-32700` or `-32600`, in order with everything else. Returns `false`, taking nothing,
     /// once the connection is closed.
     pub fn handle_frame(&self, bytes: &[u8], arrival: &Arrival) -> bool {
+        let server = &self.inner.server;
         self.inner.take(arrival, |session| {
             let batches = session
                 .initialize_era_client()
                 .is_some_and(|c| c.protocol_version.allows_batches());
             match decode_packet(bytes, batches) {
                 Ok(Packet::Single(message)) => {
-                    session.handle_message(now(), message);
+                    take_in(server, session, message, arrival);
                     Vec::new()
                 }
                 Ok(Packet::Batch(members)) => {
                     let mut rejected = Vec::new();
                     for member in members {
                         match member {
-                            Ok(message) => session.handle_message(now(), message),
+                            Ok(message) => take_in(server, session, message, arrival),
                             Err(error) => rejected.push(error.to_response()),
                         }
                     }
@@ -582,6 +584,22 @@ impl Drop for DrivenConnection {
     fn drop(&mut self) {
         // no lock here: see `Driven::closed`
         self.inner.closed.store(true, Ordering::Release);
+    }
+}
+
+/// Hands `message` to `session`. What the session handles by itself (a notification;
+/// `initialize`, `ping`, `logging/setLevel`) is observed while it does: its span, its duration.
+/// The requests it dispatches are observed when they start.
+fn take_in(server: &Server, session: &mut ServerSession, message: Message, arrival: &Arrival) {
+    let version = session.initialize_era_client().map(|c| c.protocol_version);
+    match crate::telemetry::Observed::session_message(server, &message, version, arrival) {
+        Some(observed) => {
+            observed
+                .span()
+                .in_scope(|| session.handle_message(now(), message));
+            observed.taken();
+        }
+        None => session.handle_message(now(), message),
     }
 }
 

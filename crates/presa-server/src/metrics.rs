@@ -73,10 +73,10 @@ impl Operation {
     /// Starts measuring `request`, served by `server`.
     pub(crate) fn start(server: &Server, request: &Spanned<'_>) -> Self {
         let metrics = &server.inner.metrics;
-        let mut attributes = vec![
-            KeyValue::new("mcp.method.name", request.method.to_owned()),
-            KeyValue::new("mcp.protocol.version", request.version.as_str()),
-        ];
+        let mut attributes = vec![KeyValue::new("mcp.method.name", request.method.to_owned())];
+        if let Some(version) = request.version {
+            attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+        }
         // only a tool or prompt the server has: names a client makes up must not grow the
         // metrics' attribute sets without bound
         if let Some(target) = SpanTarget::of(request.method).filter(|t| t.names_span())
@@ -121,6 +121,11 @@ impl Operation {
             }
             Ok(_) => {}
         }
+        self.record();
+    }
+
+    /// Records the end of what has no answer to tell of (a notification taken in).
+    pub(crate) fn done(mut self) {
         self.record();
     }
 

@@ -115,8 +115,8 @@ pub(crate) fn start(
         server,
         &telemetry::Spanned {
             method: &request.method,
-            id: &request.id,
-            version: request.client.protocol_version,
+            id: Some(&request.id),
+            version: Some(request.client.protocol_version),
             params: request.params.as_deref(),
             meta: request.meta.as_ref(),
             arrival,

@@ -21,11 +21,14 @@ use tracing::field::Empty;
 
 use crate::transport::{Arrival, Transport};
 
-/// What a request's span is made from: the request as its session read it, and how it arrived.
+/// What a request's (or a notification's) span is made from: the message as its session read
+/// it, and how it arrived.
 pub(crate) struct Spanned<'a> {
     pub(crate) method: &'a str,
-    pub(crate) id: &'a RequestId,
-    pub(crate) version: ProtocolVersion,
+    /// A request's id; none for a notification.
+    pub(crate) id: Option<&'a RequestId>,
+    /// The revision it is served under, when known (not before `initialize` was answered).
+    pub(crate) version: Option<ProtocolVersion>,
     pub(crate) params: Option<&'a RawValue>,
     /// The params' `_meta`, where the client's trace context travels.
     pub(crate) meta: Option<&'a Meta>,
@@ -50,8 +53,8 @@ pub(crate) fn request_span(request: &Spanned<'_>) -> Span {
         otel.status_code = Empty,
         otel.status_message = Empty,
         mcp.method.name = method,
-        jsonrpc.request.id = %id,
-        mcp.protocol.version = version.as_str(),
+        jsonrpc.request.id = Empty,
+        mcp.protocol.version = Empty,
         mcp.session.id = Empty,
         gen_ai.operation.name = Empty,
         gen_ai.tool.name = Empty,
@@ -64,6 +67,12 @@ pub(crate) fn request_span(request: &Spanned<'_>) -> Span {
     );
     if span.is_disabled() {
         return span;
+    }
+    if let Some(id) = id {
+        span.record("jsonrpc.request.id", id.to_string().as_str());
+    }
+    if let Some(version) = version {
+        span.record("mcp.protocol.version", version.as_str());
     }
     #[cfg(feature = "otel")]
     parent_on_meta(&span, meta);
@@ -86,7 +95,7 @@ pub(crate) fn request_span(request: &Spanned<'_>) -> Span {
         span.record("gen_ai.operation.name", "execute_tool");
     }
     // a session id only where sessions are: the 2026-07-28 conventions forbid one
-    if version.era() == Era::Initialize
+    if version.is_some_and(|version| version.era() == Era::Initialize)
         && let Some(session) = arrival.session()
     {
         span.record("mcp.session.id", session);
@@ -126,6 +135,47 @@ impl Observed {
     /// The request's span.
     pub(crate) fn span(&self) -> &Span {
         &self.span
+    }
+
+    /// Starts observing a message the session handles by itself: a notification, or one of the
+    /// requests it answers (`initialize`, `ping`, `logging/setLevel`). `None` for any other
+    /// message: a response, or a request the server dispatches (observed when it starts).
+    pub(crate) fn session_message(
+        server: &crate::Server,
+        message: &presa_core::Message,
+        version: Option<ProtocolVersion>,
+        arrival: &Arrival,
+    ) -> Option<Self> {
+        let (method, id, params) = match message {
+            presa_core::Message::Notification(n) => (n.method.as_str(), None, n.params.as_deref()),
+            presa_core::Message::Request(r)
+                if matches!(
+                    r.method.as_str(),
+                    "initialize" | "ping" | "logging/setLevel"
+                ) =>
+            {
+                (r.method.as_str(), Some(&r.id), r.params.as_deref())
+            }
+            _ => return None,
+        };
+        let meta = None;
+        Some(Self::start(
+            server,
+            &Spanned {
+                method,
+                id,
+                version,
+                params,
+                meta,
+                arrival,
+            },
+        ))
+    }
+
+    /// Records the end of a message the session took in by itself.
+    pub(crate) fn taken(self) {
+        #[cfg(feature = "otel")]
+        self.operation.done();
     }
 
     /// Records how the request ended (a tool's error result when `tool_error`).

@@ -174,6 +174,25 @@ async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions(
         assert_eq!(nope.field("error.type"), Some("-32602"), "{case}");
         assert_eq!(nope.field("rpc.response.status_code"), Some("-32602"));
         assert_eq!(nope.field("otel.status_code"), Some("error"));
+        // what the session takes in by itself has spans too: the handshake of the initialize era
+        if version != MODERN {
+            let spans = seen.spans.lock().unwrap();
+            let by_method = |method: &str| {
+                spans
+                    .values()
+                    .find(|span| span.field("mcp.method.name") == Some(method))
+                    .cloned()
+            };
+            let initialize = by_method("initialize").unwrap_or_else(|| panic!("{case}"));
+            assert!(initialize.field("jsonrpc.request.id").is_some(), "{case}");
+            let initialized =
+                by_method("notifications/initialized").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(initialized.field("jsonrpc.request.id"), None, "{case}");
+            assert_eq!(
+                initialized.field("otel.name"),
+                Some("notifications/initialized")
+            );
+        }
         // the handler's own event is inside its request's span
         let events = seen.events.lock().unwrap();
         let inside = events.iter().find(|(message, _)| message == "inside echo");
