@@ -27,7 +27,7 @@ use crate::definitions::{
     ToolEntry,
 };
 use crate::input::Suspension;
-use crate::middleware::{ListFilter, McpResponse, Target};
+use crate::middleware::{ListFilter, McpResponse, Served, Target};
 use crate::prompt::CompletionInput;
 use crate::resource::ResourceOutcome;
 use crate::rounds::run;
@@ -328,6 +328,21 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<McpResponse, ErrorObject> {
+        let started = self.start_call(defs, params, cx)?;
+        // the tool is known from here on: its answer, an error too, says which it was
+        let tool = Arc::clone(&started.entry);
+        let answer = self.run_call(started, params).await;
+        Ok(answer
+            .unwrap_or_else(McpResponse::error)
+            .served_by(Served::Tool(tool)))
+    }
+
+    /// Runs a started call to its answer.
+    async fn run_call(
+        &self,
+        started: StartedCall,
+        params: Option<&RawValue>,
+    ) -> Result<McpResponse, ErrorObject> {
         // Everything up to the handler's start is plain code, and what may become a task is
         // boxed: the call's future, boxed once per request, stays within the allocator's
         // small-block caches.
@@ -338,7 +353,7 @@ impl Server {
             round,
             mut running,
             request_cancellation,
-        } = self.start_call(defs, params, cx)?;
+        } = started;
         let era = cx.protocol_version().era();
         let ran = match mode {
             CallMode::Inline => running.await,
@@ -628,6 +643,22 @@ impl Server {
                 clipped(&params.name)
             )));
         };
+        let entry = Arc::clone(entry);
+        // the prompt is known from here on: its answer, an error too, says which it was
+        let answer = self.render_prompt(&entry, raw_params, params, cx).await;
+        Ok(answer
+            .unwrap_or_else(McpResponse::error)
+            .served_by(Served::Prompt(entry)))
+    }
+
+    /// A known prompt's answer.
+    async fn render_prompt(
+        &self,
+        entry: &PromptEntry,
+        raw_params: Option<&RawValue>,
+        params: GetPromptRequestParams,
+        cx: Context,
+    ) -> Result<McpResponse, ErrorObject> {
         check_scopes(&cx, Described("prompt", &params.name), &entry.scopes)?;
         let arguments = params.arguments.unwrap_or_default();
         let missing: Vec<&str> = entry

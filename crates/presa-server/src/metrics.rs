@@ -73,24 +73,10 @@ impl Operation {
     /// Starts measuring `request`, served by `server`.
     pub(crate) fn start(server: &Server, request: &Spanned<'_>) -> Self {
         let metrics = &server.inner.metrics;
-        let mut attributes = vec![KeyValue::new("mcp.method.name", request.method.to_owned())];
+        let mut attributes = Vec::with_capacity(8);
+        attributes.push(KeyValue::new("mcp.method.name", request.method.to_owned()));
         if let Some(version) = request.version {
             attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
-        }
-        // only a tool or prompt the server has: names a client makes up must not grow the
-        // metrics' attribute sets without bound
-        if let Some(target) = SpanTarget::of(request.method).filter(|t| t.names_span())
-            && let Some(named) = crate::telemetry::named_in(request.params, target.param())
-        {
-            let definitions = server.snapshot();
-            let known = match target {
-                SpanTarget::Tool => definitions.tool(&named).is_some(),
-                SpanTarget::Prompt => definitions.prompt(&named).is_some(),
-                SpanTarget::Resource => false,
-            };
-            if known {
-                attributes.push(KeyValue::new(target.attribute(), named));
-            }
         }
         if request.method == "tools/call" {
             attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
@@ -105,8 +91,19 @@ impl Operation {
         }
     }
 
-    /// Records the request's end: its duration, with the error it failed with.
-    pub(crate) fn end(mut self, result: &Result<RawJson, ErrorObject>, tool_error: bool) {
+    /// Records the request's end: its duration, with the tool or prompt that served it (only
+    /// one the server has, as the dispatcher found it: names a client makes up must not grow
+    /// the metrics' attribute sets) and the error it failed with.
+    pub(crate) fn end(
+        mut self,
+        result: &Result<RawJson, ErrorObject>,
+        tool_error: bool,
+        served: Option<(SpanTarget, &str)>,
+    ) {
+        if let Some((target, name)) = served {
+            self.attributes
+                .push(KeyValue::new(target.attribute(), name.to_owned()));
+        }
         match result {
             Err(error) => {
                 let code = error.code.code().to_string();

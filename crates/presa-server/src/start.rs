@@ -17,7 +17,7 @@ use crate::BoxFuture;
 use crate::context::{Cancellation, Context, Peer};
 use crate::events::{Change, list_changed_method};
 use crate::input::InputError;
-use crate::middleware::{McpRequest, McpResponse, Next};
+use crate::middleware::{McpRequest, McpResponse, Next, Served};
 use crate::server::Server;
 use crate::telemetry;
 use crate::transport::Arrival;
@@ -132,7 +132,7 @@ pub(crate) fn start(
             )
         })
     {
-        observed.end(&result, false);
+        observed.end(&result, false, None);
         return Start::Answered(request.id, result);
     }
     let cancellation = Cancellation::new();
@@ -187,8 +187,8 @@ fn ended_with(
     response: McpResponse,
 ) -> Result<RawJson, ErrorObject> {
     let tool_error = response.is_tool_error();
-    let result = response.into_result();
-    observed.end(&result, tool_error);
+    let (result, served) = response.into_parts();
+    observed.end(&result, tool_error, served.as_ref().map(Served::named));
     result
 }
 

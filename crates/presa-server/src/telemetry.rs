@@ -178,11 +178,19 @@ impl Observed {
         self.operation.done();
     }
 
-    /// Records how the request ended (a tool's error result when `tool_error`).
-    pub(crate) fn end(self, result: &Result<RawJson, ErrorObject>, tool_error: bool) {
+    /// Records how the request ended (a tool's error result when `tool_error`), served by the
+    /// tool or prompt `served` names.
+    pub(crate) fn end(
+        self,
+        result: &Result<RawJson, ErrorObject>,
+        tool_error: bool,
+        served: Option<(SpanTarget, &str)>,
+    ) {
         record_end(&self.span, result, tool_error);
         #[cfg(feature = "otel")]
-        self.operation.end(result, tool_error);
+        self.operation.end(result, tool_error, served);
+        #[cfg(not(feature = "otel"))]
+        let _ = served;
     }
 }
 
@@ -296,7 +304,7 @@ pub(crate) fn record_outgoing_end(
 }
 
 /// The member `member` (`name`, `uri`) of a request's params, reading only it.
-pub(crate) fn named_in(params: Option<&RawValue>, member: &str) -> Option<String> {
+fn named_in(params: Option<&RawValue>, member: &str) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Names {
         #[serde(default)]

@@ -381,6 +381,34 @@ fn resolve(definitions: &Definitions, method: &str, params: Option<&RawValue>) -
 pub struct McpResponse {
     result: Result<RawJson, ErrorObject>,
     kind: Kind,
+    /// The tool or prompt that served it, once known.
+    served: Option<Served>,
+}
+
+/// The definition that served a request.
+#[derive(Clone)]
+pub(crate) enum Served {
+    Tool(Arc<ToolEntry>),
+    Prompt(Arc<PromptEntry>),
+}
+
+impl Served {
+    /// What it is, and its name.
+    pub(crate) fn named(&self) -> (presa_core::SpanTarget, &str) {
+        match self {
+            Self::Tool(entry) => (presa_core::SpanTarget::Tool, &entry.tool.name),
+            Self::Prompt(entry) => (presa_core::SpanTarget::Prompt, &entry.prompt.name),
+        }
+    }
+}
+
+impl fmt::Debug for Served {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Tool(entry) => f.debug_tuple("Tool").field(&entry.tool.name).finish(),
+            Self::Prompt(entry) => f.debug_tuple("Prompt").field(&entry.prompt.name).finish(),
+        }
+    }
 }
 
 /// What kind of result a response holds.
@@ -409,6 +437,7 @@ impl McpResponse {
         Self {
             result: Err(error.into()),
             kind: Kind::Done,
+            served: None,
         }
     }
 
@@ -420,6 +449,7 @@ impl McpResponse {
             } else {
                 Kind::Done
             },
+            served: None,
         }
     }
 
@@ -428,6 +458,7 @@ impl McpResponse {
         Self {
             result: Ok(result),
             kind: Kind::Done,
+            served: None,
         }
     }
 
@@ -436,6 +467,7 @@ impl McpResponse {
         Self {
             result: Ok(result),
             kind: Kind::InputRequired,
+            served: None,
         }
     }
 
@@ -444,7 +476,19 @@ impl McpResponse {
         Self {
             result: Ok(result),
             kind: Kind::Task(task),
+            served: None,
         }
+    }
+
+    /// This answer, served by `served`.
+    pub(crate) fn served_by(mut self, served: Served) -> Self {
+        self.served = Some(served);
+        self
+    }
+
+    /// The result or the error, and the tool or prompt that served it.
+    pub(crate) fn into_parts(self) -> (Result<RawJson, ErrorObject>, Option<Served>) {
+        (self.result, self.served)
     }
 
     /// Whether this answers a 2026-07-28 request with `input_required`: the call is not over,
@@ -490,6 +534,7 @@ impl From<Result<RawJson, ErrorObject>> for McpResponse {
         Self {
             result,
             kind: Kind::Done,
+            served: None,
         }
     }
 }
