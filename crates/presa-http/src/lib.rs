@@ -4,6 +4,10 @@
 //! Feature `server` (default) gives the server side; feature `client` (default) the client
 //! transport. A server-only build compiles no reqwest.
 //!
+//! Diagnostics are `tracing` events with target `presa_http`: warnings for what went wrong
+//! (a message that does not decode, a refused notification, a failed `DELETE`), `debug` for
+//! routine steps (a session started or deleted).
+//!
 //! **Architecture invariant:** presa-http adapts HTTP to messages and holds no protocol logic; the
 //! header rules it enforces come from presa-core.
 

@@ -11,7 +11,6 @@ use presa_client::ClientChannel;
 use tokio::sync::mpsc;
 
 use crate::StdioError;
-use crate::framing::Log;
 use crate::process;
 
 /// How many messages may wait in each direction between the client and the pipes.
@@ -80,12 +79,11 @@ pub struct CommandOptions {
     stderr: Stderr,
     close_timeout: Duration,
     max_line_bytes: usize,
-    log: Log,
 }
 
 impl Default for CommandOptions {
     /// This process's environment and working directory, stderr inherited, a 2 s close timeout,
-    /// lines up to 64 MiB, diagnostics as `tracing` warnings.
+    /// lines up to 64 MiB.
     fn default() -> Self {
         Self {
             env: Vec::new(),
@@ -93,7 +91,6 @@ impl Default for CommandOptions {
             stderr: Stderr::Inherit,
             close_timeout: Duration::from_secs(2),
             max_line_bytes: 64 * 1024 * 1024,
-            log: Log::default(),
         }
     }
 }
@@ -139,15 +136,6 @@ impl CommandOptions {
         self.max_line_bytes = max;
         self
     }
-
-    /// Where diagnostics go: lines from the server skipped (not a message, too long), read and
-    /// write failures, a server that had to be terminated. The default emits a `tracing`
-    /// warning (target `presa_stdio`).
-    #[must_use]
-    pub fn log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.log = Log::new(log);
-        self
-    }
 }
 
 /// Starts a server process and returns the channel a presa client connects over.
@@ -157,7 +145,8 @@ impl CommandOptions {
 /// [`CommandOptions::stderr`]. Must be called inside a tokio runtime with I/O and time enabled;
 /// the pipes are served by tasks on it.
 ///
-/// - Lines from the server that are not JSON-RPC messages are logged and skipped.
+/// - Lines from the server that are not JSON-RPC messages are logged and skipped: like every
+///   diagnostic here, as a `tracing` event with target `presa_stdio`.
 /// - If the server exits while the client is connected (a crash, or an exit on its own), the
 ///   client gets [`TransportEvent::Closed`](presa_client::TransportEvent::Closed) with a
 ///   [`TransportErrorKind::Closed`](presa_client::TransportErrorKind::Closed) error such as
@@ -228,7 +217,6 @@ where
         stderr: options.stderr,
         close_timeout: options.close_timeout,
         max_line_bytes: options.max_line_bytes,
-        log: options.log,
     };
     process::start(&runtime, pipes).map_err(spawn_error)?;
     Ok(ClientChannel::new(outgoing, incoming))

@@ -1,9 +1,7 @@
 //! Newline-delimited framing, shared by both sides: a line reader that never holds more than a
 //! bounded line, and a writer that batches flushes.
 
-use std::fmt;
 use std::io;
-use std::sync::Arc;
 
 use presa_core::Message;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
@@ -11,33 +9,6 @@ use tokio::sync::mpsc;
 
 /// How much is read from, or buffered for, a pipe at a time.
 const CHUNK: usize = 64 * 1024;
-
-/// A diagnostics sink: called with one line of text.
-#[derive(Clone)]
-pub(crate) struct Log(Arc<dyn Fn(&str) + Send + Sync>);
-
-impl Log {
-    pub(crate) fn new(f: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        Self(Arc::new(f))
-    }
-
-    pub(crate) fn line(&self, line: &str) {
-        (self.0)(line);
-    }
-}
-
-impl Default for Log {
-    /// A `tracing` warning with target `presa_stdio`; with a subscriber it lands on stderr.
-    fn default() -> Self {
-        Self::new(|line| tracing::warn!(target: "presa_stdio", "{line}"))
-    }
-}
-
-impl fmt::Debug for Log {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Log(..)")
-    }
-}
 
 /// What [`LineReader::next_line`] read.
 #[derive(Debug, PartialEq, Eq)]

@@ -9,6 +9,8 @@
 //!
 //! One JSON-RPC message per line, UTF-8, no embedded newlines, the same in every protocol
 //! revision. stdout carries protocol messages and nothing else: a stdio server logs to stderr.
+//! Diagnostics (lines skipped, a server that had to be terminated) are `tracing` events with
+//! target `presa_stdio`: warnings for what went wrong, `info` for a step of closing.
 //! `docs/transports.md` in the repository has the options, the shutdown sequence and examples.
 //!
 //! This crate is not the protocol: decoding errors, revisions, the handshake and `_meta` are

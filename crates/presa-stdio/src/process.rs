@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{self, Instant};
 
 use crate::Stderr;
-use crate::framing::{Line, LineReader, LineWriter, Log, excerpt, is_blank};
+use crate::framing::{Line, LineReader, LineWriter, excerpt, is_blank};
 
 /// After the server exits, how long its stdout and stderr may take to reach their end (a child
 /// of the server may hold them open).
@@ -40,7 +40,6 @@ pub(crate) struct Pipes {
     pub(crate) stderr: Stderr,
     pub(crate) close_timeout: Duration,
     pub(crate) max_line_bytes: usize,
-    pub(crate) log: Log,
 }
 
 /// Spawns the tasks serving the pipes of `pipes.child`.
@@ -53,25 +52,17 @@ pub(crate) fn start(runtime: &Handle, pipes: Pipes) -> io::Result<()> {
         stderr,
         close_timeout,
         max_line_bytes,
-        log,
     } = pipes;
     let missing = |name: &str| io::Error::other(format!("the server's {name} is not piped"));
     let stdin = child.stdin.take().ok_or_else(|| missing("stdin"))?;
     let stdout = child.stdout.take().ok_or_else(|| missing("stdout"))?;
     let tail = StderrTail::default();
     let stderr = match (stderr, child.stderr.take()) {
-        (Stderr::Lines(f), Some(pipe)) => {
-            Some(runtime.spawn(read_stderr(pipe, f, tail.clone(), log.clone())))
-        }
+        (Stderr::Lines(f), Some(pipe)) => Some(runtime.spawn(read_stderr(pipe, f, tail.clone()))),
         _ => None,
     };
     let writer = runtime.spawn(write_stdin(stdin, outgoing, client_handle));
-    let reader = runtime.spawn(read_stdout(
-        stdout,
-        events.clone(),
-        max_line_bytes,
-        log.clone(),
-    ));
+    let reader = runtime.spawn(read_stdout(stdout, events.clone(), max_line_bytes));
     runtime.spawn(supervise(Supervised {
         child,
         writer,
@@ -80,7 +71,6 @@ pub(crate) fn start(runtime: &Handle, pipes: Pipes) -> io::Result<()> {
         tail,
         events,
         close_timeout,
-        log,
     }));
     Ok(())
 }
@@ -125,12 +115,7 @@ async fn client_gone(client: &mpsc::WeakSender<Transmit>) {
 }
 
 /// Delivers the server's messages to the client until its stdout ends.
-async fn read_stdout(
-    stdout: ChildStdout,
-    events: mpsc::Sender<TransportEvent>,
-    max: usize,
-    log: Log,
-) {
+async fn read_stdout(stdout: ChildStdout, events: mpsc::Sender<TransportEvent>, max: usize) {
     let mut lines = LineReader::new(stdout, max, false);
     // once the client stops listening, keep draining so that the server never blocks on us
     let mut listening = true;
@@ -143,13 +128,15 @@ async fn read_stdout(
         match lines.next_line().await {
             Ok(None) => return,
             Err(error) => {
-                log.line(&format!("reading the server's stdout failed: {error}"));
+                tracing::warn!(target: "presa_stdio", %error, "reading the server's stdout failed");
                 return;
             }
             Ok(Some(Line::TooLong { .. })) => {
-                log.line(&format!(
-                    "skipping a line from the server longer than {max} bytes"
-                ));
+                tracing::warn!(
+                    target: "presa_stdio",
+                    max,
+                    "skipping a line from the server longer than the limit"
+                );
             }
             Ok(Some(Line::Full(bytes))) if is_blank(&bytes) => {}
             Ok(Some(Line::Full(bytes))) => match decode_packet(&bytes, true) {
@@ -158,16 +145,21 @@ async fn read_stdout(
                     for member in members {
                         match member {
                             Ok(message) => deliver(message).await,
-                            Err(error) => log
-                                .line(&format!("skipping a batch member from the server: {error}")),
+                            Err(error) => tracing::warn!(
+                                target: "presa_stdio",
+                                %error,
+                                "skipping a batch member from the server"
+                            ),
                         }
                     }
                 }
                 Err(error) => {
-                    log.line(&format!(
-                        "skipping a line from the server that is not a message ({error}): {}",
-                        excerpt(&bytes)
-                    ));
+                    tracing::warn!(
+                        target: "presa_stdio",
+                        %error,
+                        line = %excerpt(&bytes),
+                        "skipping a line from the server that is not a message"
+                    );
                 }
             },
         }
@@ -213,12 +205,7 @@ fn truncate(line: &str, max: usize) -> String {
     format!("{}…", &line[..end])
 }
 
-async fn read_stderr(
-    pipe: ChildStderr,
-    each: Arc<dyn Fn(&str) + Send + Sync>,
-    tail: StderrTail,
-    log: Log,
-) {
+async fn read_stderr(pipe: ChildStderr, each: Arc<dyn Fn(&str) + Send + Sync>, tail: StderrTail) {
     let mut lines = LineReader::new(pipe, STDERR_LINE_MAX, true);
     let mut calling = true;
     while let Ok(Some(line)) = lines.next_line().await {
@@ -230,7 +217,10 @@ async fn read_stderr(
         // a panicking callback must not stop the draining: the server would block on stderr
         if calling && catch_unwind(AssertUnwindSafe(|| each(&text))).is_err() {
             calling = false;
-            log.line("the stderr callback panicked; the server's stderr is no longer passed on");
+            tracing::warn!(
+                target: "presa_stdio",
+                "the stderr callback panicked; the server's stderr is no longer passed on"
+            );
         }
     }
 }
@@ -243,7 +233,6 @@ struct Supervised {
     tail: StderrTail,
     events: mpsc::Sender<TransportEvent>,
     close_timeout: Duration,
-    log: Log,
 }
 
 /// What ended the session.
@@ -274,7 +263,6 @@ async fn supervise(supervised: Supervised) {
         tail,
         events,
         close_timeout,
-        log,
     } = supervised;
     let mut reader_done = false;
     let mut exit = None;
@@ -297,13 +285,17 @@ async fn supervise(supervised: Supervised) {
     writer.abort();
     let (status, stopped) = match exit {
         Some(status) => (status, Stopped::Exited),
-        None => stop(&mut child, close_timeout, &log).await,
+        None => stop(&mut child, close_timeout).await,
     };
     // what the server wrote before it exited reaches the client before the end does
     let deadline = Instant::now() + DRAIN;
     if !reader_done && time::timeout_at(deadline, &mut reader).await.is_err() {
         reader.abort();
-        log.line("the server's stdout is still open after it exited (held by a child process?); closing anyway");
+        tracing::warn!(
+            target: "presa_stdio",
+            "the server's stdout is still open after it exited (held by a child process?); \
+             closing anyway"
+        );
     }
     if let Some(mut stderr) = stderr
         && time::timeout_at(deadline, &mut stderr).await.is_err()
@@ -319,24 +311,25 @@ async fn supervise(supervised: Supervised) {
 
 /// Closes in steps: wait for the server to exit after its stdin closed, then SIGTERM its
 /// process group and wait again, then SIGKILL. Always reaps.
-async fn stop(
-    child: &mut Child,
-    timeout: Duration,
-    log: &Log,
-) -> (io::Result<ExitStatus>, Stopped) {
+async fn stop(child: &mut Child, timeout: Duration) -> (io::Result<ExitStatus>, Stopped) {
     if let Ok(status) = time::timeout(timeout, child.wait()).await {
         return (status, Stopped::Exited);
     }
-    log.line(&format!(
-        "the server did not exit within {timeout:?} of closing its stdin; sending SIGTERM"
-    ));
-    terminate(child, log).await;
+    // the step the spec names after closing stdin: routine, not yet a fault
+    tracing::info!(
+        target: "presa_stdio",
+        ?timeout,
+        "the server did not exit in time after its stdin was closed; sending SIGTERM"
+    );
+    terminate(child).await;
     if let Ok(status) = time::timeout(timeout, child.wait()).await {
         return (status, Stopped::Terminated);
     }
-    log.line(&format!(
-        "the server did not exit within {timeout:?} of SIGTERM; sending SIGKILL"
-    ));
+    tracing::warn!(
+        target: "presa_stdio",
+        ?timeout,
+        "the server did not exit in time after SIGTERM; sending SIGKILL"
+    );
     kill(child).await;
     (child.wait().await, Stopped::Killed)
 }
@@ -344,17 +337,19 @@ async fn stop(
 /// SIGTERM to the server's process group (it leads one of its own), through `kill(1)`; where
 /// that cannot run, the server alone is killed.
 #[cfg(unix)]
-async fn terminate(child: &mut Child, log: &Log) {
+async fn terminate(child: &mut Child) {
     if let Err(error) = signal_group(child, "TERM").await {
-        log.line(&format!(
-            "could not run `kill` to send SIGTERM ({error}); killing the server instead"
-        ));
+        tracing::warn!(
+            target: "presa_stdio",
+            %error,
+            "could not run `kill` to send SIGTERM; killing the server instead"
+        );
         let _ = child.start_kill();
     }
 }
 
 #[cfg(not(unix))]
-async fn terminate(child: &mut Child, _log: &Log) {
+async fn terminate(child: &mut Child) {
     let _ = child.start_kill();
 }
 

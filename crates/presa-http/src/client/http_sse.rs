@@ -71,7 +71,7 @@ pub(crate) async fn fallback(
                 endpoint = Some(url);
                 continue;
             }
-            for message in decode_event(conn, event) {
+            for message in decode_event(event) {
                 if !conn.deliver(message).await {
                     return Outcome::Done;
                 }
@@ -126,9 +126,12 @@ pub(crate) async fn send(
     };
     match request {
         Some(id) => conn.fail(id, error).await,
-        None => conn
-            .log
-            .line(&format!("the server refused {what}: {error}")),
+        None => tracing::warn!(
+            target: "presa_http",
+            what,
+            %error,
+            "the server refused a message"
+        ),
     }
     false
 }

@@ -123,7 +123,6 @@ pub fn client(
         parsed,
         headers,
         options.token_provider,
-        options.log,
         options.max_message_bytes,
         events,
     );

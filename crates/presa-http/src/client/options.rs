@@ -6,33 +6,6 @@ use std::time::Duration;
 
 use super::token::TokenProvider;
 
-/// Where diagnostics go.
-#[derive(Clone)]
-pub(crate) struct Log(Arc<dyn Fn(&str) + Send + Sync>);
-
-impl Log {
-    pub(crate) fn new(f: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        Self(Arc::new(f))
-    }
-
-    pub(crate) fn line(&self, line: &str) {
-        (self.0)(line);
-    }
-}
-
-impl Default for Log {
-    /// A `tracing` warning with target `presa_http`.
-    fn default() -> Self {
-        Self::new(|line| tracing::warn!(target: "presa_http", "{line}"))
-    }
-}
-
-impl fmt::Debug for Log {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Log(..)")
-    }
-}
-
 /// Tunables of [`client`](crate::client()).
 ///
 /// | Option | Default | Meaning |
@@ -41,7 +14,10 @@ impl fmt::Debug for Log {
 /// | [`token_provider`](Self::token_provider) | none | a bearer token per request, or OAuth |
 /// | [`connect_timeout`](Self::connect_timeout) | 10 s | how long opening a connection may take |
 /// | [`max_message_bytes`](Self::max_message_bytes) | 16 MiB | the largest JSON body or SSE event accepted |
-/// | [`log`](Self::log) | `tracing` warnings | where diagnostics go |
+///
+/// Diagnostics (a message that does not decode, a refused notification, a GET stream given
+/// up, a failed `DELETE`) are not an option: they are `tracing` events with target
+/// `presa_http`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -49,8 +25,7 @@ impl fmt::Debug for Log {
 ///
 /// let options = HttpClientOptions::default()
 ///     .header("Authorization", "Bearer s3cr3t")
-///     .connect_timeout(Duration::from_secs(3))
-///     .log(|line| eprintln!("[mcp http] {line}"));
+///     .connect_timeout(Duration::from_secs(3));
 /// # drop(options);
 /// ```
 #[derive(Clone)]
@@ -59,19 +34,16 @@ pub struct HttpClientOptions {
     pub(crate) token_provider: Option<Arc<dyn TokenProvider>>,
     pub(crate) connect_timeout: Duration,
     pub(crate) max_message_bytes: usize,
-    pub(crate) log: Log,
 }
 
 impl Default for HttpClientOptions {
-    /// No extra headers, no token provider, a 10 s connect timeout, messages up to 16 MiB,
-    /// diagnostics as `tracing` warnings (target `presa_http`).
+    /// No extra headers, no token provider, a 10 s connect timeout, messages up to 16 MiB.
     fn default() -> Self {
         Self {
             headers: Vec::new(),
             token_provider: None,
             connect_timeout: Duration::from_secs(10),
             max_message_bytes: 16 * 1024 * 1024,
-            log: Log::default(),
         }
     }
 }
@@ -88,7 +60,6 @@ impl fmt::Debug for HttpClientOptions {
             )
             .field("connect_timeout", &self.connect_timeout)
             .field("max_message_bytes", &self.max_message_bytes)
-            .field("log", &self.log)
             .finish()
     }
 }
@@ -135,15 +106,6 @@ impl HttpClientOptions {
     #[must_use]
     pub fn max_message_bytes(mut self, max: usize) -> Self {
         self.max_message_bytes = max;
-        self
-    }
-
-    /// Where diagnostics go: messages that do not
-    /// decode, refused notifications, a GET stream that failed, a failed `DELETE`. The default
-    /// emits a `tracing` warning (target `presa_http`).
-    #[must_use]
-    pub fn log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.log = Log::new(log);
         self
     }
 }

@@ -100,7 +100,7 @@ pub(crate) async fn request(conn: &Conn, post: Post, ctx: RequestCtx) -> Outcome
         }
     };
     let mut messages = match decode_packet(&body, true) {
-        Ok(packet) => messages_of(conn, packet),
+        Ok(packet) => messages_of(packet),
         Err(e) => {
             let what = media.unwrap_or_else(|| "no content type".to_owned());
             let mut detail = format!("HTTP {status} ({what}) is not a JSON-RPC response: {e}");
@@ -240,7 +240,7 @@ pub(crate) async fn notify(
     let headers = match post.headers {
         Ok(headers) => headers,
         Err(error) => {
-            conn.log.line(&format!("could not send {what}: {error}"));
+            tracing::warn!(target: "presa_http", what, %error, "could not send a message");
             return Outcome::Done;
         }
     };
@@ -257,31 +257,35 @@ pub(crate) async fn notify(
             let body = read_body(response, ERROR_BODY_MAX)
                 .await
                 .unwrap_or_default();
-            let mut line = format!("the server refused {what}: {status}");
-            if !body.is_empty() {
-                line.push_str(": ");
-                line.push_str(&excerpt(&body));
-            }
-            conn.log.line(&line);
+            tracing::warn!(
+                target: "presa_http",
+                what,
+                status,
+                body = %excerpt(&body),
+                "the server refused a message"
+            );
             Outcome::Done
         }
         Err(error) => {
-            conn.log.line(&format!("could not send {what}: {error}"));
+            tracing::warn!(target: "presa_http", what, %error, "could not send a message");
             Outcome::Done
         }
     }
 }
 
-fn messages_of(conn: &Conn, packet: Packet) -> Vec<Message> {
+fn messages_of(packet: Packet) -> Vec<Message> {
     match packet {
         Packet::Single(message) => vec![message],
         Packet::Batch(members) => members
             .into_iter()
             .filter_map(|member| {
                 member
-                    .map_err(|e| {
-                        conn.log
-                            .line(&format!("skipping a batch member from the server: {e}"));
+                    .map_err(|error| {
+                        tracing::warn!(
+                            target: "presa_http",
+                            %error,
+                            "skipping a batch member from the server"
+                        );
                     })
                     .ok()
             })

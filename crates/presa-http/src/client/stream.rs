@@ -75,7 +75,7 @@ pub(crate) async fn read_events(
             ));
         }
         for event in events.drain(..) {
-            for message in decode_event(conn, event) {
+            for message in decode_event(event) {
                 let answered = matches!(
                     (&message, ctx),
                     (Message::Response(r), Some(ctx)) if r.id.as_ref() == Some(&ctx.id)
@@ -93,12 +93,14 @@ pub(crate) async fn read_events(
 
 /// The messages of one event: none for a priming event, an event of another type, or data
 /// that is not JSON-RPC (logged).
-pub(crate) fn decode_event(conn: &Conn, event: SseEvent) -> Vec<Message> {
+pub(crate) fn decode_event(event: SseEvent) -> Vec<Message> {
     if event.event != "message" {
-        conn.log.line(&format!(
-            "ignoring an SSE event of type {:?} (not a JSON-RPC message)",
-            event.event
-        ));
+        // SSE lets a stream carry events of other types; skipping them is what a reader does
+        tracing::debug!(
+            target: "presa_http",
+            event = event.event,
+            "ignoring an SSE event whose type is not message"
+        );
         return Vec::new();
     }
     if event.data.trim().is_empty() {
@@ -110,16 +112,22 @@ pub(crate) fn decode_event(conn: &Conn, event: SseEvent) -> Vec<Message> {
             .into_iter()
             .filter_map(|member| match member {
                 Ok(message) => Some(message),
-                Err(e) => {
-                    conn.log
-                        .line(&format!("skipping a batch member from the server: {e}"));
+                Err(error) => {
+                    tracing::warn!(
+                        target: "presa_http",
+                        %error,
+                        "skipping a batch member from the server"
+                    );
                     None
                 }
             })
             .collect(),
-        Err(e) => {
-            conn.log
-                .line(&format!("skipping an SSE event that is not JSON-RPC: {e}"));
+        Err(error) => {
+            tracing::warn!(
+                target: "presa_http",
+                %error,
+                "skipping an SSE event that is not JSON-RPC"
+            );
             Vec::new()
         }
     }
@@ -213,8 +221,7 @@ pub(crate) async fn listen(conn: &Conn, generation: u64, opened: oneshot::Sender
             }
             Ok(response) if !response.status().is_success() || !is_event_stream(&response) => {
                 let status = describe_status(response.status(), &response);
-                conn.log
-                    .line(&format!("the server refused the GET stream: {status}"));
+                tracing::warn!(target: "presa_http", status, "the server refused the GET stream");
                 return;
             }
             Ok(response) => {
@@ -223,7 +230,7 @@ pub(crate) async fn listen(conn: &Conn, generation: u64, opened: oneshot::Sender
                 match read_events(conn, response, &mut parser, None).await {
                     StreamEnd::Gone => return,
                     StreamEnd::Failed(error) => {
-                        conn.log.line(&format!("dropping the GET stream: {error}"));
+                        tracing::warn!(target: "presa_http", %error, "dropping the GET stream");
                         return;
                     }
                     StreamEnd::Answered | StreamEnd::Ended => {}
@@ -240,9 +247,11 @@ pub(crate) async fn listen(conn: &Conn, generation: u64, opened: oneshot::Sender
             }
         }
         if idle >= MAX_IDLE_RECONNECTS {
-            conn.log.line(&format!(
-                "giving up on the GET stream: {idle} connections in a row brought no event"
-            ));
+            tracing::warn!(
+                target: "presa_http",
+                connections = idle,
+                "giving up on the GET stream: connections in a row brought no event"
+            );
             return;
         }
         if conn.generation() != generation {

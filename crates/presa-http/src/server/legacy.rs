@@ -225,9 +225,7 @@ pub(crate) async fn post(
             return store_unavailable(&error);
         }
         shared.live.insert(Arc::clone(&session));
-        shared
-            .options
-            .log_line(&format!("session {} started", session.id()));
+        tracing::debug!(target: "presa_http", session = %session.id(), "session started");
         if let Ok(value) = HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER, value);
         }
@@ -533,8 +531,6 @@ pub(crate) async fn delete(
     if let Some(session) = shared.live.remove(session_id) {
         session.close();
     }
-    shared
-        .options
-        .log_line(&format!("session {session_id} deleted"));
+    tracing::debug!(target: "presa_http", session = %session_id, "session deleted");
     StatusCode::OK.into_response()
 }

@@ -49,7 +49,7 @@ pub use host::{Host, HostLayer};
 pub use limit::{BodyLimit, BodyLimitLayer};
 #[cfg(feature = "prometheus")]
 pub use metrics::{PrometheusError, PrometheusMetrics};
-pub use options::{Allow, CancellationPolicy, HttpOptions, LogFn, SubjectFn};
+pub use options::{Allow, CancellationPolicy, HttpOptions, SubjectFn};
 pub use origin::{Origin, OriginLayer};
 pub use store::{
     InMemorySessionStore, LoggedEvent, Relayed, SessionState, SessionStore, SessionStoreError,

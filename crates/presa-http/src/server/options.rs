@@ -82,9 +82,6 @@ impl fmt::Debug for CancellationPolicy {
     }
 }
 
-/// A function that receives the server's diagnostic lines.
-pub type LogFn = Arc<dyn Fn(&str) + Send + Sync>;
-
 /// Options of the Streamable HTTP server.
 ///
 /// ```
@@ -115,7 +112,6 @@ pub struct HttpOptions {
     pub(crate) body_timeout: Option<Duration>,
     pub(crate) keepalive: Duration,
     pub(crate) cancellation: CancellationPolicy,
-    pub(crate) log: Option<LogFn>,
     pub(crate) session_idle_timeout: Option<Duration>,
     pub(crate) event_buffer: usize,
     pub(crate) event_buffer_bytes: usize,
@@ -154,9 +150,10 @@ impl Default for HttpOptions {
     /// address served on calls for (loopback names on a loopback address), bodies up to
     /// 2,000,000 bytes, at most 10,000 initialize-era sessions and 1,000 per authenticated
     /// caller, at most 512 connections ([`serve`](crate::serve)), 30 s to send a request's
-    /// headers and 30 s its body, batches of at most 1,000 members, keepalive every 15 s, no posted cancellation, no log, idle
-    /// initialize-era sessions evicted after 30 minutes, 1,024 events kept per session for
-    /// resumption and at most 1 MiB of them, clients told to retry after 1 s, no authorization.
+    /// headers and 30 s its body, batches of at most 1,000 members, keepalive every 15 s, no
+    /// posted cancellation, idle initialize-era sessions evicted after 30 minutes, 1,024 events
+    /// kept per session for resumption and at most 1 MiB of them, clients told to retry after
+    /// 1 s, no authorization.
     fn default() -> Self {
         Self {
             host: "127.0.0.1".into(),
@@ -173,7 +170,6 @@ impl Default for HttpOptions {
             body_timeout: Some(Duration::from_secs(30)),
             keepalive: Duration::from_millis(15_000),
             cancellation: CancellationPolicy::None,
-            log: None,
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
             event_buffer: 1024,
             event_buffer_bytes: 1024 * 1024,
@@ -336,12 +332,6 @@ impl HttpOptions {
         self
     }
 
-    /// Where diagnostic lines go (default: nowhere but `tracing`).
-    pub fn log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        self.log = Some(Arc::new(log));
-        self
-    }
-
     /// How long an initialize-era session may stay idle before it is ended; `None` keeps
     /// sessions until the client deletes them. It is also the time to live of the session's
     /// state in the [`SessionStore`](crate::SessionStore), renewed by each request and, while
@@ -407,12 +397,5 @@ impl HttpOptions {
     /// The endpoint's path.
     pub fn get_path(&self) -> &str {
         &self.path
-    }
-
-    pub(crate) fn log_line(&self, line: &str) {
-        tracing::debug!(target: "presa_http", "{line}");
-        if let Some(log) = &self.log {
-            log(line);
-        }
     }
 }

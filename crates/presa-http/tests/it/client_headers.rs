@@ -126,7 +126,8 @@ async fn the_sessions_param_headers_go_on_the_post_and_results_pass_untouched() 
     mock.next().await.respond_result(tools_page());
     let response = transport.message().await;
     assert_eq!(response["result"], tools_page());
-    assert!(transport.logged().is_empty());
+    let warnings = transport.warnings();
+    assert!(warnings.is_empty(), "{warnings:?}");
 }
 
 #[tokio::test]
@@ -143,7 +144,8 @@ async fn an_initialize_era_tools_list_is_passed_on_untouched() {
     post.respond_result(tools_page());
     let response = transport.message().await;
     assert_eq!(response["result"]["tools"].as_array().unwrap().len(), 4);
-    assert!(transport.logged().is_empty());
+    let warnings = transport.warnings();
+    assert!(warnings.is_empty(), "{warnings:?}");
 }
 
 #[tokio::test]

@@ -271,13 +271,21 @@ async fn undecodable_events_are_skipped_and_logged() {
         .message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}))
         .await;
     assert_eq!(transport.message().await["id"], 1);
-    let log = transport.logged();
-    assert_eq!(log.len(), 2, "{log:?}");
-    assert!(
-        log[0].starts_with("skipping an SSE event that is not JSON-RPC"),
-        "{log:?}"
+    let warnings = transport.warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        warnings[0].message, "skipping an SSE event that is not JSON-RPC",
+        "{warnings:?}"
     );
-    assert!(log[1].contains("\"other\""), "{log:?}");
+    assert!(warnings[0].field("error").is_some(), "{warnings:?}");
+    // an event of another type is no fault: skipped, and told at debug level
+    let events = transport.events();
+    let other = events
+        .iter()
+        .find(|e| e.message == "ignoring an SSE event whose type is not message");
+    let other = other.unwrap_or_else(|| panic!("{events:?}"));
+    assert_eq!(other.level, tracing::Level::DEBUG);
+    assert_eq!(other.field("event"), Some("other"));
 }
 
 #[tokio::test]

@@ -2,8 +2,6 @@
 //! presa-core `Transmit`s built from JSON messages. The endpoint it talks to is presa-test's
 //! scripted `http::Mock`.
 
-use std::sync::{Arc, Mutex};
-
 use presa_client::{ClientChannel, TransportEvent};
 use presa_core::{
     Message, ParamHeaders, ProtocolVersion, ResponsePayload, Transmit, request_headers,
@@ -11,16 +9,18 @@ use presa_core::{
 use presa_http::HttpClientOptions;
 use presa_test::http::PATIENCE;
 use presa_test::message::{decode, request, to_json};
+use presa_test::trace::{self, Capture, Captured};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-/// A transport and the log lines it wrote. It hands the transport what a client session would:
-/// each message with the revision of the session's mode (the last 2026-07-28 request's, or the
-/// initialize-era session's once an `initialize` result came back) and, for 2026-07-28
+/// A transport and the `tracing` events it emitted (recorded on the test's thread, where a
+/// `#[tokio::test]` runs the transport's tasks). It hands the transport what a client session
+/// would: each message with the revision of the session's mode (the last 2026-07-28 request's,
+/// or the initialize-era session's once an `initialize` result came back) and, for 2026-07-28
 /// messages, the mirror headers presa-core makes for them.
 pub(crate) struct Transport {
     pub(crate) channel: ClientChannel,
-    pub(crate) log: Arc<Mutex<Vec<String>>>,
+    capture: Capture,
     mode: Mode,
 }
 
@@ -54,13 +54,12 @@ impl Transport {
     }
 
     pub(crate) fn with(url: &str, options: HttpClientOptions) -> Self {
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let lines = log.clone();
-        let options = options.log(move |line| lines.lock().unwrap().push(line.to_owned()));
+        // before the client exists, so nothing it emits is missed
+        let capture = trace::capture();
         let channel = presa_http::client(url, options).unwrap();
         Self {
             channel,
-            log,
+            capture,
             mode: Mode::None,
         }
     }
@@ -131,8 +130,16 @@ impl Transport {
         }
     }
 
-    pub(crate) fn logged(&self) -> Vec<String> {
-        self.log.lock().unwrap().clone()
+    /// The transport's diagnostics so far: its events at every level.
+    pub(crate) fn events(&self) -> Vec<Captured> {
+        self.capture.events("presa_http")
+    }
+
+    /// The problems the transport reported so far: its events at `warn` and above.
+    pub(crate) fn warnings(&self) -> Vec<Captured> {
+        let mut events = self.events();
+        events.retain(|e| e.level <= tracing::Level::WARN);
+        events
     }
 
     /// Closes the client side; the transport then ends with `Closed`.

@@ -1,12 +1,12 @@
 //! The stdio client against real processes (`sh`, `cat`, `sleep`): plumbing, crashes, bad
 //! output, and every step of closing.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use presa_client::{ClientChannel, TransportError, TransportErrorKind, TransportEvent};
 use presa_core::{Message, Notification, Request, Transmit};
 use presa_stdio::{CommandOptions, Stderr, StdioError, command};
+use presa_test::trace::{self, Capture, Captured};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -55,14 +55,10 @@ fn stderr_lines() -> (Stderr, mpsc::UnboundedReceiver<String>) {
     )
 }
 
-/// Diagnostics, as the log function sees them.
-fn log_lines() -> (CommandOptions, Arc<Mutex<Vec<String>>>) {
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&lines);
-    (
-        CommandOptions::default().log(move |line| sink.lock().unwrap().push(line.to_owned())),
-        lines,
-    )
+/// The transport's diagnostics so far: its `tracing` events. The pipes are served by tasks on
+/// the test's current-thread runtime, so `capture` sees them.
+fn diagnostics(capture: &Capture) -> Vec<Captured> {
+    capture.events("presa_stdio")
 }
 
 async fn pid(lines: &mut mpsc::UnboundedReceiver<String>) -> Vec<u32> {
@@ -191,8 +187,8 @@ async fn lines_that_are_not_messages_are_skipped() {
         printf '%s\r\n' '{"jsonrpc":"2.0","method":"crlf"}'
         echo '[{"jsonrpc":"2.0","method":"b1"},{"jsonrpc":"2.0","method":"b2"},7]'
         exec cat"#;
-    let (options, logged) = log_lines();
-    let mut channel = sh(script, options.max_line_bytes(1000));
+    let capture = trace::capture();
+    let mut channel = sh(script, CommandOptions::default().max_line_bytes(1000));
     for method in ["crlf", "b1", "b2"] {
         assert_eq!(message(&mut channel).await.method(), Some(method));
     }
@@ -202,23 +198,29 @@ async fn lines_that_are_not_messages_are_skipped() {
         .await
         .unwrap();
     assert_eq!(message(&mut channel).await, request(1));
-    let logged = logged.lock().unwrap().clone();
+    let logged = diagnostics(&capture);
     assert_eq!(logged.len(), 3, "{logged:#?}");
     assert!(
-        logged[0].starts_with("skipping a line from the server that is not a message"),
-        "{}",
-        logged[0]
+        logged.iter().all(|e| e.level == tracing::Level::WARN),
+        "{logged:#?}"
     );
-    assert!(logged[0].ends_with(": starting up..."), "{}", logged[0]);
     assert_eq!(
-        logged[1],
-        "skipping a line from the server longer than 1000 bytes"
+        logged[0].message,
+        "skipping a line from the server that is not a message"
     );
-    assert!(
-        logged[2].starts_with("skipping a batch member from the server"),
-        "{}",
-        logged[2]
+    assert_eq!(
+        logged[0].field("line"),
+        Some("starting up..."),
+        "{logged:#?}"
     );
+    assert!(logged[0].field("error").is_some(), "{logged:#?}");
+    assert_eq!(
+        logged[1].message,
+        "skipping a line from the server longer than the limit"
+    );
+    assert_eq!(logged[1].field("max"), Some("1000"));
+    assert_eq!(logged[2].message, "skipping a batch member from the server");
+    assert!(logged[2].field("error").is_some(), "{logged:#?}");
 }
 
 #[tokio::test]
@@ -245,10 +247,12 @@ async fn env_and_dir_reach_the_server() {
 #[tokio::test]
 async fn a_server_that_ignores_eof_gets_sigterm() {
     let (stderr, mut lines) = stderr_lines();
-    let (options, logged) = log_lines();
+    let capture = trace::capture();
     let channel = sh(
         "echo $$ >&2; exec sleep 30",
-        options.stderr(stderr).close_timeout(CLOSE),
+        CommandOptions::default()
+            .stderr(stderr)
+            .close_timeout(CLOSE),
     );
     let server = pid(&mut lines).await[0];
     let ClientChannel {
@@ -260,22 +264,29 @@ async fn a_server_that_ignores_eof_gets_sigterm() {
     let end = tokio::time::timeout(LIMIT, incoming.recv()).await.unwrap();
     assert!(matches!(end, Some(TransportEvent::Closed(None))), "{end:?}");
     assert!(!exists(server), "the server was reaped");
-    let logged = logged.lock().unwrap().clone();
+    let logged = diagnostics(&capture);
     assert_eq!(logged.len(), 1, "{logged:#?}");
-    assert!(
-        logged[0].ends_with("of closing its stdin; sending SIGTERM"),
-        "{}",
-        logged[0]
+    // the spec's next step after closing stdin: routine, so not a warning
+    assert_eq!(logged[0].level, tracing::Level::INFO);
+    assert_eq!(
+        logged[0].message,
+        "the server did not exit in time after its stdin was closed; sending SIGTERM"
     );
+    assert_eq!(logged[0].field("timeout"), Some("200ms"));
     assert!(incoming.recv().await.is_none());
 }
 
 #[tokio::test]
 async fn a_server_that_ignores_sigterm_is_killed_with_its_children() {
     let (stderr, mut lines) = stderr_lines();
-    let (options, logged) = log_lines();
+    let capture = trace::capture();
     let script = r#"trap '' TERM; sleep 30 & echo $$ $! >&2; wait"#;
-    let channel = sh(script, options.stderr(stderr).close_timeout(CLOSE));
+    let channel = sh(
+        script,
+        CommandOptions::default()
+            .stderr(stderr)
+            .close_timeout(CLOSE),
+    );
     let pids = pid(&mut lines).await;
     let (server, grandchild) = (pids[0], pids[1]);
     let ClientChannel {
@@ -294,22 +305,23 @@ async fn a_server_that_ignores_sigterm_is_killed_with_its_children() {
         }
     });
     killed.await.expect("the grandchild is gone");
-    let logged = logged.lock().unwrap().clone();
+    let logged = diagnostics(&capture);
     assert_eq!(logged.len(), 2, "{logged:#?}");
-    assert!(
-        logged[1].ends_with("of SIGTERM; sending SIGKILL"),
-        "{}",
-        logged[1]
+    assert_eq!(logged[1].level, tracing::Level::WARN);
+    assert_eq!(
+        logged[1].message,
+        "the server did not exit in time after SIGTERM; sending SIGKILL"
     );
 }
 
 #[tokio::test]
 async fn a_closing_client_is_not_held_up_by_a_server_that_does_not_read() {
     let (stderr, mut lines) = stderr_lines();
-    let (options, _) = log_lines();
     let channel = sh(
         "echo $$ >&2; exec sleep 30",
-        options.stderr(stderr).close_timeout(CLOSE),
+        CommandOptions::default()
+            .stderr(stderr)
+            .close_timeout(CLOSE),
     );
     let server = pid(&mut lines).await[0];
     // far more than a pipe holds: the writer gets stuck
@@ -337,10 +349,11 @@ async fn a_closing_client_is_not_held_up_by_a_server_that_does_not_read() {
 #[tokio::test]
 async fn a_server_that_closes_its_stdout_is_stopped() {
     let (stderr, mut lines) = stderr_lines();
-    let (options, _) = log_lines();
     let mut channel = sh(
         "exec >&-; echo $$ >&2; sleep 30",
-        options.stderr(stderr).close_timeout(CLOSE),
+        CommandOptions::default()
+            .stderr(stderr)
+            .close_timeout(CLOSE),
     );
     let server = pid(&mut lines).await[0];
     let error = closed(&mut channel).await.expect("an error");
@@ -357,7 +370,7 @@ async fn a_child_holding_stdout_does_not_keep_the_end_waiting() {
     let (stderr, mut lines) = stderr_lines();
     let mut channel = sh(
         "sleep 30 & echo $! >&2; exit 1",
-        CommandOptions::default().stderr(stderr).log(|_| {}),
+        CommandOptions::default().stderr(stderr),
     );
     let sleeper = pid(&mut lines).await[0];
     let error = closed(&mut channel).await.expect("an error");

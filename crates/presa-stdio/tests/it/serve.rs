@@ -2,7 +2,7 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use presa_core::Tool;
 use presa_server::{Context, Server};
 use presa_stdio::{ServeOptions, StdioError, serve};
 use presa_test::message::request_text;
+use presa_test::trace;
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadBuf, duplex,
@@ -166,12 +167,9 @@ async fn an_invalid_message_is_an_invalid_request() {
 
 #[tokio::test]
 async fn an_over_long_line_is_answered_before_it_ends_and_skipped() {
-    let logged = Arc::new(Mutex::new(Vec::<String>::new()));
-    let log = Arc::clone(&logged);
-    let options = ServeOptions::default()
-        .max_line_bytes(64)
-        .log(move |line| log.lock().unwrap().push(line.into()));
-    let mut pipes = Pipes::start(server(), options);
+    // serve runs on a task of the test's current-thread runtime, so this sees its events
+    let capture = trace::capture();
+    let mut pipes = Pipes::start(server(), ServeOptions::default().max_line_bytes(64));
     // 1 MB in 16 KiB pieces; the answer comes while the line is still being written, so the
     // server cannot be holding it whole
     let piece = vec![b'x'; 16 * 1024];
@@ -195,10 +193,14 @@ async fn an_over_long_line_is_answered_before_it_ends_and_skipped() {
     let (rest, served) = pipes.finish().await;
     assert!(rest.is_empty(), "{rest:?}");
     served.unwrap();
+    let logged = capture.events("presa_stdio");
+    assert_eq!(logged.len(), 1, "{logged:#?}");
+    assert_eq!(logged[0].level, tracing::Level::WARN);
     assert_eq!(
-        *logged.lock().unwrap(),
-        ["skipping an input line longer than 64 bytes"]
+        logged[0].message,
+        "skipping an input line longer than the limit"
     );
+    assert_eq!(logged[0].field("max"), Some("64"));
 }
 
 #[tokio::test]
@@ -293,10 +295,7 @@ async fn a_closed_output_is_a_write_error() {
     drop(output);
     let serving = tokio::spawn(serve(
         server(),
-        ServeOptions::default()
-            .input(server_in)
-            .output(server_out)
-            .log(|_| {}),
+        ServeOptions::default().input(server_in).output(server_out),
     ));
     input
         .write_all(format!("{}\n", modern_call(8, "ping")).as_bytes())
@@ -335,10 +334,7 @@ async fn a_read_error_ends_the_input_after_answering_what_came_before() {
     let input = FailingInput(format!("{}\n", modern_call(9, "ping")).into_bytes());
     let served = serve(
         server(),
-        ServeOptions::default()
-            .input(input)
-            .output(server_out)
-            .log(|_| {}),
+        ServeOptions::default().input(input).output(server_out),
     )
     .await;
     match served {
