@@ -43,7 +43,11 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             "--spans" => spans = true,
             "--metrics" => metrics = true,
             "--http" => http = Some(args.next().ok_or("--http takes HOST:PORT")?),
-            _ => return Err("usage: bench_observed [--spans] [--metrics] [--http HOST:PORT]".into()),
+            _ => {
+                return Err(
+                    "usage: bench_observed [--spans] [--metrics] [--http HOST:PORT]".into(),
+                );
+            }
         }
     }
     if spans {
