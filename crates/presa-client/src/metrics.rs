@@ -63,7 +63,10 @@ pub(crate) struct Operation {
 impl Operation {
     /// Starts measuring the request `method` with `params`.
     pub(crate) fn start(method: &str, params: Option<&Map<String, Value>>) -> Self {
-        let mut attributes = vec![KeyValue::new("mcp.method.name", method.to_owned())];
+        let mut attributes = vec![KeyValue::new(
+            "mcp.method.name",
+            presa_core::method_attribute(method),
+        )];
         if let Some(target) = SpanTarget::of(method).filter(|t| t.names_span())
             && let Some(named) = params
                 .and_then(|p| p.get(target.param()))
@@ -94,7 +97,8 @@ impl Operation {
         if let Err(error) = outcome {
             match error.as_server_error() {
                 Some(error) => {
-                    let code = error.code.code().to_string();
+                    // a code the server makes up is `_OTHER`: it cannot grow the attribute sets
+                    let code = presa_core::error_code_attribute(error.code.code());
                     self.attributes
                         .push(KeyValue::new("error.type", code.clone()));
                     self.attributes

@@ -129,7 +129,10 @@ pub(crate) fn served_span(
         return span;
     }
     if let Some(id) = id {
-        span.record("jsonrpc.request.id", id.to_string().as_str());
+        span.record(
+            "jsonrpc.request.id",
+            presa_core::request_id_attribute(id).as_str(),
+        );
     }
     #[cfg(feature = "otel")]
     if let Some(meta) = meta.filter(|meta| meta.contains_key(presa_core::META_TRACEPARENT)) {

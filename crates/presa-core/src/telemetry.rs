@@ -3,8 +3,12 @@
 //! OpenTelemetry's propagators read and write the trace context in it (SEP-414: `traceparent`,
 //! `tracestate`, `baggage`, unprefixed).
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 #[cfg(feature = "otel")]
 use crate::Meta;
+use crate::RequestId;
 
 /// What a request is about, as the conventions for MCP record it: the tool of `tools/call`, the
 /// prompt of `prompts/get`, the resource of `resources/read`, `resources/subscribe` and
@@ -63,6 +67,67 @@ impl SpanTarget {
     /// resource's URI, too varied to name spans by, does not.
     pub fn names_span(self) -> bool {
         !matches!(self, Self::Resource)
+    }
+}
+
+/// The `mcp.method.name` a metric records for `method`: the method when a revision of MCP defines
+/// it, else `_OTHER`, so that a peer cannot grow a metric's attribute sets with methods it makes
+/// up.
+///
+/// ```
+/// assert_eq!(presa_core::method_attribute("tools/call"), "tools/call");
+/// assert_eq!(presa_core::method_attribute("notifications/initialized"), "notifications/initialized");
+/// assert_eq!(presa_core::method_attribute("made/up"), "_OTHER");
+/// ```
+pub fn method_attribute(method: &str) -> &'static str {
+    static KNOWN: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    let known = KNOWN.get_or_init(|| {
+        ["2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28"]
+            .into_iter()
+            .flat_map(|revision| {
+                [
+                    crate::request_methods_in(revision),
+                    crate::embedded_methods_in(revision),
+                    crate::notification_methods_in(revision),
+                ]
+            })
+            .flatten()
+            .flatten()
+            .copied()
+            .collect()
+    });
+    known.get(method).copied().unwrap_or("_OTHER")
+}
+
+/// The `error.type` and `rpc.response.status_code` a metric records for a JSON-RPC error `code`:
+/// the code as text when JSON-RPC or MCP could have defined it (-32768 to -32000), else `_OTHER`,
+/// so that a peer cannot grow a metric's attribute sets with codes it makes up.
+///
+/// ```
+/// assert_eq!(presa_core::error_code_attribute(-32602), "-32602");
+/// assert_eq!(presa_core::error_code_attribute(7), "_OTHER");
+/// ```
+pub fn error_code_attribute(code: i32) -> String {
+    if (-32768..=-32000).contains(&code) {
+        code.to_string()
+    } else {
+        "_OTHER".to_owned()
+    }
+}
+
+/// A request id as a span records it (`jsonrpc.request.id`): a number's digits, a string as it
+/// is (not quoted, as [`RequestId`]'s `Display` quotes it).
+///
+/// ```
+/// use presa_core::{RequestId, request_id_attribute};
+///
+/// assert_eq!(request_id_attribute(&RequestId::from(7)), "7");
+/// assert_eq!(request_id_attribute(&RequestId::from("req-7")), "req-7");
+/// ```
+pub fn request_id_attribute(id: &RequestId) -> String {
+    match id {
+        RequestId::Number(n) => n.to_string(),
+        RequestId::String(s) => s.clone(),
     }
 }
 

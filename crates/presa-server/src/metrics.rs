@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
-use opentelemetry::metrics::{Histogram, Meter, UpDownCounter};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use opentelemetry::metrics::{AsyncInstrument, Histogram, Meter, ObservableUpDownCounter};
 use presa_core::{ErrorObject, ProtocolVersion, RawJson, SpanTarget};
 
 use crate::server::Server;
@@ -23,13 +25,26 @@ pub(crate) const DURATION_BOUNDARIES: [f64; 14] = [
 #[derive(Debug)]
 pub(crate) struct ServerMetrics {
     operation: Histogram<f64>,
-    in_flight: UpDownCounter<i64>,
+    /// Requests in flight, read by the observable counter when the metrics are collected (an
+    /// atomic per request costs far less than a synchronous instrument's two measures).
+    in_flight: Arc<AtomicI64>,
+    _in_flight: ObservableUpDownCounter<i64>,
     session: Histogram<f64>,
-    sessions: UpDownCounter<i64>,
+    /// Live sessions, read the same way.
+    sessions: Arc<AtomicI64>,
+    _sessions: ObservableUpDownCounter<i64>,
 }
 
 impl ServerMetrics {
     pub(crate) fn new(meter: &Meter) -> Self {
+        let in_flight = Arc::new(AtomicI64::new(0));
+        let sessions = Arc::new(AtomicI64::new(0));
+        let count = |count: &Arc<AtomicI64>| {
+            let count = Arc::clone(count);
+            move |observer: &dyn AsyncInstrument<i64>| {
+                observer.observe(count.load(Ordering::Relaxed), &[]);
+            }
+        };
         Self {
             operation: meter
                 .f64_histogram("mcp.server.operation.duration")
@@ -40,22 +55,26 @@ impl ServerMetrics {
                 )
                 .with_boundaries(DURATION_BOUNDARIES.to_vec())
                 .build(),
-            in_flight: meter
-                .i64_up_down_counter("mcp.server.requests.in_flight")
+            _in_flight: meter
+                .i64_observable_up_down_counter("mcp.server.requests.in_flight")
                 .with_unit("{request}")
                 .with_description("MCP requests a server is serving now")
+                .with_callback(count(&in_flight))
                 .build(),
+            in_flight,
             session: meter
                 .f64_histogram("mcp.server.session.duration")
                 .with_unit("s")
                 .with_description("The duration of the MCP session as observed on the MCP server")
                 .with_boundaries(DURATION_BOUNDARIES.to_vec())
                 .build(),
-            sessions: meter
-                .i64_up_down_counter("mcp.server.sessions.active")
+            _sessions: meter
+                .i64_observable_up_down_counter("mcp.server.sessions.active")
                 .with_unit("{session}")
                 .with_description("Initialize-era MCP sessions a server holds now")
+                .with_callback(count(&sessions))
                 .build(),
+            sessions,
         }
     }
 }
@@ -74,7 +93,11 @@ impl Operation {
     pub(crate) fn start(server: &Server, request: &Spanned<'_>) -> Self {
         let metrics = &server.inner.metrics;
         let mut attributes = Vec::with_capacity(8);
-        attributes.push(KeyValue::new("mcp.method.name", request.method.to_owned()));
+        // a method no revision defines is `_OTHER`: a client cannot grow the attribute sets
+        attributes.push(KeyValue::new(
+            "mcp.method.name",
+            presa_core::method_attribute(request.method),
+        ));
         if let Some(version) = request.version {
             attributes.push(KeyValue::new("mcp.protocol.version", version.as_str()));
         }
@@ -82,7 +105,7 @@ impl Operation {
             attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
         }
         transport_attributes(&mut attributes, request.arrival.transport());
-        metrics.in_flight.add(1, &[]);
+        metrics.in_flight.fetch_add(1, Ordering::Relaxed);
         Self {
             metrics: Arc::clone(metrics),
             started: Instant::now(),
@@ -130,7 +153,7 @@ impl Operation {
         self.ended = true;
         let seconds = self.started.elapsed().as_secs_f64();
         self.metrics.operation.record(seconds, &self.attributes);
-        self.metrics.in_flight.add(-1, &[]);
+        self.metrics.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -159,7 +182,7 @@ impl Session {
         let metrics = Arc::clone(&server.inner.metrics);
         let mut attributes = vec![KeyValue::new("mcp.protocol.version", version.as_str())];
         transport_attributes(&mut attributes, arrival.transport());
-        metrics.sessions.add(1, &[]);
+        metrics.sessions.fetch_add(1, Ordering::Relaxed);
         Self {
             metrics,
             started: Instant::now(),
@@ -172,7 +195,7 @@ impl Drop for Session {
     fn drop(&mut self) {
         let seconds = self.started.elapsed().as_secs_f64();
         self.metrics.session.record(seconds, &self.attributes);
-        self.metrics.sessions.add(-1, &[]);
+        self.metrics.sessions.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -69,7 +69,10 @@ pub(crate) fn request_span(request: &Spanned<'_>) -> Span {
         return span;
     }
     if let Some(id) = id {
-        span.record("jsonrpc.request.id", id.to_string().as_str());
+        span.record(
+            "jsonrpc.request.id",
+            presa_core::request_id_attribute(id).as_str(),
+        );
     }
     if let Some(version) = version {
         span.record("mcp.protocol.version", version.as_str());

@@ -2,8 +2,8 @@
 //! on Streamable HTTP with `--http HOST:PORT`, with
 //! - `--spans`: a `tracing` subscriber that wants every span and event and keeps nothing (the
 //!   cost of making the spans, with no output to pay for);
-//! - `--metrics`: the OpenTelemetry metrics recorded into an SDK meter provider (the cost of
-//!   recording, with no export);
+//! - `--metrics`: the OpenTelemetry metrics recorded into an SDK meter provider with a reader,
+//!   so that every measure is aggregated (the cost of recording, with no export);
 //! - neither: no subscriber and the global no-op meter (the spans' disabled fast path).
 //!
 //! ```sh
@@ -53,8 +53,11 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     if spans {
         tracing::subscriber::set_global_default(tracing_subscriber::registry().with(Drop))?;
     }
-    // an SDK provider with no reader records and never exports
-    let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder().build();
+    // an SDK provider whose reader is never asked: every measure is aggregated, none exported
+    let reader = opentelemetry_sdk::metrics::ManualReader::builder().build();
+    let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+        .with_reader(reader)
+        .build();
     let server = definitions::library_with(|builder| match metrics {
         true => builder.meter(provider.meter("presa")),
         false => builder,

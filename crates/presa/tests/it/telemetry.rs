@@ -420,6 +420,8 @@ async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error
         }
         alice.call_tool("fail", json!({})).await.unwrap();
         alice.call_tool("made-up", json!({})).await.unwrap_err();
+        // a method no revision defines: counted, but not by its name
+        alice.request_raw("made/up", json!({})).await.unwrap_err();
         harness.stop().await;
         // a server's session ends when it sees its client go, which a closed client does not
         // wait for: read until the server has recorded it (or the guard fails the test)
@@ -463,6 +465,16 @@ async fn the_operation_duration_histogram_counts_every_request_by_tool_and_error
             ((server, None, some("-32602")), 1),
         ]);
         assert_eq!(counts, expected, "{case}");
+        assert!(
+            seen.methods.contains("_OTHER"),
+            "{case}: {:?}",
+            seen.methods
+        );
+        assert!(
+            !seen.methods.contains("made/up"),
+            "{case}: {:?}",
+            seen.methods
+        );
         assert_eq!(in_flight, Some(0), "{case}: nothing left in flight");
     })
     .await;
@@ -480,6 +492,8 @@ struct Collected {
     sessions: BTreeMap<String, u64>,
     /// Live server sessions.
     active: Option<i64>,
+    /// The methods the server's operation histogram names.
+    methods: std::collections::BTreeSet<String>,
 }
 
 #[cfg(feature = "otel")]
@@ -506,6 +520,11 @@ impl From<&opentelemetry_sdk::metrics::InMemoryMetricExporter> for Collected {
                                 let bounds: Vec<f64> = point.bounds().collect();
                                 assert_eq!(bounds.first(), Some(&0.01), "{name}");
                                 assert_eq!(bounds.last(), Some(&300.0), "{name}");
+                                if name == "mcp.server.operation.duration"
+                                    && let Some(method) = get("mcp.method.name")
+                                {
+                                    seen.methods.insert(method);
+                                }
                                 if name.ends_with(".session.duration") {
                                     seen.sessions.insert(name.to_owned(), point.count());
                                 } else if get("mcp.method.name").as_deref() == Some("tools/call") {
