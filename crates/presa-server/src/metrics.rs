@@ -158,13 +158,24 @@ impl Operation {
 }
 
 impl Drop for Operation {
-    /// A request dropped before its end was cancelled (or its connection went away).
+    /// A request dropped before its end was cancelled (or its connection went away), unless
+    /// its handling panicked (answered `-32603`), or it is a `subscriptions/listen`, which ends
+    /// by design when its connection does.
     fn drop(&mut self) {
-        if !self.ended {
+        if self.ended {
+            return;
+        }
+        let listen = self
+            .attributes
+            .first()
+            .is_some_and(|kv| kv.value.as_str() == "subscriptions/listen");
+        if std::thread::panicking() {
+            self.attributes.push(KeyValue::new("error.type", "-32603"));
+        } else if !listen {
             self.attributes
                 .push(KeyValue::new("error.type", "cancelled"));
-            self.record();
         }
+        self.record();
     }
 }
 

@@ -99,7 +99,9 @@ impl PrometheusMetrics {
     }
 
     /// Whether a scrape needs the bearer token the MCP endpoint needs (its
-    /// [`AuthOptions`](crate::AuthOptions)); off by default (a scraper usually has none).
+    /// [`AuthOptions`](crate::AuthOptions)); off by default (a scraper usually has none). A
+    /// server without `AuthOptions` has nothing to check a token with: it serves the metrics
+    /// without, and warns (`presa_http`) when it starts.
     #[must_use]
     pub fn authenticated(mut self, authenticated: bool) -> Self {
         self.authenticated = authenticated;

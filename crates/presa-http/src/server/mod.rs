@@ -125,6 +125,16 @@ fn build<S: Clone + Send + Sync + 'static>(shared: Shared, hosts: Allow) -> Rout
             });
             let scrape = match (&options.auth, metrics.is_authenticated()) {
                 (Some(auth), true) => scrape.layer(AuthLayer::new(auth.clone())),
+                (None, true) => {
+                    // nothing to check a token with: served open, and said so
+                    tracing::warn!(
+                        target: "presa_http",
+                        path = metrics.get_path(),
+                        "the metrics endpoint asks for authentication, but the server has no \
+                         AuthOptions: it is served without"
+                    );
+                    scrape
+                }
                 _ => scrape,
             };
             router.route(metrics.get_path(), scrape)

@@ -489,16 +489,29 @@ impl Server {
         cx.attach_task(Arc::clone(&live));
         let task = Arc::clone(&live);
         tasks.sweep();
-        tokio::spawn(async move {
-            let _running = running;
-            let end = tokio::select! {
-                // a handler that finished as the cancel came reports its real end
-                biased;
-                end = run => end,
-                () = live.cancellation.cancelled() => live.stopped(),
-            };
-            live.finish(end).await;
-        });
+        // the work goes on after the call's answer, so in a span of its own that follows the
+        // call's (a child would hold the call's span open until the task ends)
+        let span = tracing::info_span!(
+            target: "presa::server",
+            parent: None,
+            "mcp.task",
+            otel.name = "task",
+            mcp.task.id = %live.id,
+        );
+        span.follows_from(tracing::Span::current());
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                let _running = running;
+                let end = tokio::select! {
+                    // a handler that finished as the cancel came reports its real end
+                    biased;
+                    end = run => end,
+                    () = live.cancellation.cancelled() => live.stopped(),
+                };
+                live.finish(end).await;
+            },
+            span,
+        ));
         Ok((answer, task))
     }
 }

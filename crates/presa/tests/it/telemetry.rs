@@ -557,3 +557,41 @@ impl From<&opentelemetry_sdk::metrics::InMemoryMetricExporter> for Collected {
         seen
     }
 }
+
+#[tokio::test]
+async fn the_work_of_a_task_has_a_span_of_its_own() {
+    everywhere(|transport, version| async move {
+        let seen = Seen::default();
+        let subscriber = tracing_subscriber::registry().with(seen.clone());
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let case = format!("{transport:?} {version}");
+        let server = Server::builder("observed", "1.0.0")
+            .tool(
+                Tool::without_params("export").task_support(presa::core::TaskSupport::Optional),
+                |_: Value, cx: Context| async move {
+                    cx.run_as_task().await;
+                    tracing::info!("exporting");
+                    "exported"
+                },
+            )
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness
+            .connect_with(ALICE, |options| options.tasks(true))
+            .await;
+        alice.call_tool("export", json!({})).await.unwrap();
+        harness.stop().await;
+
+        // the handler's event after the call became a task is in the task's span, not the call's
+        let events = seen.events.lock().unwrap();
+        let (_, span) = events
+            .iter()
+            .find(|(message, _)| message == "exporting")
+            .unwrap_or_else(|| panic!("{case}: no event"));
+        let spans = seen.spans.lock().unwrap();
+        let name = span.and_then(|id| spans.get(&id)).map(|span| span.name);
+        assert_eq!(name, Some("mcp.task"), "{case}");
+    })
+    .await;
+}
