@@ -9,7 +9,7 @@
 //! ```
 
 use std::fmt::Write as _;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -77,13 +77,7 @@ impl Nginx {
     /// accepts connections.
     pub fn round_robin(upstreams: &[SocketAddr]) -> Self {
         ensure_installed();
-        let mut last = String::new();
-        for _ in 0..5 {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
+        crate::process::on_free_port("nginx", |port| {
             let dir =
                 std::env::temp_dir().join(format!("presa-nginx-{}-{port}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
@@ -94,12 +88,8 @@ impl Nginx {
                 dir,
                 child: None,
             };
-            match nginx.spawn(&conf) {
-                Ok(()) => return nginx,
-                Err(why) => last = why,
-            }
-        }
-        panic!("could not start nginx: {last}");
+            nginx.spawn(&conf).map(|()| nginx)
+        })
     }
 
     /// The URL of `path` through the balancer, e.g. `http://127.0.0.1:41234/mcp`.

@@ -4,6 +4,23 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
+/// Starts a server with `start`, given a free 127.0.0.1 port, and returns what it returns: a
+/// port found free can be taken by another process before the server binds it, so five ports
+/// are tried before the last failure (naming `name`) fails the test.
+pub(crate) fn on_free_port<T>(name: &str, mut start: impl FnMut(u16) -> Result<T, String>) -> T {
+    let mut last = String::new();
+    for _ in 0..5 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .map(|address| address.port());
+        match port.map_err(|e| e.to_string()).and_then(&mut start) {
+            Ok(started) => return started,
+            Err(why) => last = why,
+        }
+    }
+    panic!("could not start {name}: {last}");
+}
+
 /// How long a started server has to become ready.
 pub(crate) const STARTUP: Duration = Duration::from_secs(20);
 

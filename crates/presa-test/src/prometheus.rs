@@ -9,7 +9,7 @@
 //! ```
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -44,13 +44,7 @@ impl Prometheus {
     /// until it is ready.
     pub fn scraping(target: SocketAddr, path: &str) -> Self {
         ensure_installed();
-        let mut last = String::new();
-        for _ in 0..5 {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
+        crate::process::on_free_port("prometheus", |port| {
             let dir = std::env::temp_dir()
                 .join(format!("presa-prometheus-{}-{port}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
@@ -61,12 +55,8 @@ impl Prometheus {
                 dir,
                 child: None,
             };
-            match prometheus.spawn(&conf) {
-                Ok(()) => return prometheus,
-                Err(why) => last = why,
-            }
-        }
-        panic!("could not start prometheus: {last}");
+            prometheus.spawn(&conf).map(|()| prometheus)
+        })
     }
 
     fn spawn(&mut self, conf: &std::path::Path) -> Result<(), String> {

@@ -14,7 +14,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
@@ -42,10 +42,7 @@ impl RedisServer {
     /// [`start`](Self::start) with more `redis-server` arguments.
     fn start_with(extra: &[&str]) -> Self {
         ensure_installed();
-        let mut last = String::new();
-        // a free port can be taken between looking and binding: a few tries
-        for _ in 0..5 {
-            let port = free_port();
+        crate::process::on_free_port("redis-server", |port| {
             let dir =
                 std::env::temp_dir().join(format!("presa-redis-{}-{port}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
@@ -55,12 +52,8 @@ impl RedisServer {
                 extra: extra.iter().map(|&arg| arg.to_owned()).collect(),
                 child: Mutex::new(None),
             };
-            match server.spawn() {
-                Ok(()) => return server,
-                Err(why) => last = why,
-            }
-        }
-        panic!("could not start redis-server: {last}");
+            server.spawn().map(|()| server)
+        })
     }
 
     /// The URL to connect to, `redis://127.0.0.1:<port>/`.
@@ -264,11 +257,6 @@ fn answers_as(port: u16, pid: u32) -> bool {
         info.lines()
             .any(|line| line.trim_end() == format!("process_id:{pid}"))
     })
-}
-
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
 }
 
 /// Installs Debian's `redis-server` unless it runs already, once per process and under a lock

@@ -208,21 +208,12 @@ async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions(
 #[cfg(feature = "otel")]
 #[tokio::test]
 async fn a_server_span_is_the_child_of_the_span_its_client_sent_in_meta() {
-    use opentelemetry::trace::{SpanId, SpanKind, TraceId, TracerProvider as _};
-    use opentelemetry_sdk::propagation::TraceContextPropagator;
-    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use opentelemetry::trace::{SpanId, SpanKind, TraceId};
 
-    // what an application sets up once: W3C trace context
-    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let client_span = "00f067aa0ba902b7";
     everywhere(|transport, version| async move {
-        let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
-        let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+        let (exporter, _guard) = exported_spans();
         let case = format!("{transport:?} {version}");
 
         let mut harness = Harness::start(transport, version, server()).await;
@@ -267,18 +258,10 @@ async fn a_server_span_is_the_child_of_the_span_its_client_sent_in_meta() {
 #[cfg(feature = "otel")]
 #[tokio::test]
 async fn a_client_span_sends_its_context_and_the_server_span_is_its_child() {
-    use opentelemetry::trace::{SpanKind, TracerProvider as _};
-    use opentelemetry_sdk::propagation::TraceContextPropagator;
-    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use opentelemetry::trace::SpanKind;
 
-    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     everywhere(|transport, version| async move {
-        let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
-        let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+        let (exporter, _guard) = exported_spans();
         let case = format!("{transport:?} {version}");
 
         let mut harness = Harness::start(transport, version, server()).await;
@@ -328,18 +311,10 @@ async fn a_client_span_sends_its_context_and_the_server_span_is_its_child() {
 #[cfg(feature = "otel")]
 #[tokio::test]
 async fn a_request_of_the_server_to_its_client_has_spans_on_both_sides() {
-    use opentelemetry::trace::{SpanKind, TracerProvider as _};
-    use opentelemetry_sdk::propagation::TraceContextPropagator;
-    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use opentelemetry::trace::SpanKind;
 
-    opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     everywhere(|transport, version| async move {
-        let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
-        let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+        let (exporter, _guard) = exported_spans();
         let case = format!("{transport:?} {version}");
 
         let mut harness = Harness::start(transport, version, server()).await;
@@ -594,4 +569,25 @@ async fn the_work_of_a_task_has_a_span_of_its_own() {
         assert_eq!(name, Some("mcp.task"), "{case}");
     })
     .await;
+}
+
+/// Spans exported in memory through `tracing-opentelemetry`, on this thread until the guard
+/// drops, with W3C trace context as the propagator (what an application sets up once).
+#[cfg(feature = "otel")]
+fn exported_spans() -> (
+    opentelemetry_sdk::trace::InMemorySpanExporter,
+    tracing::subscriber::DefaultGuard,
+) {
+    use opentelemetry::trace::TracerProvider as _;
+
+    opentelemetry::global::set_text_map_propagator(
+        opentelemetry_sdk::propagation::TraceContextPropagator::new(),
+    );
+    let exporter = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
+    let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+    (exporter, guard)
 }
