@@ -156,9 +156,12 @@ impl Handle {
             .send_unobserved(method, params, options)
             .instrument(span.clone())
             .await;
-        crate::telemetry::record_end(&span, method, &outcome);
+        // read from the result once, and only when a span or the metrics record it
+        let recorded = !span.is_disabled() || cfg!(feature = "otel");
+        let tool_error = recorded && crate::telemetry::is_tool_error(method, &outcome);
+        crate::telemetry::record_end(&span, &outcome, tool_error);
         #[cfg(feature = "otel")]
-        operation.end(&self.shared.metrics, method, &outcome);
+        operation.end(&self.shared.metrics, &outcome, tool_error);
         outcome
     }
 

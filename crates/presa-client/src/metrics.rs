@@ -87,10 +87,10 @@ impl Operation {
     pub(crate) fn end(
         mut self,
         metrics: &ClientMetrics,
-        method: &str,
         outcome: &Result<RawJson, ClientError>,
+        tool_error: bool,
     ) {
-        if crate::telemetry::is_tool_error(method, outcome) {
+        if tool_error {
             self.attributes
                 .push(KeyValue::new("error.type", "tool_error"));
         }

@@ -74,32 +74,39 @@ pub(crate) fn is_tool_error(method: &str, outcome: &Result<RawJson, ClientError>
     }
 }
 
-/// Records how the request `method` ended on its `span`: a JSON-RPC error's code, the failure,
-/// or a tool's error result.
-pub(crate) fn record_end(span: &Span, method: &str, outcome: &Result<RawJson, ClientError>) {
+/// Records how a request ended on its `span`: a JSON-RPC error's code, the failure, or a tool's
+/// error result (`tool_error`, see [`is_tool_error`]).
+pub(crate) fn record_end(span: &Span, outcome: &Result<RawJson, ClientError>, tool_error: bool) {
     if span.is_disabled() {
         return;
     }
     let Err(error) = outcome else {
-        if is_tool_error(method, outcome) {
-            span.record("error.type", "tool_error");
-            span.record("otel.status_code", "error");
+        if tool_error {
+            record_failure(span, "tool_error", None);
         }
         return;
     };
     match error.as_server_error() {
-        Some(error) => {
-            let code = error.code.code().to_string();
-            span.record("error.type", code.as_str());
-            span.record("rpc.response.status_code", code.as_str());
-            span.record("otel.status_message", error.message.as_str());
-        }
-        None => {
-            span.record("error.type", "_OTHER");
-            span.record("otel.status_message", error.to_string().as_str());
-        }
+        Some(error) => record_error(span, error),
+        None => record_failure(span, "_OTHER", Some(&error.to_string())),
     }
+}
+
+/// Marks `span` failed with the JSON-RPC `error`: its code as `error.type` and
+/// `rpc.response.status_code`, its message as the status message.
+fn record_error(span: &Span, error: &ErrorObject) {
+    let code = error.code.code().to_string();
+    span.record("rpc.response.status_code", code.as_str());
+    record_failure(span, &code, Some(&error.message));
+}
+
+/// Marks `span` failed with `error_type` (and `message`, when there is one).
+fn record_failure(span: &Span, error_type: &str, message: Option<&str>) {
+    span.record("error.type", error_type);
     span.record("otel.status_code", "error");
+    if let Some(message) = message {
+        span.record("otel.status_message", message);
+    }
 }
 
 /// The span of a request the server asks of this client (an elicitation, a sampling, the
@@ -153,11 +160,7 @@ pub(crate) fn record_served_end<T>(span: &Span, outcome: &Result<T, ErrorObject>
         return;
     }
     if let Err(error) = outcome {
-        let code = error.code.code().to_string();
-        span.record("error.type", code.as_str());
-        span.record("rpc.response.status_code", code.as_str());
-        span.record("otel.status_code", "error");
-        span.record("otel.status_message", error.message.as_str());
+        record_error(span, error);
     }
 }
 

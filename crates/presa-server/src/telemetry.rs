@@ -205,18 +205,26 @@ fn record_end(span: &Span, result: &Result<RawJson, ErrorObject>, tool_error: bo
         return;
     }
     match result {
-        Err(error) => {
-            let code = error.code.code().to_string();
-            span.record("error.type", code.as_str());
-            span.record("rpc.response.status_code", code.as_str());
-            span.record("otel.status_code", "error");
-            span.record("otel.status_message", error.message.as_str());
-        }
-        Ok(_) if tool_error => {
-            span.record("error.type", "tool_error");
-            span.record("otel.status_code", "error");
-        }
+        Err(error) => record_error(span, error),
+        Ok(_) if tool_error => record_failure(span, "tool_error", None),
         Ok(_) => {}
+    }
+}
+
+/// Marks `span` failed with the JSON-RPC `error`: its code as `error.type` and
+/// `rpc.response.status_code`, its message as the status message.
+fn record_error(span: &Span, error: &ErrorObject) {
+    let code = error.code.code().to_string();
+    span.record("rpc.response.status_code", code.as_str());
+    record_failure(span, &code, Some(&error.message));
+}
+
+/// Marks `span` failed with `error_type` (and `message`, when there is one).
+fn record_failure(span: &Span, error_type: &str, message: Option<&str>) {
+    span.record("error.type", error_type);
+    span.record("otel.status_code", "error");
+    if let Some(message) = message {
+        span.record("otel.status_message", message);
     }
 }
 
@@ -292,30 +300,14 @@ pub(crate) fn record_outgoing_end(
         return;
     };
     match error {
-        crate::InputError::Rejected(error) => {
-            let code = error.code.code().to_string();
-            span.record("error.type", code.as_str());
-            span.record("rpc.response.status_code", code.as_str());
-            span.record("otel.status_message", error.message.as_str());
-        }
-        other => {
-            span.record("error.type", "_OTHER");
-            span.record("otel.status_message", other.to_string().as_str());
-        }
+        crate::InputError::Rejected(error) => record_error(span, error),
+        other => record_failure(span, "_OTHER", Some(&other.to_string())),
     }
-    span.record("otel.status_code", "error");
 }
 
-/// The member `member` (`name`, `uri`) of a request's params, reading only it.
+/// The member `member` (`name`, `uri`) of a request's params, reading only the names.
 fn named_in(params: Option<&RawValue>, member: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Names {
-        #[serde(default)]
-        name: Option<String>,
-        #[serde(default)]
-        uri: Option<String>,
-    }
-    let names: Names = presa_core::parse_params(params).ok()?;
+    let names = crate::middleware::ParamNames::read(params)?;
     match member {
         "name" => names.name,
         "uri" => names.uri,

@@ -205,12 +205,8 @@ impl From<TaskOutcome> for Outcome {
 /// What a request names, as its record tells it: the URI a `resources/read` reads, else the
 /// definition's name.
 fn target_of(request: &McpRequest) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Read {
-        uri: String,
-    }
     if request.method() == "resources/read" {
-        return request.params_as::<Read>().ok().map(|read| read.uri);
+        return super::ParamNames::read(request.params())?.uri;
     }
     request.target().map(|t| t.name().to_owned())
 }
