@@ -643,6 +643,25 @@ pub enum SchemaError {
         /// The limit, in schema levels.
         limit: usize,
     },
+    /// Two schema resources in the schema have the same identifier (an `$id` resolved against
+    /// its parent's, or the root's default): JSON Schema forbids it, since a reference to that
+    /// identifier could mean either (reported by the `full` backend, as the subset allows `$id`
+    /// only at the root).
+    DuplicateId {
+        /// Where the second resource is, in the schema.
+        pointer: String,
+        /// The identifier both resolve to.
+        id: String,
+        /// Where the first resource is, in the schema.
+        first: String,
+    },
+    /// The `full` backend (the `jsonschema` crate) failed on this schema instead of compiling
+    /// it or reporting what is wrong with it: a defect of that crate, caught so that a schema
+    /// from a peer cannot end the process (unless it is built with `panic = "abort"`).
+    BackendFailure {
+        /// What the backend said as it failed.
+        message: String,
+    },
 }
 
 /// How to get what the subset lacks, for [`SchemaError::Unsupported`].
@@ -704,6 +723,15 @@ impl fmt::Display for SchemaError {
                 f,
                 "references from {pointer} nest deeper than {limit} levels without descending \
                  into the value"
+            ),
+            Self::DuplicateId { pointer, id, first } => write!(
+                f,
+                "the schema resource at {pointer} has the identifier {id}, which the one at \
+                 {first} already has; every $id in a schema must name a different resource"
+            ),
+            Self::BackendFailure { message } => write!(
+                f,
+                "the full JSON Schema backend failed on this schema: {message}"
             ),
         }
     }

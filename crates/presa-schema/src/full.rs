@@ -4,10 +4,13 @@
 //! References are resolved only inside the schema (and against the bundled meta-schemas):
 //! remote documents are never fetched, so a `$ref` to `http://...` fails to compile.
 
+use std::collections::HashMap;
+
 use serde_json::{Number, Value};
 
 use crate::error::{ErrorKind, JsonType, SchemaError, ValidationError, ValidationErrors};
 use crate::number::Num;
+use crate::pointer::{display, push_escaped};
 use crate::value::{find_duplicate, too_deep};
 use crate::{Validator, ValidatorOptions};
 
@@ -66,20 +69,130 @@ impl ValidatorOptions {
     /// Compiles `schema` for full JSON Schema (feature `full`), whatever keywords it uses.
     pub fn compile_full(&self, schema: &Value) -> Result<FullValidator, SchemaError> {
         self.check_schema_depth(schema)?;
-        let patterns =
-            jsonschema::PatternOptions::fancy_regex().backtrack_limit(self.backtrack_limit);
-        let inner = jsonschema::options()
-            .offline()
-            .with_pattern_options(patterns)
-            .with_keyword("multipleOf", exact_multiple_of)
-            .build(schema)
-            .map_err(|error| schema_error(schema, &error))?;
+        check_distinct_ids(schema)?;
+        let inner = self.build_backend(schema)?;
         Ok(FullValidator {
             inner,
             schema: schema.clone(),
             max_instance_depth: self.max_instance_depth,
         })
     }
+}
+
+impl ValidatorOptions {
+    /// jsonschema's validator for `schema`. A schema can come from a peer (a tool's
+    /// `outputSchema`): a defect of the backend that panics on some schema must not end the
+    /// process, so a panic is caught and nothing built survives it.
+    fn build_backend(&self, schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
+        let patterns =
+            jsonschema::PatternOptions::fancy_regex().backtrack_limit(self.backtrack_limit);
+        let build = || {
+            jsonschema::options()
+                .offline()
+                .with_pattern_options(patterns)
+                .with_keyword("multipleOf", exact_multiple_of)
+                .build(schema)
+        };
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(build))
+            .map_err(|panic| SchemaError::BackendFailure {
+                message: panic_message(panic.as_ref()),
+            })?
+            .map_err(|error| schema_error(schema, &error))
+    }
+}
+
+/// What a caught panic said, if it said it with a string.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(message), _) => (*message).to_owned(),
+        (_, Some(message)) => message.clone(),
+        _ => "no message".to_owned(),
+    }
+}
+
+/// Refuses a schema in which two resources have the same identifier, as JSON Schema does: the
+/// backend keeps one resource per identifier and would resolve a reference inside the other
+/// against the wrong one.
+///
+/// Resources and identifiers are found as the backend finds them (draft by draft, `$schema`
+/// switching drafts); an identifier that does not resolve is left for the backend to report.
+fn check_distinct_ids(schema: &Value) -> Result<(), SchemaError> {
+    let Ok(base) = jsonschema::uri::from_str(DEFAULT_BASE_URI) else {
+        return Ok(());
+    };
+    let draft = jsonschema::Draft::default();
+    distinct_ids_from(schema, schema, draft, &base, &mut HashMap::new())
+}
+
+/// The base URI the backend gives a schema without a root `$id`.
+const DEFAULT_BASE_URI: &str = "json-schema:///";
+
+/// Checks `resource` (a schema inside `root`, under `base` in `draft`) and its subresources
+/// against the identifiers `seen` so far.
+fn distinct_ids_from<'s>(
+    root: &'s Value,
+    resource: &'s Value,
+    draft: jsonschema::Draft,
+    base: &jsonschema::Uri<String>,
+    seen: &mut HashMap<String, &'s Value>,
+) -> Result<(), SchemaError> {
+    let draft = draft.detect(resource);
+    let id = draft.create_resource_ref(resource).id().and_then(|id| {
+        jsonschema::uri::resolve_against(&base.borrow(), id)
+            .ok()
+            .map(|uri| uri.strip_fragment().to_owned())
+    });
+    // the root is a resource under the default base URI even without an `$id`
+    let id = match id {
+        None if std::ptr::eq(root, resource) => Some(base.clone()),
+        id => id,
+    };
+    if let Some(id) = &id
+        && let Some(first) = seen.insert(id.as_str().to_owned(), resource)
+    {
+        return Err(SchemaError::DuplicateId {
+            pointer: pointer_to(root, resource),
+            id: id.as_str().to_owned(),
+            first: pointer_to(root, first),
+        });
+    }
+    let base = id.as_ref().unwrap_or(base);
+    for child in draft.subresources_of(resource) {
+        distinct_ids_from(root, child, draft, base, seen)?;
+    }
+    Ok(())
+}
+
+/// The JSON pointer (`/` for the root) of `target`, a value inside `root`, found by identity.
+fn pointer_to(root: &Value, target: &Value) -> String {
+    fn find(value: &Value, target: &Value, at: &mut String) -> bool {
+        if std::ptr::eq(value, target) {
+            return true;
+        }
+        let mark = at.len();
+        let found = match value {
+            Value::Object(members) => members.iter().any(|(key, child)| {
+                at.truncate(mark);
+                at.push('/');
+                push_escaped(at, key);
+                find(child, target, at)
+            }),
+            Value::Array(items) => items.iter().enumerate().any(|(index, child)| {
+                at.truncate(mark);
+                at.push('/');
+                at.push_str(&index.to_string());
+                find(child, target, at)
+            }),
+            _ => false,
+        };
+        if !found {
+            at.truncate(mark);
+        }
+        found
+    }
+    let mut at = String::new();
+    find(root, target, &mut at);
+    display(&at)
 }
 
 /// `multipleOf` as the subset reads it ([`Num::is_multiple_of`]: exact arithmetic on the
@@ -599,4 +712,26 @@ fn items(value: &Value) -> u64 {
 
 fn properties(value: &Value) -> u64 {
     value.as_object().map_or(0, |o| o.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_backend_panic_is_a_schema_error() {
+        // jsonschema 0.61 panics on two resources with one identifier when a reference in one
+        // names an anchor in the other; `compile_full` refuses such schemas before building,
+        // and the backend's own panic, had it been reached, is caught
+        let schema = json!({"allOf": [
+            {"$id": "http://a/b", "$anchor": "x"},
+            {"$id": "http://a/b", "$ref": "#x"},
+        ]});
+        match ValidatorOptions::default().build_backend(&schema) {
+            Err(SchemaError::BackendFailure { message }) => assert!(!message.is_empty()),
+            Err(other) => panic!("the backend reported {other}; the case no longer panics"),
+            Ok(_) => panic!("the backend compiled it; the case no longer panics"),
+        }
+    }
 }

@@ -288,3 +288,72 @@ fn bad_schemas_fail_against_the_meta_schema() {
         "invalid schema at /properties/a/items: expected boolean or object, got array"
     );
 }
+
+#[test]
+fn two_resources_with_one_identifier_are_refused() {
+    let duplicate = |schema: Value| match schema_error(schema.clone()) {
+        SchemaError::DuplicateId { pointer, id, first } => (pointer, id, first),
+        other => panic!("{schema}: {other:?}"),
+    };
+    // siblings, whichever of them holds the anchor the other's reference names
+    for (anchor, reference) in [("$anchor", "$ref"), ("$dynamicAnchor", "$dynamicRef")] {
+        assert_eq!(
+            duplicate(json!({"allOf": [
+                {"$id": "http://a/b", anchor: "x"},
+                {"$id": "http://a/b", reference: "#x"},
+            ]})),
+            ("/allOf/1".into(), "http://a/b".into(), "/allOf/0".into())
+        );
+    }
+    // a subschema and the root; relative identifiers, resolved; an empty fragment
+    assert_eq!(
+        duplicate(json!({"$id": "http://a/b", "items": {"$id": "b#"}})),
+        ("/items".into(), "http://a/b".into(), "/".into())
+    );
+    assert_eq!(
+        duplicate(json!({"$id": "http://a/", "$defs": {
+            "x": {"$id": "s"},
+            "y": {"$id": "./t/../s"},
+        }})),
+        ("/$defs/y".into(), "http://a/s".into(), "/$defs/x".into())
+    );
+    // the root without an `$id` has the default one
+    assert_eq!(
+        duplicate(json!({"items": {"$id": "json-schema:///"}})).2,
+        "/"
+    );
+    assert_eq!(
+        SchemaError::DuplicateId {
+            pointer: "/allOf/1".into(),
+            id: "http://a/b".into(),
+            first: "/allOf/0".into()
+        }
+        .to_string(),
+        "the schema resource at /allOf/1 has the identifier http://a/b, which the one at \
+         /allOf/0 already has; every $id in a schema must name a different resource"
+    );
+}
+
+#[test]
+fn distinct_resources_may_share_a_relative_identifier() {
+    // `s` under two bases is two resources
+    let schema = json!({"$defs": {
+        "a": {"$id": "http://a/", "$defs": {"s": {"$id": "s", "type": "string"}}},
+        "b": {"$id": "http://b/", "$defs": {"s": {"$id": "s", "type": "integer"}}},
+    }, "$ref": "http://b/s"});
+    check(schema, json!("x"), "at /: expected integer, got string");
+    // an identifier in data is no resource; before 2019-09 `$id: "#x"` is an anchor
+    check(
+        json!({"$id": "http://a/b", "const": {"$id": "http://a/b"}}),
+        json!(1),
+        "at /: value must be {\"$id\":\"http://a/b\"}",
+    );
+    check(
+        json!({"$schema": DRAFT7, "definitions": {
+            "a": {"$id": "#x", "type": "string"},
+            "b": {"$id": "#y", "type": "string"},
+        }, "allOf": [{"$ref": "#x"}, {"$ref": "#y"}]}),
+        json!(1),
+        "at /: expected string, got integer",
+    );
+}
