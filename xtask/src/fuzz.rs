@@ -337,7 +337,13 @@ fn write_seeds(root: &Path, seeds: &Path) -> Result<(), String> {
             .chain([b"AQAAAAAAAAAA".to_vec()])
             .collect(),
     ));
-    by_target.push(("schema", suite));
+    let mut schemas = suite;
+    // inputs that once crashed a target, kept so that every run starts from them
+    schemas.push(
+        br##"[{"allOf":[{"$id":"http://a/b","$anchor":"x"},{"$id":"http://a/b","$ref":"#x"}]},1]"##
+            .to_vec(),
+    );
+    by_target.push(("schema", schemas));
     by_target.push((
         "sse",
         [

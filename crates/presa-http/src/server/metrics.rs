@@ -11,7 +11,7 @@ use std::fmt;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use opentelemetry::metrics::{Meter, MeterProvider as _};
-use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::metrics::{MeterProviderBuilder, SdkMeterProvider};
 use prometheus::{Encoder, TextEncoder};
 
 /// The metrics a server records, for Prometheus to scrape at `/metrics` (or
@@ -67,12 +67,36 @@ impl PrometheusMetrics {
     ///
     /// When the exporter cannot register with the registry.
     pub fn new() -> Result<Self, PrometheusError> {
+        Self::with_provider(|provider| provider)
+    }
+
+    /// Like [`new`](Self::new), with the meter provider's builder handed to `configure` first:
+    /// to add readers (an OTLP exporter's, so that the same measurements also leave by push),
+    /// views or a resource.
+    ///
+    /// ```
+    /// use opentelemetry_sdk::Resource;
+    /// use presa_http::PrometheusMetrics;
+    ///
+    /// let metrics = PrometheusMetrics::with_provider(|provider| {
+    ///     provider.with_resource(Resource::builder().with_service_name("library").build())
+    /// })
+    /// .unwrap();
+    /// # let _ = metrics;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When the exporter cannot register with the registry.
+    pub fn with_provider(
+        configure: impl FnOnce(MeterProviderBuilder) -> MeterProviderBuilder,
+    ) -> Result<Self, PrometheusError> {
         let registry = prometheus::Registry::new();
         let exporter = opentelemetry_prometheus::exporter()
             .with_registry(registry.clone())
             .build()
             .map_err(|error| PrometheusError(error.to_string()))?;
-        let provider = SdkMeterProvider::builder().with_reader(exporter).build();
+        let provider = configure(SdkMeterProvider::builder().with_reader(exporter)).build();
         Ok(Self {
             registry,
             provider,
