@@ -29,6 +29,9 @@ pub(crate) struct ToolEntry {
     pub(crate) headers: ParamHeaders,
     pub(crate) scopes: Vec<String>,
     pub(crate) handler: Arc<dyn ToolHandler>,
+    /// `gen_ai.tool.name`, made once: a request's metrics record it without copying the name.
+    #[cfg(feature = "otel")]
+    pub(crate) name_attribute: opentelemetry::KeyValue,
 }
 
 pub(crate) struct ResourceEntry {
@@ -48,6 +51,9 @@ pub(crate) struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) scopes: Vec<String>,
     pub(crate) handler: Arc<dyn PromptHandler>,
+    /// `gen_ai.prompt.name`, made once.
+    #[cfg(feature = "otel")]
+    pub(crate) name_attribute: opentelemetry::KeyValue,
 }
 
 /// What a completion belongs to.
@@ -428,10 +434,18 @@ pub(crate) fn resource_entry(
 /// A prompt with its scopes.
 pub(crate) fn prompt_entry(prompt: Scoped<Prompt>, handler: Arc<dyn PromptHandler>) -> PromptEntry {
     PromptEntry {
+        #[cfg(feature = "otel")]
+        name_attribute: name_attribute(presa_core::SpanTarget::Prompt, &prompt.definition.name),
         prompt: prompt.definition,
         scopes: prompt.scopes,
         handler,
     }
+}
+
+/// The metric attribute naming a tool or prompt, its name shared rather than copied per use.
+#[cfg(feature = "otel")]
+fn name_attribute(target: presa_core::SpanTarget, name: &str) -> opentelemetry::KeyValue {
+    opentelemetry::KeyValue::new(target.attribute(), Arc::<str>::from(name))
 }
 
 /// The kinds of definition a server declares in its capabilities and serves (see
@@ -485,6 +499,8 @@ pub(crate) fn tool_entry(
         None => None,
     };
     Ok(ToolEntry {
+        #[cfg(feature = "otel")]
+        name_attribute: name_attribute(presa_core::SpanTarget::Tool, &tool.name),
         tool,
         input,
         output,

@@ -10,8 +10,9 @@ use opentelemetry::KeyValue;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use opentelemetry::metrics::{AsyncInstrument, Histogram, Meter, ObservableUpDownCounter};
-use presa_core::{ErrorObject, ProtocolVersion, RawJson, SpanTarget};
+use presa_core::{ErrorObject, ProtocolVersion, RawJson};
 
+use crate::middleware::Served;
 use crate::server::Server;
 use crate::telemetry::Spanned;
 use crate::transport::{Arrival, Transport};
@@ -121,11 +122,10 @@ impl Operation {
         mut self,
         result: &Result<RawJson, ErrorObject>,
         tool_error: bool,
-        served: Option<(SpanTarget, &str)>,
+        served: Option<&Served>,
     ) {
-        if let Some((target, name)) = served {
-            self.attributes
-                .push(KeyValue::new(target.attribute(), name.to_owned()));
+        if let Some(served) = served {
+            self.attributes.push(served.name_attribute().clone());
         }
         match result {
             Err(error) => {

@@ -17,7 +17,7 @@ use crate::BoxFuture;
 use crate::context::{Cancellation, Context, Peer};
 use crate::events::{Change, list_changed_method};
 use crate::input::InputError;
-use crate::middleware::{McpRequest, McpResponse, Next, Served};
+use crate::middleware::{McpRequest, McpResponse, Next};
 use crate::server::Server;
 use crate::telemetry;
 use crate::transport::Arrival;
@@ -188,7 +188,7 @@ fn ended_with(
 ) -> Result<RawJson, ErrorObject> {
     let tool_error = response.is_tool_error();
     let (result, served) = response.into_parts();
-    observed.end(&result, tool_error, served.as_ref().map(Served::named));
+    observed.end(&result, tool_error, served.as_ref());
     result
 }
 

@@ -19,6 +19,7 @@ use serde_json::value::RawValue;
 use tracing::Span;
 use tracing::field::Empty;
 
+use crate::middleware::Served;
 use crate::transport::{Arrival, Transport};
 
 /// What a request's (or a notification's) span is made from: the message as its session read
@@ -187,7 +188,7 @@ impl Observed {
         self,
         result: &Result<RawJson, ErrorObject>,
         tool_error: bool,
-        served: Option<(SpanTarget, &str)>,
+        served: Option<&Served>,
     ) {
         record_end(&self.span, result, tool_error);
         #[cfg(feature = "otel")]

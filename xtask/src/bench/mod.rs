@@ -38,7 +38,9 @@ options:
   --duration SECS    measured window of each run (default 5)
   --repeats N        runs per row and side; the table shows medians (default 3)
   --row NAME         run one row: http-64, http-1, http-session-64, stdio-seq, stdio-64,
-                     in-process, idle-sessions, tasks (default: all), or with --cluster
+                     in-process, idle-sessions, tasks, observed-http-64-none,
+                     observed-http-64-spans, observed-http-64-metrics, observed-stdio-64-none,
+                     observed-stdio-64-spans, observed-stdio-64-metrics (default: all), or with --cluster
                      cluster-session-64, cluster-2026-64, fanout-10k
   --cluster          run the scale-out rows instead: library replicas on Redis behind nginx,
                      and 10,000 listens over three notes replicas (installs redis-server and
@@ -63,6 +65,24 @@ const ROWS: [&str; 8] = [
     "in-process",
     "idle-sessions",
     "tasks",
+];
+
+/// The cost of observing: `bench_observed` (the `library` server built with `otel`) in one
+/// state against `library` as it ships, on Streamable HTTP or stdio with 64 requests in flight.
+/// Each row: its name, whether it is HTTP, `bench_observed`'s flags, and the most server CPU
+/// per request it may cost against `library` (none for a subscriber that wants every span).
+const OBSERVED_ROWS: [(&str, bool, &[&str], Option<f64>); 6] = [
+    ("observed-http-64-none", true, &[], Some(1.02)),
+    ("observed-http-64-spans", true, &["--spans"], None),
+    ("observed-http-64-metrics", true, &["--metrics"], Some(1.10)),
+    ("observed-stdio-64-none", false, &[], Some(1.02)),
+    ("observed-stdio-64-spans", false, &["--spans"], None),
+    (
+        "observed-stdio-64-metrics",
+        false,
+        &["--metrics"],
+        Some(1.10),
+    ),
 ];
 
 /// What the command line asked for.
@@ -123,7 +143,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--row" => {
                 let v = value()?;
-                if !ROWS.contains(&v.as_str()) && !CLUSTER_ROWS.contains(&v.as_str()) {
+                let observed = OBSERVED_ROWS.iter().any(|(name, ..)| name == v);
+                if !ROWS.contains(&v.as_str()) && !CLUSTER_ROWS.contains(&v.as_str()) && !observed {
                     return Err(format!("unknown row {v:?}"));
                 }
                 options.row = Some(v.clone());
@@ -235,17 +256,32 @@ pub(super) fn release_driver(
 
 /// `cargo build --release -p presa --examples -p xtask --bins`: the servers, and the driver
 /// itself optimized (`cargo xtask` runs a debug build); for the scale-out rows, the examples
-/// with the `redis` feature.
+/// with the `redis` feature; then `bench_observed` with `otel`.
 fn build(cluster: bool) -> Result<(), String> {
     let mut args = vec!["build", "--release", "-p", "presa", "--examples"];
     if cluster {
         args.extend(["--features", "redis"]);
     }
     args.extend(["-p", "xtask", "--bins"]);
+    cargo_build(&args)?;
+    // apart, so that `otel` reaches bench_observed and not the examples it is compared with
+    cargo_build(&[
+        "build",
+        "--release",
+        "-p",
+        "presa",
+        "--example",
+        "bench_observed",
+        "--features",
+        "otel",
+    ])
+}
+
+fn cargo_build(args: &[&str]) -> Result<(), String> {
     eprintln!("xtask bench: cargo {}", args.join(" "));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
-        .args(&args)
+        .args(args)
         .current_dir(workspace_root())
         .stdin(Stdio::null())
         .status()
@@ -425,8 +461,8 @@ impl Bench {
             let (mut presa, mut base) = (Vec::new(), Vec::new());
             for repeat in 1..=self.options.repeats {
                 eprintln!("{name}: run {repeat}/{}", self.options.repeats);
-                presa.push(self.stdio(&library, window).await?);
-                base.push(self.stdio(&raw, window).await?);
+                presa.push(self.stdio(&library, &[], window).await?);
+                base.push(self.stdio(&raw, &[], window).await?);
             }
             let (presa, base) = (median(&presa), median(&base));
             let ratio = presa.throughput / base.throughput;
@@ -488,6 +524,44 @@ impl Bench {
                 met: expired_mib <= start_mib * 1.10,
             });
         }
+        let observed = self.examples.join("bench_observed");
+        for (name, http, flags, most) in OBSERVED_ROWS {
+            if !self.wanted(name) {
+                continue;
+            }
+            let (mut presa, mut base) = (Vec::new(), Vec::new());
+            for repeat in 1..=self.options.repeats {
+                eprintln!("{name}: run {repeat}/{}", self.options.repeats);
+                if http {
+                    let mut args = vec!["--http", "127.0.0.1:0"];
+                    args.extend(flags);
+                    presa.push(self.http(&observed, &args, 64, Era::Stateless).await?);
+                    base.push(
+                        self.http(&library, &["--http", "127.0.0.1:0"], 64, Era::Stateless)
+                            .await?,
+                    );
+                } else {
+                    presa.push(self.stdio(&observed, flags, 64).await?);
+                    base.push(self.stdio(&library, &[], 64).await?);
+                }
+            }
+            let (presa, base) = (median(&presa), median(&base));
+            let cost = presa.cpu_us.unwrap_or(f64::MAX) / base.cpu_us.unwrap_or(f64::MIN_POSITIVE);
+            let (target, met) = match most {
+                Some(most) => (
+                    format!("CPU/req ≤ {most:.2}× library (got {cost:.2}×)"),
+                    cost <= most,
+                ),
+                None => (format!("none (CPU/req {cost:.2}× library)"), true),
+            };
+            rows.push(Row {
+                name,
+                presa,
+                baseline: Some(base),
+                target,
+                met,
+            });
+        }
         Ok(rows)
     }
 
@@ -528,8 +602,9 @@ impl Bench {
     }
 
     /// One stdio run against a fresh server.
-    async fn stdio(&self, program: &Path, window: usize) -> Result<Run, String> {
+    async fn stdio(&self, program: &Path, args: &[&str], window: usize) -> Result<Run, String> {
         let mut child = process::command(program, self.server_cpus.as_deref())
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

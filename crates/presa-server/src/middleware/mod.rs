@@ -403,11 +403,12 @@ pub(crate) enum Served {
 }
 
 impl Served {
-    /// What it is, and its name.
-    pub(crate) fn named(&self) -> (presa_core::SpanTarget, &str) {
+    /// The metric attribute naming it (`gen_ai.tool.name` or `gen_ai.prompt.name`).
+    #[cfg(feature = "otel")]
+    pub(crate) fn name_attribute(&self) -> &opentelemetry::KeyValue {
         match self {
-            Self::Tool(entry) => (presa_core::SpanTarget::Tool, &entry.tool.name),
-            Self::Prompt(entry) => (presa_core::SpanTarget::Prompt, &entry.prompt.name),
+            Self::Tool(entry) => &entry.name_attribute,
+            Self::Prompt(entry) => &entry.name_attribute,
         }
     }
 }
