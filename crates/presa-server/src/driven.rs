@@ -587,12 +587,12 @@ impl Drop for DrivenConnection {
     }
 }
 
-/// Hands `message` to `session`. What the session handles by itself (a notification;
-/// `initialize`, `ping`, `logging/setLevel`) is observed while it does: its span, its duration.
-/// The requests it dispatches are observed when they start.
+/// Hands `message` to `session`. A notification is observed while the session takes it in: its
+/// span, its duration. A request is observed when it starts, or when the session answered it
+/// by itself ([`ServerEvent::Answered`]).
 fn take_in(server: &Server, session: &mut ServerSession, message: Message, arrival: &Arrival) {
     let version = session.initialize_era_client().map(|c| c.protocol_version);
-    match crate::telemetry::Observed::session_message(server, &message, version, arrival) {
+    match crate::telemetry::Observed::notification(server, &message, version, arrival) {
         Some(observed) => {
             observed
                 .span()
@@ -728,6 +728,23 @@ impl Driven {
                         let _ = reply.send(answer_of(outcome));
                     }
                 }
+                ServerEvent::Answered {
+                    id,
+                    method,
+                    version,
+                    error,
+                } => crate::telemetry::Observed::answered(
+                    &self.server,
+                    &crate::telemetry::Spanned {
+                        method: &method,
+                        id: Some(&id),
+                        version,
+                        params: None,
+                        meta: None,
+                        arrival,
+                    },
+                    error.as_ref(),
+                ),
                 // Initialized, progress on server requests and other notifications: nothing to do.
                 _ => {}
             }

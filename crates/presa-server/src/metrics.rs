@@ -10,7 +10,7 @@ use opentelemetry::KeyValue;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use opentelemetry::metrics::{AsyncInstrument, Histogram, Meter, ObservableUpDownCounter};
-use presa_core::{ErrorObject, ProtocolVersion, RawJson};
+use presa_core::{ErrorObject, ProtocolVersion};
 
 use crate::middleware::Served;
 use crate::server::Server;
@@ -120,26 +120,26 @@ impl Operation {
     /// the metrics' attribute sets) and the error it failed with.
     pub(crate) fn end(
         mut self,
-        result: &Result<RawJson, ErrorObject>,
+        error: Option<&ErrorObject>,
         tool_error: bool,
         served: Option<&Served>,
     ) {
         if let Some(served) = served {
             self.attributes.push(served.name_attribute().clone());
         }
-        match result {
-            Err(error) => {
+        match error {
+            Some(error) => {
                 let code = error.code.code().to_string();
                 self.attributes
                     .push(KeyValue::new("error.type", code.clone()));
                 self.attributes
                     .push(KeyValue::new("rpc.response.status_code", code));
             }
-            Ok(_) if tool_error => {
+            None if tool_error => {
                 self.attributes
                     .push(KeyValue::new("error.type", "tool_error"));
             }
-            Ok(_) => {}
+            None => {}
         }
         self.record();
     }

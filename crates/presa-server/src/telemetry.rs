@@ -141,39 +141,39 @@ impl Observed {
         &self.span
     }
 
-    /// Starts observing a message the session handles by itself: a notification, or one of the
-    /// requests it answers (`initialize`, `ping`, `logging/setLevel`). `None` for any other
-    /// message: a response, or a request the server dispatches (observed when it starts).
-    pub(crate) fn session_message(
+    /// Starts observing a notification the session takes in (`None` for any other message:
+    /// the requests are observed when they start, or when the session answered them).
+    pub(crate) fn notification(
         server: &crate::Server,
         message: &presa_core::Message,
         version: Option<ProtocolVersion>,
         arrival: &Arrival,
     ) -> Option<Self> {
-        let (method, id, params) = match message {
-            presa_core::Message::Notification(n) => (n.method.as_str(), None, n.params.as_deref()),
-            presa_core::Message::Request(r)
-                if matches!(
-                    r.method.as_str(),
-                    "initialize" | "ping" | "logging/setLevel"
-                ) =>
-            {
-                (r.method.as_str(), Some(&r.id), r.params.as_deref())
-            }
-            _ => return None,
+        let presa_core::Message::Notification(notification) = message else {
+            return None;
         };
-        let meta = None;
         Some(Self::start(
             server,
             &Spanned {
-                method,
-                id,
+                method: &notification.method,
+                id: None,
                 version,
-                params,
-                meta,
+                params: notification.params.as_deref(),
+                meta: None,
                 arrival,
             },
         ))
+    }
+
+    /// Observes a request the session answered by itself (`initialize`, `ping`,
+    /// `server/discover`, ...; or refused before dispatch): a span, and a duration, that end as
+    /// they begin, since its answer is already on its way.
+    pub(crate) fn answered(
+        server: &crate::Server,
+        request: &Spanned<'_>,
+        error: Option<&ErrorObject>,
+    ) {
+        Self::start(server, request).ended(error, false, None);
     }
 
     /// Records the end of a message the session took in by itself.
@@ -190,9 +190,13 @@ impl Observed {
         tool_error: bool,
         served: Option<&Served>,
     ) {
-        record_end(&self.span, result, tool_error);
+        self.ended(result.as_ref().err(), tool_error, served);
+    }
+
+    fn ended(self, error: Option<&ErrorObject>, tool_error: bool, served: Option<&Served>) {
+        record_end(&self.span, error, tool_error);
         #[cfg(feature = "otel")]
-        self.operation.end(result, tool_error, served);
+        self.operation.end(error, tool_error, served);
         #[cfg(not(feature = "otel"))]
         let _ = served;
     }
@@ -201,14 +205,14 @@ impl Observed {
 /// Records how the request ended on its `span`: a JSON-RPC error's code (`error.type` and
 /// `rpc.response.status_code`, the span's status an error with the message), or a tool's error
 /// result (`error.type` `tool_error`).
-fn record_end(span: &Span, result: &Result<RawJson, ErrorObject>, tool_error: bool) {
+fn record_end(span: &Span, error: Option<&ErrorObject>, tool_error: bool) {
     if span.is_disabled() {
         return;
     }
-    match result {
-        Err(error) => record_error(span, error),
-        Ok(_) if tool_error => record_failure(span, "tool_error", None),
-        Ok(_) => {}
+    match error {
+        Some(error) => record_error(span, error),
+        None if tool_error => record_failure(span, "tool_error", None),
+        None => {}
     }
 }
 

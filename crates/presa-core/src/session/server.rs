@@ -208,6 +208,20 @@ pub enum ServerEvent {
     },
     /// Any other notification from the client (e.g. `notifications/roots/list_changed`).
     Notification(Notification),
+    /// A request the session answered by itself, already sent: `initialize`, `ping`,
+    /// `logging/setLevel`, `server/discover`, or one it refused before it became a
+    /// [`Request`](Self::Request) (an uninitialized session, a failed 2026-07-28 check, too many
+    /// in flight). Nothing to serve; there to be observed (a span, a metric).
+    Answered {
+        /// The request's id.
+        id: RequestId,
+        /// Its method, as the client sent it.
+        method: String,
+        /// The revision it was answered under, when known.
+        version: Option<ProtocolVersion>,
+        /// The error it was answered with, if it was refused.
+        error: Option<ErrorObject>,
+    },
 }
 
 /// Why the server could not send a request to the client.
@@ -508,20 +522,19 @@ impl ServerSession {
         }
         match (request.method.as_str(), &mut self.legacy) {
             ("initialize", _) => self.handle_initialize(request),
-            ("ping", _) => self.endpoint.answer(request.id, &Map::new()),
+            ("ping", _) => self.answer_itself(request, &Map::new()),
             ("logging/setLevel", Some(peer)) => {
                 if self.config.capabilities.logging.is_none() {
-                    return self
-                        .endpoint
-                        .reject(request.id, ErrorObject::method_not_found(&request.method));
+                    let error = ErrorObject::method_not_found(&request.method);
+                    return self.refuse(request, error);
                 }
                 match parse_params::<SetLevelRequestParams>(request.params.as_deref()) {
                     Ok(params) => {
                         Arc::make_mut(peer).log_level = Some(params.level);
                         self.state_changes += 1;
-                        self.endpoint.answer(request.id, &Map::new());
+                        self.answer_itself(request, &Map::new());
                     }
-                    Err(error) => self.endpoint.reject(request.id, error),
+                    Err(error) => self.refuse(request, error),
                 }
             }
             (_, Some(peer)) => {
@@ -545,7 +558,7 @@ impl ServerSession {
                 } else {
                     ErrorObject::invalid_request("Server not initialized: send initialize first")
                 };
-                self.endpoint.reject(request.id, error);
+                self.refuse(request, error);
             }
         }
     }
@@ -587,10 +600,16 @@ impl ServerSession {
         let (version, meta) =
             match self.check_stateless(&request, raw_meta.as_ref(), headers.as_ref()) {
                 Ok(checked) => checked,
-                Err(error) => return self.endpoint.reject(request.id, error),
+                Err(error) => return self.refuse(request, error),
             };
         if request.method == "server/discover" {
             let result = self.config.discover_result();
+            self.events.push_back(ServerEvent::Answered {
+                id: request.id.clone(),
+                method: request.method,
+                version: Some(version),
+                error: None,
+            });
             return self.endpoint.answer(request.id, &result);
         }
         let client = Arc::new(ClientContext {
@@ -648,7 +667,7 @@ impl ServerSession {
             let error = ErrorObject::invalid_request(format!(
                 "Too many requests in flight: this session serves at most {limit} at once"
             ));
-            return self.endpoint.reject(request.id, error);
+            return self.refuse(request, error);
         }
         if !self.endpoint.inbound.insert(
             request.id.clone(),
@@ -660,7 +679,7 @@ impl ServerSession {
                 "Request id {} is already in flight",
                 request.id
             ));
-            return self.endpoint.reject(request.id, error);
+            return self.refuse(request, error);
         }
         self.events.push_back(ServerEvent::Request(IncomingRequest {
             id: request.id,
@@ -675,11 +694,11 @@ impl ServerSession {
     fn handle_initialize(&mut self, request: Request) {
         if self.legacy.is_some() {
             let error = ErrorObject::invalid_request("Session already initialized");
-            return self.endpoint.reject(request.id, error);
+            return self.refuse(request, error);
         }
         let params = match parse_params::<InitializeRequestParams>(request.params.as_deref()) {
             Ok(params) => params,
-            Err(error) => return self.endpoint.reject(request.id, error),
+            Err(error) => return self.refuse(request, error),
         };
         let Some(version) = self
             .config
@@ -687,7 +706,7 @@ impl ServerSession {
             .negotiate_initialize(&params.protocol_version)
         else {
             let error = unsupported_version_error(&params.protocol_version, &self.config.versions);
-            return self.endpoint.reject(request.id, error);
+            return self.refuse(request, error);
         };
         let described = json_len(&params.capabilities) + json_len(&params.client_info);
         let limit = self.config.limits.client_description_bytes();
@@ -695,7 +714,7 @@ impl ServerSession {
             let error = ErrorObject::invalid_params(format!(
                 "initialize's capabilities and clientInfo take {described} bytes; this server keeps at most {limit}"
             ));
-            return self.endpoint.reject(request.id, error);
+            return self.refuse(request, error);
         }
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
@@ -710,7 +729,31 @@ impl ServerSession {
             capabilities: params.capabilities,
             client_info: Some(params.client_info),
         })));
-        self.endpoint.answer(request.id, &result);
+        self.answer_itself(request, &result);
+    }
+
+    /// Answers `request` by itself, and tells the application ([`ServerEvent::Answered`]).
+    fn answer_itself(&mut self, request: Request, result: &impl serde::Serialize) {
+        self.answered(&request, None);
+        self.endpoint.answer(request.id, result);
+    }
+
+    /// Refuses `request` with `error`, and tells the application ([`ServerEvent::Answered`]).
+    fn refuse(&mut self, request: Request, error: ErrorObject) {
+        self.answered(&request, Some(error.clone()));
+        self.endpoint.reject(request.id, error);
+    }
+
+    fn answered(&mut self, request: &Request, error: Option<ErrorObject>) {
+        self.events.push_back(ServerEvent::Answered {
+            id: request.id.clone(),
+            method: request.method.clone(),
+            version: self
+                .legacy
+                .as_ref()
+                .map(|peer| peer.client.protocol_version),
+            error,
+        });
     }
 
     fn handle_notification(&mut self, now: Instant, notification: Notification) {

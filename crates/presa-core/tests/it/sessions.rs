@@ -166,9 +166,23 @@ fn the_handshake_negotiates_and_both_sides_learn_of_it() {
     };
     assert_eq!(*protocol_version, ProtocolVersion::V2025_11_25);
     assert_eq!(result.server_info.name, "test-server");
-    let ServerEvent::Initialized(client) = &pair.server_events[0] else {
+    // the session answered initialize by itself, and told the application so
+    let [
+        ServerEvent::Answered {
+            method,
+            version,
+            error: None,
+            ..
+        },
+        ServerEvent::Initialized(client),
+    ] = &pair.server_events[..]
+    else {
         panic!("{:?}", pair.server_events)
     };
+    assert_eq!(
+        (method.as_str(), *version),
+        ("initialize", Some(ProtocolVersion::V2025_11_25))
+    );
     assert_eq!(client.client_info.as_ref().unwrap().name, "test-client");
     // initialize, then notifications/initialized, nothing else
     let methods: Vec<_> = pair
@@ -265,7 +279,21 @@ fn before_initialize_only_ping_is_served() {
             .unwrap()
             .contains("initialize")
     );
-    assert!(pair.server_events.is_empty());
+    // nothing to serve; both there to be observed
+    let answered: Vec<_> = pair
+        .server_events
+        .iter()
+        .map(|event| match event {
+            ServerEvent::Answered {
+                method,
+                version: None,
+                error,
+                ..
+            } => (method.as_str(), error.as_ref().map(|e| e.code.code())),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(answered, [("ping", None), ("tools/list", Some(-32602))]);
 }
 
 #[test]
@@ -810,7 +838,13 @@ fn stateless_requests_are_checked_in_the_runner_order() {
     ));
     assert_eq!(out[0]["error"]["data"]["requested"], "v999.0.0");
     assert_eq!(out[0]["error"]["data"]["supported"][0], "2026-07-28");
-    assert!(pair.server_events.is_empty());
+    // every one refused before dispatch, and reported so
+    assert!(!pair.server_events.is_empty());
+    assert!(
+        pair.server_events
+            .iter()
+            .all(|event| matches!(event, ServerEvent::Answered { error: Some(_), .. }))
+    );
 }
 
 #[test]

@@ -219,7 +219,7 @@ async fn route(
             stateless::request(shared, headers, request, arrival).await
         }
         Packet::Single(Message::Notification(notification)) => {
-            stateless::notification(&shared, headers, &notification, arrival.auth())
+            stateless::notification(&shared, headers, notification, arrival)
         }
         Packet::Single(Message::Response(_)) => accepted(),
         Packet::Batch(_) => bad_message(

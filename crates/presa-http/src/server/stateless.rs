@@ -12,7 +12,7 @@ use presa_core::{
     Era, ErrorCode, ErrorObject, Message, Notification, ReceivedHeaders, Request, RequestId,
     ResponsePayload, http_status,
 };
-use presa_server::{Arrival, AuthInfo, DrivenConnection, InsufficientScope, TransmitQueue};
+use presa_server::{Arrival, DrivenConnection, InsufficientScope, TransmitQueue};
 use tokio::sync::mpsc;
 
 use super::auth::insufficient_scope_response;
@@ -172,17 +172,21 @@ fn stream(
 pub(crate) fn notification(
     shared: &Shared,
     headers: &HeaderMap,
-    notification: &Notification,
-    auth: Option<&AuthInfo>,
+    notification: Notification,
+    arrival: &Arrival,
 ) -> Response {
     if notification.method == "notifications/cancelled"
-        && let Some(subject) = shared.subject(headers, auth)
+        && let Some(subject) = shared.subject(headers, arrival.auth())
         && let Some(params) =
             presa_core::CancelledNotificationParams::from_raw(notification.params.as_ref())
         && let Some(id) = params.request_id
     {
         shared.cancel(&subject, &id);
     }
+    // taken in by a connection of its own, as every message is: observed there (its span, its
+    // duration); what the server does with a notification is done there too
+    DrivenConnection::new(shared.server.clone(), TransmitQueue::new())
+        .handle(Message::Notification(notification), arrival);
     accepted()
 }
 

@@ -61,3 +61,69 @@ async fn a_scrape_counts_the_calls_by_tool_in_both_eras() {
     assert_eq!(refused.status(), 403);
     running.stop().await.unwrap();
 }
+
+#[tokio::test]
+async fn what_the_session_answers_itself_and_notifications_are_counted_too() {
+    let metrics = PrometheusMetrics::new().unwrap();
+    let server = Server::builder("observed", "1.0.0")
+        .meter(metrics.meter())
+        .build()
+        .unwrap();
+    let running = serve(server, HttpOptions::default().metrics(metrics))
+        .await
+        .unwrap();
+    let post = |method: &str, body: Value| {
+        reqwest::Client::new()
+            .post(running.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .body(body.to_string())
+            .send()
+    };
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    // answered by the session: discovery; refused by it: a header that disagrees with the body
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+        "params": {"_meta": meta}});
+    assert_eq!(
+        post("server/discover", discover).await.unwrap().status(),
+        200
+    );
+    let mismatched = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+        "params": {"_meta": meta}});
+    let refused = post("prompts/list", mismatched).await.unwrap();
+    assert_eq!(refused.status(), 400);
+    // a notification, taken in without a session
+    let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 9, "_meta": meta}});
+    let accepted = post("notifications/cancelled", cancelled).await.unwrap();
+    assert_eq!(accepted.status(), 202);
+
+    let scrape = format!("http://{}/metrics", running.local_addr());
+    let text = reqwest::get(&scrape).await.unwrap().text().await.unwrap();
+    let count = "mcp_server_operation_duration_seconds_count";
+    let counted = |labels: &[&str]| sample(&text, count, labels);
+    assert_eq!(
+        counted(&[
+            "mcp_method_name=\"server/discover\"",
+            "mcp_protocol_version=\"2026-07-28\""
+        ]),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        counted(&["mcp_method_name=\"tools/list\"", "error_type=\"-32020\""]),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        counted(&["mcp_method_name=\"notifications/cancelled\""]),
+        Some(1.0),
+        "{text}"
+    );
+    running.stop().await.unwrap();
+}

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use presa::core::{ElicitRequestFormParams, ElicitResult, ElicitationSchema, Tool};
 use presa::server::{Context, Server, ToolError, Transport};
@@ -77,6 +78,15 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Seen {
 }
 
 impl Seen {
+    /// Whether a server span of `method` began.
+    fn has_method(&self, method: &str) -> bool {
+        self.spans
+            .lock()
+            .unwrap()
+            .values()
+            .any(|span| span.name == "mcp.server" && span.field("mcp.method.name") == Some(method))
+    }
+
     /// The server spans of `tools/call`, in the order they began.
     fn tool_calls(&self) -> Vec<(u64, SeenSpan)> {
         let mut calls: Vec<(u64, SeenSpan)> = self
@@ -100,6 +110,13 @@ fn server() -> Server {
             tracing::info!("inside echo");
             "echo"
         })
+        .tool(
+            Tool::without_params("wait"),
+            |_: Value, cx: Context| async move {
+                cx.cancelled().await;
+                Ok::<_, ToolError>("cancelled")
+            },
+        )
         .tool(Tool::without_params("fail"), |_: Value, _: Context| async {
             Err::<String, _>(ToolError::new("the tool failed"))
         })
@@ -129,6 +146,24 @@ async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions(
         let failed = alice.call_tool("fail", json!({})).await.unwrap();
         assert_eq!(failed.is_error, Some(true));
         alice.call_tool("nope", json!({})).await.unwrap_err();
+        // a call given up on: the client's notifications/cancelled has a span when it arrives
+        let waited = alice
+            .call_tool("wait", json!({}))
+            .timeout(Duration::from_millis(50))
+            .await;
+        assert!(waited.is_err(), "{case}");
+        // (on 2026-07-28 over HTTP the client closes the request's stream instead)
+        if !(transport == Transport::Http && version == MODERN) {
+            let cancelled = tokio::time::timeout(Duration::from_secs(10), async {
+                while !seen.has_method("notifications/cancelled") {
+                    tokio::task::yield_now().await;
+                }
+            });
+            assert!(
+                cancelled.await.is_ok(),
+                "{case}: no span of the cancellation"
+            );
+        }
         harness.stop().await;
 
         let calls = seen.tool_calls();
@@ -138,7 +173,8 @@ async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions(
             [
                 Some("tools/call echo"),
                 Some("tools/call fail"),
-                Some("tools/call nope")
+                Some("tools/call nope"),
+                Some("tools/call wait")
             ],
             "{case}"
         );
@@ -163,7 +199,7 @@ async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions(
                 assert!(session.is_some_and(|id| !id.is_empty()), "{case}");
             }
         }
-        let [(echo_id, echo), (_, fail), (_, nope)] = &calls[..] else {
+        let [(echo_id, echo), (_, fail), (_, nope), _] = &calls[..] else {
             panic!("{case}: {calls:?}")
         };
         assert_eq!(echo.field("gen_ai.tool.name"), Some("echo"));
@@ -174,7 +210,27 @@ async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions(
         assert_eq!(nope.field("error.type"), Some("-32602"), "{case}");
         assert_eq!(nope.field("rpc.response.status_code"), Some("-32602"));
         assert_eq!(nope.field("otel.status_code"), Some("error"));
-        // what the session takes in by itself has spans too: the handshake of the initialize era
+        // what the session answers by itself has spans too: 2026-07-28's discovery
+        if version == MODERN {
+            let spans = seen.spans.lock().unwrap();
+            let discover = spans
+                .values()
+                .find(|span| {
+                    span.name == "mcp.server"
+                        && span.field("mcp.method.name") == Some("server/discover")
+                })
+                .unwrap_or_else(|| panic!("{case}: no server/discover span"));
+            assert!(
+                discover.field("jsonrpc.request.id").is_some(),
+                "{case}: {discover:?}"
+            );
+            assert_eq!(discover.field("otel.name"), Some("server/discover"));
+            assert_eq!(
+                discover.field("mcp.protocol.version"),
+                Some(MODERN.as_str())
+            );
+        }
+        // and the handshake of the initialize era
         if version != MODERN {
             let spans = seen.spans.lock().unwrap();
             let by_method = |method: &str| {
