@@ -82,6 +82,7 @@ impl Client {
         let (shared, notifications) = Shared::new(
             options.caching(),
             options.notifications_capacity(),
+            channel.network,
             #[cfg(feature = "otel")]
             options.client_metrics(),
         );

@@ -240,6 +240,7 @@ impl Driver {
                 .send_request_with(now(), &call.method, call.params, &call.options, extras);
         match sent {
             Ok(id) => {
+                crate::telemetry::record_sent(&call.span, &id, self.session.protocol_version());
                 if call.method == LISTEN {
                     self.listens.insert(id.clone());
                 }

@@ -48,6 +48,8 @@ pub(crate) struct OutgoingCall {
     pub(crate) sent: Option<oneshot::Sender<RequestId>>,
     /// Sent even though nobody waits for the outcome.
     pub(crate) detached: bool,
+    /// Its client span, told the request's id and revision once it is sent.
+    pub(crate) span: tracing::Span,
 }
 
 /// State the connection task and every handle share.
@@ -64,6 +66,8 @@ pub(crate) struct Shared {
     /// The tools as last listed: output schemas for typed calls, task support for 2025-11-25.
     pub(crate) tool_listing: crate::output::ToolListing,
     next_key: AtomicU64,
+    /// The transport's network, for the spans.
+    pub(crate) network: crate::Network,
     /// The instruments the client's metrics are recorded with.
     #[cfg(feature = "otel")]
     pub(crate) metrics: crate::metrics::ClientMetrics,
@@ -74,6 +78,7 @@ impl Shared {
     pub(crate) fn new(
         cache: bool,
         notification_capacity: usize,
+        network: crate::Network,
         #[cfg(feature = "otel")] metrics: crate::metrics::ClientMetrics,
     ) -> (Self, broadcast::Sender<Notification>) {
         let (notifications, _) = broadcast::channel(notification_capacity);
@@ -84,6 +89,7 @@ impl Shared {
             watched: Mutex::default(),
             tool_listing: crate::output::ToolListing::default(),
             next_key: AtomicU64::new(0),
+            network,
             #[cfg(feature = "otel")]
             metrics,
         };
@@ -151,9 +157,9 @@ impl Handle {
     ) -> Result<RawJson, ClientError> {
         #[cfg(feature = "otel")]
         let operation = crate::metrics::Operation::start(method, params.as_ref());
-        let span = crate::telemetry::request_span(method, &mut params);
+        let span = crate::telemetry::request_span(method, &mut params, self.shared.network);
         let outcome = self
-            .send_unobserved(method, params, options)
+            .send_unobserved(method, params, options, span.clone())
             .instrument(span.clone())
             .await;
         // read from the result once, and only when a span or the metrics record it
@@ -170,6 +176,7 @@ impl Handle {
         method: &str,
         params: Option<Map<String, Value>>,
         options: &CallOptions,
+        span: tracing::Span,
     ) -> Result<RawJson, ClientError> {
         let key = self.shared.next_key.fetch_add(1, Ordering::Relaxed);
         let (reply, rx) = oneshot::channel();
@@ -183,6 +190,7 @@ impl Handle {
             reply,
             sent: None,
             detached: false,
+            span,
         }))
         .await?;
         // From here on the request is in the task's hands: dropping this future cancels it.
@@ -215,6 +223,7 @@ impl Handle {
             reply,
             sent: Some(sent),
             detached: false,
+            span: tracing::Span::none(),
         }))
         .await?;
         let call = OpenCall {
@@ -248,6 +257,7 @@ impl Handle {
             reply,
             sent: None,
             detached: true,
+            span: tracing::Span::none(),
         });
         match self.commands.try_send(command) {
             Err(mpsc::error::TrySendError::Full(command)) => {

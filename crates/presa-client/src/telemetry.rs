@@ -12,11 +12,15 @@ use serde_json::{Map, Value};
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::ClientError;
+use crate::{ClientError, Network};
 
 /// The span of the request `method` with `params`, about to be sent; with `otel`, its trace
 /// context is written into the params' `_meta`. A disabled span when no subscriber wants it.
-pub(crate) fn request_span(method: &str, params: &mut Option<Map<String, Value>>) -> Span {
+pub(crate) fn request_span(
+    method: &str,
+    params: &mut Option<Map<String, Value>>,
+    network: Network,
+) -> Span {
     let span = tracing::info_span!(
         target: "presa::client",
         "mcp.client",
@@ -25,6 +29,10 @@ pub(crate) fn request_span(method: &str, params: &mut Option<Map<String, Value>>
         otel.status_code = Empty,
         otel.status_message = Empty,
         mcp.method.name = method,
+        jsonrpc.request.id = Empty,
+        mcp.protocol.version = Empty,
+        network.transport = network.transport,
+        network.protocol.name = network.protocol,
         gen_ai.operation.name = Empty,
         gen_ai.tool.name = Empty,
         gen_ai.prompt.name = Empty,
@@ -56,6 +64,21 @@ pub(crate) fn request_span(method: &str, params: &mut Option<Map<String, Value>>
     #[cfg(feature = "otel")]
     inject(&span, params);
     span
+}
+
+/// Records on a request's `span` what is known once it is sent: its `id`, and the revision
+/// it went out under.
+pub(crate) fn record_sent(span: &Span, id: &RequestId, version: Option<ProtocolVersion>) {
+    if span.is_disabled() {
+        return;
+    }
+    span.record(
+        "jsonrpc.request.id",
+        presa_core::request_id_attribute(id).as_str(),
+    );
+    if let Some(version) = version {
+        span.record("mcp.protocol.version", version.as_str());
+    }
 }
 
 /// Whether `outcome`, the answer to a request of `method`, is a tool's error result

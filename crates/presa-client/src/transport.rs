@@ -39,6 +39,21 @@ pub struct ClientChannel {
     /// ([`Transmit::headers`]): the client's session then makes them (Streamable HTTP does;
     /// stdio and in-process need none).
     pub mirror_headers: bool,
+    /// What the client's spans say the transport is, as OpenTelemetry's conventions name it:
+    /// `network.transport` (`pipe` for stdio, `tcp` for Streamable HTTP) and
+    /// `network.protocol.name` (`http`); none for a transport without a network (in-process).
+    pub network: Network,
+}
+
+/// A transport's network, in the words of OpenTelemetry's conventions (see
+/// [`ClientChannel::with_network`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Network {
+    /// `network.transport`: `pipe`, `tcp`, ...
+    pub transport: Option<&'static str>,
+    /// `network.protocol.name`: `http`, ...
+    pub protocol: Option<&'static str>,
 }
 
 impl ClientChannel {
@@ -48,7 +63,19 @@ impl ClientChannel {
             outgoing,
             incoming,
             mirror_headers: false,
+            network: Network::default(),
         }
+    }
+
+    /// This channel, with the `network.transport` and `network.protocol.name` the client's
+    /// spans record (`("pipe", None)` for stdio, `("tcp", Some("http"))` for Streamable HTTP).
+    #[must_use]
+    pub fn with_network(mut self, transport: &'static str, protocol: Option<&'static str>) -> Self {
+        self.network = Network {
+            transport: Some(transport),
+            protocol,
+        };
+        self
     }
 
     /// This channel, for a transport that sends the mirror headers of 2026-07-28 messages.

@@ -219,5 +219,5 @@ where
         max_line_bytes: options.max_line_bytes,
     };
     process::start(&runtime, pipes).map_err(spawn_error)?;
-    Ok(ClientChannel::new(outgoing, incoming))
+    Ok(ClientChannel::new(outgoing, incoming).with_network("pipe", None))
 }

@@ -128,7 +128,9 @@ pub fn client(
     );
     let driver = driver::Driver::new(Arc::new(conn), outgoing_rx);
     runtime.spawn(driver.run());
-    Ok(ClientChannel::new(outgoing, incoming).with_mirror_headers())
+    Ok(ClientChannel::new(outgoing, incoming)
+        .with_mirror_headers()
+        .with_network("tcp", Some("http")))
 }
 
 /// Follows `307` and `308` (which keep the method and body) within the endpoint's origin, at

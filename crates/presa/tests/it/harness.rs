@@ -158,7 +158,7 @@ fn stdio_pipes(server: Server, connection: ConnectionOptions) -> ClientChannel {
         }
         let _ = to_client.send(TransportEvent::Closed(None)).await;
     });
-    ClientChannel::new(outgoing, incoming)
+    ClientChannel::new(outgoing, incoming).with_network("pipe", None)
 }
 
 /// Runs `scenario` on every transport under both eras.

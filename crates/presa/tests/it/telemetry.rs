@@ -261,6 +261,45 @@ async fn each_request_has_a_server_span_named_and_attributed_by_the_conventions(
     .await;
 }
 
+#[tokio::test]
+async fn each_request_has_a_client_span_with_its_id_revision_and_transport() {
+    everywhere(|transport, version| async move {
+        let seen = Seen::default();
+        let subscriber = tracing_subscriber::registry().with(seen.clone());
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let case = format!("{transport:?} {version}");
+
+        let mut harness = Harness::start(transport, version, server()).await;
+        let alice = harness.connect(ALICE).await;
+        alice.call_tool("echo", json!({})).await.unwrap();
+        harness.stop().await;
+
+        let spans = seen.spans.lock().unwrap();
+        let call = |name: &str| {
+            spans
+                .values()
+                .find(|span| {
+                    span.name == name && span.field("otel.name") == Some("tools/call echo")
+                })
+                .cloned()
+                .unwrap_or_else(|| panic!("{case}: no {name} span"))
+        };
+        let (client, server) = (call("mcp.client"), call("mcp.server"));
+        // the id the client sent is the one the server served
+        assert!(client.field("jsonrpc.request.id").is_some(), "{case}");
+        assert_eq!(
+            client.field("jsonrpc.request.id"),
+            server.field("jsonrpc.request.id"),
+            "{case}"
+        );
+        assert_eq!(client.field("mcp.protocol.version"), Some(version.as_str()));
+        for field in ["network.transport", "network.protocol.name"] {
+            assert_eq!(client.field(field), server.field(field), "{case}: {field}");
+        }
+    })
+    .await;
+}
+
 #[cfg(feature = "otel")]
 #[tokio::test]
 async fn a_server_span_is_the_child_of_the_span_its_client_sent_in_meta() {
