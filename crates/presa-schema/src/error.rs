@@ -657,7 +657,8 @@ pub enum SchemaError {
     },
     /// The `full` backend (the `jsonschema` crate) failed on this schema instead of compiling
     /// it or reporting what is wrong with it: a defect of that crate, caught so that a schema
-    /// from a peer cannot end the process (unless it is built with `panic = "abort"`).
+    /// from a peer cannot end the process (unless it is built with `panic = "abort"`). The
+    /// panic hook still runs first (by default it prints the panic on stderr).
     BackendFailure {
         /// What the backend said as it failed.
         message: String,

@@ -137,11 +137,13 @@ fn distinct_ids_from<'s>(
     seen: &mut HashMap<String, &'s Value>,
 ) -> Result<(), SchemaError> {
     let draft = draft.detect(resource);
-    let id = draft.create_resource_ref(resource).id().and_then(|id| {
-        jsonschema::uri::resolve_against(&base.borrow(), id)
-            .ok()
-            .map(|uri| uri.strip_fragment().to_owned())
-    });
+    // an `$id` with a fragment names a location (drafts 4 to 7) or breaks the meta-schema
+    // (2019-09 on): no resource either way; an empty one (`#`) names its parent's
+    let id = draft
+        .create_resource_ref(resource)
+        .id()
+        .filter(|id| !id.is_empty() && !id.contains('#'))
+        .and_then(|id| jsonschema::uri::resolve_against(&base.borrow(), id).ok());
     // the root is a resource under the default base URI even without an `$id`
     let id = match id {
         None if std::ptr::eq(root, resource) => Some(base.clone()),
@@ -159,6 +161,15 @@ fn distinct_ids_from<'s>(
     let base = id.as_ref().unwrap_or(base);
     for child in draft.subresources_of(resource) {
         distinct_ids_from(root, child, draft, base, seen)?;
+    }
+    // 2019-09's `dependencies`, which the backend walks for resources and the draft's list of
+    // subschemas leaves out
+    if draft == jsonschema::Draft::Draft201909
+        && let Some(dependencies) = resource.get("dependencies").and_then(Value::as_object)
+    {
+        for child in dependencies.values().filter(|child| child.is_object()) {
+            distinct_ids_from(root, child, draft, base, seen)?;
+        }
     }
     Ok(())
 }

@@ -692,6 +692,18 @@ impl Driven {
                             let error = ErrorObject::invalid_request(format!(
                                 "Too many listens: this connection holds at most {limit} at once"
                             ));
+                            crate::telemetry::Observed::answered(
+                                &self.server,
+                                &crate::telemetry::Spanned {
+                                    method: &request.method,
+                                    id: Some(&request.id),
+                                    version: Some(request.client.protocol_version),
+                                    params: None,
+                                    meta: request.meta.as_ref(),
+                                    arrival,
+                                },
+                                Some(&error),
+                            );
                             state.session.respond(&request.id, Err(error));
                             continue;
                         }

@@ -152,12 +152,13 @@ impl Observed {
         let presa_core::Message::Notification(notification) = message else {
             return None;
         };
+        let params = notification.params.as_deref();
         Some(Self::start(
             server,
             &Spanned {
                 method: &notification.method,
                 id: None,
-                version,
+                version: version.or_else(|| version_in_meta(params)),
                 params: notification.params.as_deref(),
                 meta: None,
                 arrival,
@@ -200,6 +201,17 @@ impl Observed {
         #[cfg(not(feature = "otel"))]
         let _ = served;
     }
+}
+
+/// The revision a 2026-07-28 message names in its `_meta` (its session has none to tell).
+fn version_in_meta(params: Option<&RawValue>) -> Option<ProtocolVersion> {
+    let params: serde_json::Value = serde_json::from_str(params?.get()).ok()?;
+    params
+        .get("_meta")?
+        .get(presa_core::META_PROTOCOL_VERSION)?
+        .as_str()?
+        .parse()
+        .ok()
 }
 
 /// Records how the request ended on its `span`: a JSON-RPC error's code (`error.type` and

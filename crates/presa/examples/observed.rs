@@ -110,12 +110,13 @@ async fn observe_and_serve() -> Result<(), Error> {
     let meters = metrics.provider().clone();
 
     let served = serve(http, metrics).await;
-    // push what the export threads still hold
-    if let Some(traces) = traces {
-        traces.shutdown()?;
-    }
-    meters.shutdown()?;
-    served
+    // push what the export threads still hold, both whatever either says
+    let traced = traces.map_or(Ok(()), |traces| traces.shutdown());
+    let measured = meters.shutdown();
+    served?;
+    traced?;
+    measured?;
+    Ok(())
 }
 
 async fn serve(http: Option<String>, metrics: PrometheusMetrics) -> Result<(), Error> {

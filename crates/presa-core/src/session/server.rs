@@ -175,7 +175,8 @@ struct PerRequest {
     headers: Option<Arc<ReceivedHeaders>>,
 }
 
-/// Something the server application must act on.
+/// Something the server application acts on (a request to serve, a cancellation, ...) or
+/// observes (a request the session answered by itself).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum ServerEvent {
@@ -208,7 +209,7 @@ pub enum ServerEvent {
     },
     /// Any other notification from the client (e.g. `notifications/roots/list_changed`).
     Notification(Notification),
-    /// A request the session answered by itself, already sent: `initialize`, `ping`,
+    /// A request the session answered by itself, its answer queued: `initialize`, `ping`,
     /// `logging/setLevel`, `server/discover`, or one it refused before it became a
     /// [`Request`](Self::Request) (an uninitialized session, a failed 2026-07-28 check, too many
     /// in flight). Nothing to serve; there to be observed (a span, a metric).
@@ -217,7 +218,8 @@ pub enum ServerEvent {
         id: RequestId,
         /// Its method, as the client sent it.
         method: String,
-        /// The revision it was answered under, when known.
+        /// The revision it was read under: the initialize-era session's, or the 2026-07-28
+        /// request's once its checks passed; `None` before either is known.
         version: Option<ProtocolVersion>,
         /// The error it was answered with, if it was refused.
         error: Option<ErrorObject>,
@@ -600,16 +602,12 @@ impl ServerSession {
         let (version, meta) =
             match self.check_stateless(&request, raw_meta.as_ref(), headers.as_ref()) {
                 Ok(checked) => checked,
-                Err(error) => return self.refuse(request, error),
+                // under no revision yet: the checks decide which
+                Err(error) => return self.refuse_under(request, None, error),
             };
         if request.method == "server/discover" {
             let result = self.config.discover_result();
-            self.events.push_back(ServerEvent::Answered {
-                id: request.id.clone(),
-                method: request.method,
-                version: Some(version),
-                error: None,
-            });
+            self.answered(&request, Some(version), None);
             return self.endpoint.answer(request.id, &result);
         }
         let client = Arc::new(ClientContext {
@@ -667,7 +665,7 @@ impl ServerSession {
             let error = ErrorObject::invalid_request(format!(
                 "Too many requests in flight: this session serves at most {limit} at once"
             ));
-            return self.refuse(request, error);
+            return self.refuse_under(request, Some(client.protocol_version), error);
         }
         if !self.endpoint.inbound.insert(
             request.id.clone(),
@@ -679,7 +677,7 @@ impl ServerSession {
                 "Request id {} is already in flight",
                 request.id
             ));
-            return self.refuse(request, error);
+            return self.refuse_under(request, Some(client.protocol_version), error);
         }
         self.events.push_back(ServerEvent::Request(IncomingRequest {
             id: request.id,
@@ -734,24 +732,45 @@ impl ServerSession {
 
     /// Answers `request` by itself, and tells the application ([`ServerEvent::Answered`]).
     fn answer_itself(&mut self, request: Request, result: &impl serde::Serialize) {
-        self.answered(&request, None);
+        self.answered(&request, self.legacy_version(), None);
         self.endpoint.answer(request.id, result);
     }
 
-    /// Refuses `request` with `error`, and tells the application ([`ServerEvent::Answered`]).
+    /// Refuses an initialize-era `request` with `error`, and tells the application
+    /// ([`ServerEvent::Answered`]).
     fn refuse(&mut self, request: Request, error: ErrorObject) {
-        self.answered(&request, Some(error.clone()));
+        let version = self.legacy_version();
+        self.refuse_under(request, version, error);
+    }
+
+    /// Refuses `request`, read under `version` (when known), with `error`.
+    fn refuse_under(
+        &mut self,
+        request: Request,
+        version: Option<ProtocolVersion>,
+        error: ErrorObject,
+    ) {
+        self.answered(&request, version, Some(error.clone()));
         self.endpoint.reject(request.id, error);
     }
 
-    fn answered(&mut self, request: &Request, error: Option<ErrorObject>) {
+    /// The initialize-era revision, once `initialize` was answered.
+    fn legacy_version(&self) -> Option<ProtocolVersion> {
+        self.legacy
+            .as_ref()
+            .map(|peer| peer.client.protocol_version)
+    }
+
+    fn answered(
+        &mut self,
+        request: &Request,
+        version: Option<ProtocolVersion>,
+        error: Option<ErrorObject>,
+    ) {
         self.events.push_back(ServerEvent::Answered {
             id: request.id.clone(),
             method: request.method.clone(),
-            version: self
-                .legacy
-                .as_ref()
-                .map(|peer| peer.client.protocol_version),
+            version,
             error,
         });
     }

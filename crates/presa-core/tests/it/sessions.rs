@@ -838,12 +838,30 @@ fn stateless_requests_are_checked_in_the_runner_order() {
     ));
     assert_eq!(out[0]["error"]["data"]["requested"], "v999.0.0");
     assert_eq!(out[0]["error"]["data"]["supported"][0], "2026-07-28");
-    // every one refused before dispatch, and reported so
-    assert!(!pair.server_events.is_empty());
-    assert!(
-        pair.server_events
-            .iter()
-            .all(|event| matches!(event, ServerEvent::Answered { error: Some(_), .. }))
+    // every one refused before dispatch, under no revision yet, and reported so
+    let refused: Vec<_> = pair
+        .server_events
+        .iter()
+        .map(|event| match event {
+            ServerEvent::Answered {
+                method,
+                version: None,
+                error: Some(error),
+                ..
+            } => (method.as_str(), error.code.code()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let discover = "server/discover";
+    assert_eq!(
+        refused,
+        [
+            (discover, -32602),
+            (discover, -32602),
+            (discover, -32022),
+            (discover, -32022),
+            (discover, -32022)
+        ]
     );
 }
 

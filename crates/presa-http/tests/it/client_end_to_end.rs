@@ -126,3 +126,11 @@ async fn a_client_falls_back_to_initialize_over_http() {
     // the server saw the DELETE before the client finished closing
     server.await.unwrap();
 }
+
+#[tokio::test]
+async fn the_channel_names_its_network_for_the_client_spans() {
+    let channel =
+        presa_http::client("http://127.0.0.1:9/mcp", HttpClientOptions::default()).unwrap();
+    assert_eq!(channel.network.transport, Some("tcp"));
+    assert_eq!(channel.network.protocol, Some("http"));
+}

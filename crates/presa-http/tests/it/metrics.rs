@@ -121,7 +121,10 @@ async fn what_the_session_answers_itself_and_notifications_are_counted_too() {
         "{text}"
     );
     assert_eq!(
-        counted(&["mcp_method_name=\"notifications/cancelled\""]),
+        counted(&[
+            "mcp_method_name=\"notifications/cancelled\"",
+            "mcp_protocol_version=\"2026-07-28\""
+        ]),
         Some(1.0),
         "{text}"
     );

@@ -357,3 +357,30 @@ fn distinct_resources_may_share_a_relative_identifier() {
         "at /: expected string, got integer",
     );
 }
+
+#[test]
+fn identifiers_that_name_no_resource_are_not_duplicates() {
+    // before 2019-09 an `$id` with a fragment names a location in its resource
+    check(
+        json!({"$schema": DRAFT7, "$id": "http://a/s", "definitions": {
+            "a": {"$id": "http://a/s#foo", "type": "integer"},
+            "b": {"$id": "x.json#b"},
+            "c": {"$id": "x.json#c"},
+        }, "allOf": [{"$ref": "#/definitions/a"}]}),
+        json!("x"),
+        "at /: expected integer, got string",
+    );
+    // `#` alone names the resource it is in
+    check(
+        json!({"$id": "http://a/s", "items": {"$id": "#", "type": "string"}}),
+        json!([1]),
+        "at /0: expected string, got integer",
+    );
+    // and 2019-09's `dependencies` holds resources too
+    let schema = json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$id": "http://a/s", "dependencies": {"x": {"$id": "http://a/s"}}});
+    assert!(matches!(
+        FullValidator::new(&schema),
+        Err(SchemaError::DuplicateId { .. })
+    ));
+}

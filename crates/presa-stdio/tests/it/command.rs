@@ -410,3 +410,10 @@ fn a_command_needs_a_runtime() {
     let error = command(["cat"], CommandOptions::default()).unwrap_err();
     assert!(matches!(error, StdioError::NoRuntime), "{error:?}");
 }
+
+#[tokio::test]
+async fn the_channel_names_its_network_for_the_client_spans() {
+    let channel = sh("cat", CommandOptions::default().close_timeout(CLOSE));
+    assert_eq!(channel.network.transport, Some("pipe"));
+    assert_eq!(channel.network.protocol, None);
+}
