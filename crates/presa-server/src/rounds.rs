@@ -42,7 +42,7 @@ fn null_input_responses(params: Option<&RawValue>) -> bool {
     }
     params
         // the common case, no such member at all, costs a substring search, not a parse
-        .filter(|p| p.get().contains("\"inputResponses\""))
+        .filter(|p| presa_core::json_may_name(p.get(), "inputResponses"))
         .and_then(|p| serde_json::from_str::<Probe>(p.get()).ok())
         .and_then(|probe| probe.input_responses)
         .is_some_and(|raw| raw.get().trim() == "null")
@@ -153,5 +153,31 @@ impl Server {
         };
         self.stamp_server_info(&mut result.meta);
         raw(&result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_null_input_responses_is_found_however_its_name_is_written() {
+        for (params, null) in [
+            (r#"{"name":"greet","inputResponses":null}"#, true),
+            (r#"{"name":"greet","\u0069nputResponses":null}"#, true),
+            (r#"{"name":"greet","inputRespons\u0065s": null }"#, true),
+            (r#"{"name":"greet","inputResponses":{}}"#, false),
+            (r#"{"name":"gr\u0065et"}"#, false),
+            (r#"{"name":"greet"}"#, false),
+        ] {
+            assert_eq!(null_input_responses(Some(&raw(params))), null, "{params}");
+        }
+        assert!(!null_input_responses(None));
     }
 }

@@ -89,6 +89,21 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+/// Whether JSON `text` may spell `name` somewhere (as a member's name, say): it holds `name`
+/// as it is, or holds a `\u` escape, which could spell any part of it. `false` is certain, so a
+/// reader can skip parsing `text` for a member that is rarely there; `true` means parse to know.
+///
+/// ```
+/// use presa_core::json_may_name;
+///
+/// assert!(json_may_name(r#"{"requestState":"s"}"#, "requestState"));
+/// assert!(json_may_name(r#"{"r\u0065questState":"s"}"#, "requestState"));
+/// assert!(!json_may_name(r#"{"name":"x"}"#, "requestState"));
+/// ```
+pub fn json_may_name(text: &str, name: &str) -> bool {
+    text.contains(name) || text.contains("\\u")
+}
+
 /// Decodes one frame that must hold exactly one message (every revision but 2025-03-26).
 ///
 /// A JSON array is answered as an invalid request: batches are not allowed.

@@ -730,7 +730,7 @@ impl ClientSession {
     /// known of those tools; tools it does not list keep theirs (a client may have the other
     /// pages cached).
     fn learn_tools(&mut self, result: &mut RawJson) {
-        if !result.get().contains(crate::X_MCP_HEADER) {
+        if !crate::json_may_name(result.get(), crate::X_MCP_HEADER) {
             // no annotation anywhere: nothing to compile, nothing to leave out; only tools that
             // had annotations before lose them
             if self.tool_headers.is_empty() {

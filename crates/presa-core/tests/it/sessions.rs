@@ -1111,6 +1111,39 @@ fn a_client_transmit_names_its_revision_and_on_2026_its_mirror_headers() {
 }
 
 #[test]
+fn an_annotation_written_with_escapes_is_read_as_one() {
+    let now = Instant::now();
+    let mut client = ClientSession::new(client_config());
+    client.use_stateless(ProtocolVersion::V2026_07_28);
+    let listing = client
+        .send_request(now, "tools/list", None, &RequestOptions::default())
+        .unwrap();
+    client.poll_transmit().unwrap();
+    // `x-mcp-header` spelled with a `\u` escape, as any JSON writer may
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"tools":[{{"name":"query","inputSchema":{{"type":"object","properties":{{"region":{{"type":"string","x-mcp-h\u0065ader":"Region"}}}}}}}}]}}}}"#,
+        serde_json::to_string(&listing).unwrap()
+    );
+    client.handle_message(now, decode_message(answer.as_bytes()).unwrap());
+    client
+        .send_request(
+            now,
+            "tools/call",
+            params(json!({"name": "query", "arguments": {"region": "eu"}})),
+            &RequestOptions::default(),
+        )
+        .unwrap();
+    let sent = client.poll_transmit().unwrap();
+    assert!(
+        sent.headers
+            .iter()
+            .any(|(name, value)| name == "Mcp-Param-Region" && value == "eu"),
+        "{:?}",
+        sent.headers
+    );
+}
+
+#[test]
 fn initialize_era_transmits_carry_the_negotiated_revision_after_the_handshake() {
     let mut pair = Pair::new(client_config(), server_config());
     pair.client.initialize(pair.now).unwrap();

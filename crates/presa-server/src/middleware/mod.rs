@@ -271,7 +271,7 @@ fn continued(cx: &Context, method: &str, params: Option<&RawValue>) -> Option<Ca
         return None;
     }
     // the common case, a first round, costs a substring search, not a parse
-    let params = params.filter(|p| p.get().contains("\"requestState\""))?;
+    let params = params.filter(|p| presa_core::json_may_name(p.get(), "requestState"))?;
     let params: Value = serde_json::from_str(params.get()).ok()?;
     let token = params.get("requestState")?.as_str()?;
     let server = cx.server()?;
