@@ -182,6 +182,8 @@ impl Server {
                 },
             ),
             "completion/complete" if declared.completions => self.complete(defs, params, cx).await,
+            // a connection's session answers it before dispatch; called directly
+            // (`Server::handle`), the dispatcher does
             "server/discover" if era == Era::Stateless => raw(&self.discover_result()),
             // boxed: far larger than the other methods' futures, which every request's future
             // would otherwise be sized for

@@ -18,8 +18,24 @@ use super::stateless::{self, accepted, bad_message};
 
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
+/// What a request's `Accept` header admits, of the two answers a POST can get.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Accepted {
+    /// `application/json`: one JSON answer.
+    pub(crate) json: bool,
+    /// `text/event-stream`: an SSE stream.
+    pub(crate) sse: bool,
+}
+
+impl Accepted {
+    /// Both, as a POST must accept.
+    pub(crate) fn both(self) -> bool {
+        self.json && self.sse
+    }
+}
+
 /// Parses an `Accept` header into what it admits.
-pub(crate) fn accepts(headers: &HeaderMap) -> (bool, bool) {
+pub(crate) fn accepts(headers: &HeaderMap) -> Accepted {
     let mut json = false;
     let mut sse = false;
     for value in headers.get_all(header::ACCEPT) {
@@ -38,7 +54,7 @@ pub(crate) fn accepts(headers: &HeaderMap) -> (bool, bool) {
             }
         }
     }
-    (json, sse)
+    Accepted { json, sse }
 }
 
 fn is_json_content(headers: &HeaderMap) -> bool {
@@ -76,7 +92,7 @@ pub(crate) async fn post(
             "Unsupported Media Type: send application/json",
         );
     }
-    if accepts(headers) != (true, true) {
+    if !accepts(headers).both() {
         return reject(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,
@@ -265,10 +281,28 @@ mod tests {
             header::ACCEPT,
             HeaderValue::from_static("text/event-stream, application/json;q=0.9"),
         );
-        assert_eq!(accepts(&h), (true, true));
+        assert_eq!(
+            accepts(&h),
+            Accepted {
+                json: true,
+                sse: true
+            }
+        );
         h.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert_eq!(accepts(&h), (true, false));
+        assert_eq!(
+            accepts(&h),
+            Accepted {
+                json: true,
+                sse: false
+            }
+        );
         h.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
-        assert_eq!(accepts(&h), (true, true));
+        assert_eq!(
+            accepts(&h),
+            Accepted {
+                json: true,
+                sse: true
+            }
+        );
     }
 }

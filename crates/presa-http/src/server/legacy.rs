@@ -412,7 +412,7 @@ pub(crate) async fn get(
     if !shared.supports_initialize_era() {
         return method_not_allowed(&shared);
     }
-    if !accepts(&headers).1 {
+    if !accepts(&headers).sse {
         return reject(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,

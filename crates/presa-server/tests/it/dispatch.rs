@@ -799,3 +799,18 @@ async fn a_2026_result_carries_the_server_info_once_beside_its_own_members() {
         .unwrap();
     assert!(!raw.get().contains("_meta"), "{}", raw.get());
 }
+
+#[tokio::test]
+async fn discover_called_directly_answers_on_2026_and_is_unknown_before() {
+    // a connection's session answers server/discover itself; Server::handle answers it too
+    let discovered = call(&server(), MODERN, "server/discover", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(discovered["supportedVersions"][0], "2026-07-28");
+    assert!(
+        discovered["capabilities"]["tools"].is_object(),
+        "{discovered}"
+    );
+    let before = call(&server(), LEGACY, "server/discover", json!({})).await;
+    assert_eq!(before.unwrap_err().code, ErrorCode::METHOD_NOT_FOUND);
+}
