@@ -363,13 +363,11 @@ fn take(connection: &DrivenConnection, arrival: &Arrival, input: Incoming) {
 /// A random id for one connection (128 bits, hex), unique across processes that share a task
 /// store.
 fn connection_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
+    crate::random_id().unwrap_or_else(|| {
         // without randomness, unique within the process at least
         static NEXT: AtomicUsize = AtomicUsize::new(0);
-        return format!("connection-{}", NEXT.fetch_add(1, Ordering::Relaxed));
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+        format!("connection-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+    })
 }
 
 #[cfg(test)]

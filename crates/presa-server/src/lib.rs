@@ -83,7 +83,7 @@ pub use tasks::{
     InMemoryTaskStore, TaskLimits, TaskOptions, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
 };
 pub use tool::*;
-pub use transport::{Arrival, HttpParts, Transport};
+pub use transport::{Arrival, HttpParts, Transport, random_id};
 #[cfg(feature = "schemars")]
 pub use typed::{
     Elicitation, ToolInput, ToolOutput, input_schema_for, output_schema_for, serialized_schema_for,

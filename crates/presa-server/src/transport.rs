@@ -151,3 +151,19 @@ impl Arrival {
         self.http.as_deref()
     }
 }
+
+/// 128 random bits as 32 lowercase hex digits: the one generator of the ids presa's transports
+/// make (connections, HTTP sessions, an instance's prefix for its requests to clients), each
+/// deciding for itself what to do without randomness (`None`).
+///
+/// ```
+/// let id = presa_server::random_id().unwrap();
+/// assert_eq!(id.len(), 32);
+/// assert!(id.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+/// ```
+#[doc(hidden)]
+pub fn random_id() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

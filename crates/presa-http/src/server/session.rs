@@ -997,10 +997,8 @@ impl Outbox for SessionOutbox {
     }
 }
 
-/// A fresh session id: 128 random bits, hex-encoded (visible ASCII only).
+/// A fresh session id: 128 random bits, hex-encoded (visible ASCII only); none without
+/// randomness (the session is then refused: a guessable id would hand it to anyone).
 pub(crate) fn new_session_id() -> Option<Arc<str>> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).ok()?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Some(Arc::from(hex))
+    presa_server::random_id().map(Arc::from)
 }

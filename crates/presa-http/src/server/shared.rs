@@ -155,7 +155,7 @@ impl Shared {
                 tokio::spawn(write_log(events, Arc::downgrade(&self.store), self.ttl()));
                 // an instance's own prefix for the ids of its requests to clients: random, or
                 // (no randomness) the process id and the clock
-                let request_ids: Arc<str> = match super::session::new_session_id() {
+                let request_ids: Arc<str> = match presa_server::random_id() {
                     Some(id) => Arc::from(format!("{}:", &id[..12])),
                     None => {
                         let nanos = std::time::SystemTime::now()
