@@ -96,6 +96,14 @@ impl Shared {
         (shared, notifications)
     }
 
+    /// The URIs initialize-era subscriptions watch; taken over when a panic poisoned the lock
+    /// (each change is one step), as every lock in presa is.
+    pub(crate) fn watched(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
+        self.watched
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// A new receiver of notifications; already ended when the connection has.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Notification> {
         match self.notifications.upgrade() {

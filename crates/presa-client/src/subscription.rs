@@ -470,9 +470,9 @@ impl Subscription {
     /// Counts a URI this (initialize-era) subscription watches.
     fn count(&mut self, uri: String) {
         if let Mode::Watch { uris } = &mut self.mode {
-            if let Ok(mut watched) = self.client.handle().shared.watched.lock() {
-                *watched.entry(uri.clone()).or_insert(0) += 1;
-            }
+            let mut watched = self.client.handle().shared.watched();
+            *watched.entry(uri.clone()).or_insert(0) += 1;
+            drop(watched);
             uris.push(uri);
         }
     }
@@ -483,9 +483,8 @@ impl Subscription {
         let Mode::Watch { uris } = &mut self.mode else {
             return Vec::new();
         };
-        let Ok(mut watched) = self.client.handle().shared.watched.lock() else {
-            return Vec::new();
-        };
+        let handle = self.client.handle();
+        let mut watched = handle.shared.watched();
         let gone = match only {
             Some(only) => {
                 let (gone, kept) = uris.drain(..).partition(|uri| uri == only);

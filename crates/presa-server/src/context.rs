@@ -908,9 +908,11 @@ impl Context {
         if let Some((round, response)) = answered {
             return match checked(response) {
                 Ok(answer) => {
-                    if let Ok(mut used) = round.used.lock() {
-                        used.insert(key);
-                    }
+                    round
+                        .used
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .insert(key);
                     Ok(answer)
                 }
                 Err(why) => {

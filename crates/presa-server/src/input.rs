@@ -94,39 +94,36 @@ pub(crate) struct Asks {
 
 impl Asks {
     pub(crate) fn ask(&self, key: String, request: InputRequest) {
-        if let Ok(mut pending) = self.pending.lock() {
-            pending.entry(key).or_insert(request);
-        }
+        lock(&self.pending).entry(key).or_insert(request);
     }
 
     pub(crate) fn fail(&self, error: ErrorObject) {
-        if let Ok(mut slot) = self.error.lock() {
-            slot.get_or_insert(error);
-        }
+        lock(&self.error).get_or_insert(error);
     }
 
     /// A key for an ask that named none: its kind and its position among this handler's asks,
     /// which is the same in every round as long as the handler asks in the same order.
     pub(crate) fn default_key(&self, kind: &str) -> String {
-        let n = self.next_key.lock().map(|mut n| {
-            *n += 1;
-            *n
-        });
-        format!("{kind}-{}", n.unwrap_or(0))
+        let mut n = lock(&self.next_key);
+        *n += 1;
+        format!("{kind}-{n}")
     }
 
     fn suspension(&self) -> Option<Suspension> {
-        if let Some(error) = self.error.lock().ok().and_then(|mut e| e.take()) {
+        if let Some(error) = lock(&self.error).take() {
             return Some(Suspension::Error(error));
         }
-        let pending = self
-            .pending
-            .lock()
-            .ok()
-            .map(|mut p| std::mem::take(&mut *p))
-            .unwrap_or_default();
+        let pending = std::mem::take(&mut *lock(&self.pending));
         (!pending.is_empty()).then_some(Suspension::Input(pending))
     }
+}
+
+/// `mutex`, taken over when a panic poisoned it (what it guards is changed in one step), as
+/// every lock in presa is.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Runs a handler until it finishes, or until it has asked for input it cannot have (it is then

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError, Weak};
 use std::time::Duration;
 
 use axum::http::HeaderMap;
@@ -230,6 +230,22 @@ impl Shared {
         }
     }
 
+    /// The 2026-07-28 requests a `notifications/cancelled` may stop. A panic while the lock
+    /// was held leaves the map whole (each change is one insert or remove), so a poisoned lock
+    /// is taken over, as every lock in presa is.
+    fn cancellable(&self) -> MutexGuard<'_, Cancellable> {
+        self.cancellable
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The 2026-07-28 requests being answered, by key; taken over when poisoned, likewise.
+    fn in_flight(&self) -> MutexGuard<'_, HashMap<u64, Streamed>> {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     pub(crate) fn remember_cancellable(
         &self,
         subject: &str,
@@ -237,23 +253,16 @@ impl Shared {
         connection: Arc<DrivenConnection>,
         queue: TransmitQueue,
     ) {
-        if let Ok(mut map) = self.cancellable.lock() {
-            map.insert((subject.to_owned(), id.clone()), (connection, queue));
-        }
+        self.cancellable()
+            .insert((subject.to_owned(), id.clone()), (connection, queue));
     }
 
     pub(crate) fn forget_cancellable(&self, subject: &str, id: &RequestId) {
-        if let Ok(mut map) = self.cancellable.lock() {
-            map.remove(&(subject.to_owned(), id.clone()));
-        }
+        self.cancellable().remove(&(subject.to_owned(), id.clone()));
     }
 
     pub(crate) fn cancel(&self, subject: &str, id: &RequestId) {
-        let entry = self
-            .cancellable
-            .lock()
-            .ok()
-            .and_then(|mut map| map.remove(&(subject.to_owned(), id.clone())));
+        let entry = self.cancellable().remove(&(subject.to_owned(), id.clone()));
         if let Some((connection, queue)) = entry {
             // stopped unanswered: the POST waiting for its messages is told there are no more
             connection.cancel(id);
@@ -405,21 +414,17 @@ impl Shared {
         listen: bool,
     ) -> u64 {
         let key = self.next_in_flight.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut in_flight) = self.in_flight.lock() {
-            let streamed = Streamed {
-                connection,
-                queue,
-                listen,
-            };
-            in_flight.insert(key, streamed);
-        }
+        let streamed = Streamed {
+            connection,
+            queue,
+            listen,
+        };
+        self.in_flight().insert(key, streamed);
         key
     }
 
     pub(crate) fn forget_in_flight(&self, key: u64) {
-        if let Ok(mut in_flight) = self.in_flight.lock() {
-            in_flight.remove(&key);
-        }
+        self.in_flight().remove(&key);
     }
 
     /// Counts a POST with a request as being answered until the guard drops; `None` once a
@@ -458,10 +463,8 @@ impl Shared {
 
     /// Ends every listen with its result.
     fn end_listens(&self) {
-        if let Ok(in_flight) = self.in_flight.lock() {
-            for streamed in in_flight.values().filter(|s| s.listen) {
-                streamed.connection.close();
-            }
+        for streamed in self.in_flight().values().filter(|s| s.listen) {
+            streamed.connection.close();
         }
     }
 
@@ -469,12 +472,10 @@ impl Shared {
     /// session; returns how many 2026-07-28 requests and sessions were stopped.
     pub(crate) fn stop_everything(&self) -> usize {
         let mut stopped = 0;
-        if let Ok(mut in_flight) = self.in_flight.lock() {
-            for (_, streamed) in in_flight.drain() {
-                streamed.connection.abort();
-                streamed.queue.close();
-                stopped += 1;
-            }
+        for (_, streamed) in self.in_flight().drain() {
+            streamed.connection.abort();
+            streamed.queue.close();
+            stopped += 1;
         }
         for session in self.live.all() {
             self.live.remove(session.id());
