@@ -39,8 +39,9 @@ pub enum HttpClientError {
     },
     /// [`client`](crate::client()) was called outside a tokio runtime.
     NoRuntime,
-    /// The HTTP client could not be built (e.g. the TLS backend failed to initialise).
-    Build(String),
+    /// The HTTP client could not be built (e.g. the TLS backend failed to initialise): why is
+    /// the error's [`source`](std::error::Error::source).
+    Build(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl fmt::Display for HttpClientError {
@@ -51,12 +52,19 @@ impl fmt::Display for HttpClientError {
             Self::NoRuntime => {
                 f.write_str("no tokio runtime: create the HTTP client transport from within one")
             }
-            Self::Build(reason) => write!(f, "failed to build the HTTP client: {reason}"),
+            Self::Build(_) => f.write_str("failed to build the HTTP client"),
         }
     }
 }
 
-impl std::error::Error for HttpClientError {}
+impl std::error::Error for HttpClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Build(source) => Some(&**source),
+            _ => None,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -83,5 +91,10 @@ mod tests {
             assert!(text.starts_with(|c: char| c.is_lowercase()), "{text}");
             assert!(!text.ends_with('.'), "{text}");
         }
+        // what failed underneath is the source, not repeated in the message
+        let build = HttpClientError::Build("no TLS".into());
+        assert_eq!(build.to_string(), "failed to build the HTTP client");
+        let source = std::error::Error::source(&build).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("no TLS"));
     }
 }

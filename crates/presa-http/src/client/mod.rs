@@ -114,7 +114,7 @@ pub fn client(
         .connect_timeout(options.connect_timeout)
         .redirect(redirect_policy())
         .build()
-        .map_err(|e| HttpClientError::Build(crate::describe_error(&e)))?;
+        .map_err(|e| HttpClientError::Build(Box::new(e)))?;
 
     let (outgoing, outgoing_rx) = mpsc::channel(QUEUE);
     let (events, incoming) = mpsc::channel(QUEUE);
