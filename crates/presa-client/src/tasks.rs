@@ -8,7 +8,7 @@ use std::time::Duration;
 use presa_core::tasks_extension::{CreateTaskResult, DetailedTask, RESULT_TYPE_TASK};
 use presa_core::{
     CallToolResult, ErrorCode, InputRequests, InputRequiredResult, JsonObject, RequestTasks,
-    TASKS_EXTENSION, TaskStatus, TaskSupport,
+    TASKS_EXTENSION, TaskStatus, TaskSupport, TasksFlavor,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -110,8 +110,12 @@ impl TaskHandle {
         &self.id
     }
 
-    fn legacy(&self) -> bool {
-        self.client.request_tasks() == RequestTasks::Experimental
+    /// The tasks this client uses with its server.
+    fn flavor(&self) -> TasksFlavor {
+        match self.client.request_tasks() {
+            RequestTasks::Experimental => TasksFlavor::Experimental,
+            _ => TasksFlavor::Extension,
+        }
     }
 
     fn id_params(&self) -> Map<String, Value> {
@@ -127,7 +131,7 @@ impl TaskHandle {
             .handle()
             .send("tasks/get", Some(self.id_params()), &CallOptions::default())
             .await?;
-        let task = read_task(raw.get(), self.legacy())?;
+        let task = read_task(raw.get(), self.flavor())?;
         if let Some(requests) = task.input_requests.as_ref() {
             self.answer(requests).await?;
         }
@@ -188,7 +192,7 @@ impl TaskHandle {
     /// or with `tasks/result` (2025-11-25). A task that failed is the server's error; one that
     /// was cancelled is [`ClientError::TaskCancelled`].
     pub async fn wait(&self) -> Result<CallToolResult, ClientError> {
-        if self.legacy() {
+        if self.flavor() == TasksFlavor::Experimental {
             return self.wait_legacy().await;
         }
         loop {
@@ -267,10 +271,10 @@ impl TaskHandle {
     }
 }
 
-/// A `tasks/get` result of either era as the extension's shape.
-fn read_task(json: &str, legacy: bool) -> Result<DetailedTask, ClientError> {
+/// A `tasks/get` result in either `flavor` of tasks, as the extension's shape.
+fn read_task(json: &str, flavor: TasksFlavor) -> Result<DetailedTask, ClientError> {
     let invalid = |e: serde_json::Error| ClientError::InvalidResult(e.to_string());
-    if !legacy {
+    if flavor == TasksFlavor::Extension {
         return serde_json::from_str(json).map_err(invalid);
     }
     let task: presa_core::Task = serde_json::from_str(json).map_err(invalid)?;

@@ -66,16 +66,19 @@ impl Server {
         // the extension is checked before anything else, a bogus task id included
         match require_tasks(&cx)? {
             RequestTasks::Extension => match method {
-                "tasks/get" => self.get_task(params, &cx, false).await,
+                "tasks/get" => self.get_task(params, &cx, TasksFlavor::Extension).await,
                 "tasks/update" => self.update_task(params, &cx).await,
-                "tasks/cancel" => self.cancel_task(params, &cx, false).await,
+                "tasks/cancel" => self.cancel_task(params, &cx, TasksFlavor::Extension).await,
                 _ => Err(ErrorObject::method_not_found(method)),
             },
             RequestTasks::Experimental => match method {
-                "tasks/get" => self.get_task(params, &cx, true).await,
+                "tasks/get" => self.get_task(params, &cx, TasksFlavor::Experimental).await,
                 "tasks/result" => self.task_result(params, &cx).await,
                 "tasks/list" => self.list_tasks(params, &cx).await,
-                "tasks/cancel" => self.cancel_task(params, &cx, true).await,
+                "tasks/cancel" => {
+                    self.cancel_task(params, &cx, TasksFlavor::Experimental)
+                        .await
+                }
                 _ => Err(ErrorObject::method_not_found(method)),
             },
             RequestTasks::Unavailable | RequestTasks::Undeclared => {
@@ -117,13 +120,14 @@ impl Server {
         Ok((record, live))
     }
 
-    /// `tasks/get`, answered in the extension's shape or (`legacy`) in 2025-11-25's.
+    /// `tasks/get`, answered in the shape of the `flavor` of tasks the caller uses.
     async fn get_task(
         &self,
         params: Option<&RawValue>,
         cx: &Context,
-        legacy: bool,
+        flavor: TasksFlavor,
     ) -> Result<RawJson, ErrorObject> {
+        let legacy = flavor == TasksFlavor::Experimental;
         let params: TaskRequestParams = parse(params)?;
         let (record, _) = self.find_task(&params.task_id, cx).await?;
         if legacy {
@@ -173,8 +177,9 @@ impl Server {
         &self,
         params: Option<&RawValue>,
         cx: &Context,
-        legacy: bool,
+        flavor: TasksFlavor,
     ) -> Result<RawJson, ErrorObject> {
+        let legacy = flavor == TasksFlavor::Experimental;
         let params: TaskRequestParams = parse(params)?;
         let (record, live) = self.find_task(&params.task_id, cx).await?;
         if legacy && record.status.is_terminal() {
