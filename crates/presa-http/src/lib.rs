@@ -1,5 +1,5 @@
 //! The Streamable HTTP transport for presa, on axum and tower: a router to mount in an existing
-//! app, one tower layer per concern (Origin, Host, body size, auth, protocol headers), and a client.
+//! app, one tower layer per concern (Origin, Host, body size, auth), and a client.
 //!
 //! Feature `server` (default) gives the server side; feature `client` (default) the client
 //! transport. A server-only build compiles no reqwest.

@@ -25,7 +25,9 @@ use crate::context::{Cancellation, Peer};
 use crate::events::Change;
 use crate::input::InputError;
 use crate::server::Server;
-use crate::start::{Start, Started, Subscriptions, announce, answer_of, guarded, poll_once, start};
+use crate::start::{
+    Handling, Opened, Subscriptions, announce, answer_of, guarded, open_request, poll_once,
+};
 use crate::transport::Arrival;
 
 /// Where a [`DrivenConnection`] sends its messages: any `Fn(Transmit)`, or a type that can also
@@ -219,12 +221,12 @@ impl Running {
 /// The requests being served: those in their first poll (almost always none or one, found
 /// without hashing their id) and those running on tasks.
 #[derive(Default)]
-struct InFlight {
+struct ServedRequests {
     polling: Vec<(RequestId, Cancellation)>,
     running: HashMap<RequestId, Running>,
 }
 
-impl InFlight {
+impl ServedRequests {
     fn len(&self) -> usize {
         self.polling.len() + self.running.len()
     }
@@ -245,7 +247,7 @@ impl InFlight {
     }
 
     /// A request starts its first poll.
-    fn start(&mut self, id: RequestId, cancellation: Cancellation) {
+    fn track(&mut self, id: RequestId, cancellation: Cancellation) {
         self.polling.push((id, cancellation));
     }
 
@@ -324,7 +326,7 @@ struct State {
     /// What the handlers of this connection's requests talk to the session through, made for
     /// the first request the session starts (a session that only initialized has none).
     peer: Option<Arc<dyn Peer>>,
-    in_flight: InFlight,
+    in_flight: ServedRequests,
     /// Server→client requests waiting for the client's answer.
     waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
     /// Initialize-era resource subscriptions.
@@ -376,7 +378,7 @@ impl DrivenConnection {
             state: Mutex::new(State {
                 session,
                 peer: None,
-                in_flight: InFlight::default(),
+                in_flight: ServedRequests::default(),
                 waiting: HashMap::new(),
                 subscribed: Subscriptions::default(),
                 listens: HashSet::new(),
@@ -663,8 +665,8 @@ impl Driven {
     /// messages to the outbox, and registers the requests to start, which it returns for
     /// [`run`](Self::run) (their first poll happens outside the lock, since a handler may talk
     /// back to the session at once).
-    fn pump(self: &Arc<Self>, state: &mut State, arrival: &Arrival) -> Starts {
-        let mut started = Starts::default();
+    fn pump(self: &Arc<Self>, state: &mut State, arrival: &Arrival) -> ToRun {
+        let mut started = ToRun::default();
         loop {
             while let Some(transmit) = state.session.poll_transmit() {
                 self.outbox.send(transmit);
@@ -713,20 +715,25 @@ impl Driven {
                             driven: Arc::downgrade(self),
                         })
                     });
-                    let request =
-                        match start(&self.server, &mut state.subscribed, request, peer, arrival) {
-                            Start::Answered(id, result) => {
-                                state.session.respond(&id, result);
-                                continue;
-                            }
-                            Start::Handling(request) => request,
-                        };
+                    let request = match open_request(
+                        &self.server,
+                        &mut state.subscribed,
+                        request,
+                        peer,
+                        arrival,
+                    ) {
+                        Opened::Answered(id, result) => {
+                            state.session.respond(&id, result);
+                            continue;
+                        }
+                        Opened::Handling(request) => request,
+                    };
                     if request.listen {
                         state.listens.insert(request.id.clone());
                     }
                     state
                         .in_flight
-                        .start(request.id.clone(), request.cancellation.clone());
+                        .track(request.id.clone(), request.cancellation.clone());
                     started.push(request);
                 }
                 ServerEvent::Cancelled { id, .. } => {
@@ -765,8 +772,8 @@ impl Driven {
 
     /// Runs started requests: a handling that finishes on its first poll (a `tool_sync` tool, a
     /// listing) is answered at once, any other moves to a task of its own.
-    fn run(self: &Arc<Self>, started: Starts) {
-        for Started {
+    fn run(self: &Arc<Self>, started: ToRun) {
+        for Handling {
             id,
             mut handling,
             cancellation,
@@ -846,15 +853,15 @@ impl Driven {
 /// The requests one input started, in order: almost always none or one, so one is kept without
 /// an allocation.
 #[derive(Default)]
-enum Starts {
+enum ToRun {
     #[default]
     None,
-    One(Started),
-    Many(Vec<Started>),
+    One(Handling),
+    Many(Vec<Handling>),
 }
 
-impl Starts {
-    fn push(&mut self, request: Started) {
+impl ToRun {
+    fn push(&mut self, request: Handling) {
         *self = match std::mem::take(self) {
             Self::None => Self::One(request),
             Self::One(first) => Self::Many(vec![first, request]),
@@ -870,9 +877,9 @@ impl Starts {
     }
 }
 
-impl IntoIterator for Starts {
-    type Item = Started;
-    type IntoIter = std::iter::Chain<std::option::IntoIter<Started>, std::vec::IntoIter<Started>>;
+impl IntoIterator for ToRun {
+    type Item = Handling;
+    type IntoIter = std::iter::Chain<std::option::IntoIter<Handling>, std::vec::IntoIter<Handling>>;
 
     fn into_iter(self) -> Self::IntoIter {
         let (one, many) = match self {

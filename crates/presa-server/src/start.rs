@@ -83,16 +83,16 @@ impl Subscriptions {
 }
 
 /// What a connection does with a request its session handed over.
-pub(crate) enum Start {
+pub(crate) enum Opened {
     /// Answered already: an initialize-era `resources/subscribe` or `unsubscribe`, whose
     /// subscriptions live with the connection.
     Answered(RequestId, Result<RawJson, ErrorObject>),
     /// To be handled.
-    Handling(Started),
+    Handling(Handling),
 }
 
 /// A request's handling, ready to be polled, with what the connection keeps of it.
-pub(crate) struct Started {
+pub(crate) struct Handling {
     pub(crate) id: RequestId,
     /// The dispatcher's answer to it, not yet polled.
     pub(crate) handling: BoxFuture<'static, Result<RawJson, ErrorObject>>,
@@ -101,16 +101,16 @@ pub(crate) struct Started {
     pub(crate) listen: bool,
 }
 
-/// Starts a request: its context (with what the transport knows of it) and its
+/// ToRun a request: its context (with what the transport knows of it) and its
 /// handling, or its answer when the connection serves it itself. The definitions snapshot is
 /// read here, once, and the request is served from it to the end.
-pub(crate) fn start(
+pub(crate) fn open_request(
     server: &Server,
     subscribed: &mut Subscriptions,
     request: IncomingRequest,
     peer: &Arc<dyn Peer>,
     arrival: &Arrival,
-) -> Start {
+) -> Opened {
     let observed = telemetry::Observed::start(
         server,
         &telemetry::Spanned {
@@ -133,7 +133,7 @@ pub(crate) fn start(
         })
     {
         observed.end(&result, false, None);
-        return Start::Answered(request.id, result);
+        return Opened::Answered(request.id, result);
     }
     let cancellation = Cancellation::new();
     let cx = Context::new(
@@ -173,7 +173,7 @@ pub(crate) fn start(
                 .instrument(span),
             )
         };
-    Start::Handling(Started {
+    Opened::Handling(Handling {
         id: request.id,
         handling,
         cancellation,

@@ -39,7 +39,7 @@ pub(crate) async fn request(
         first => first,
     };
     let connection = Arc::new(connection);
-    let guard = InFlight::register(&shared, &connection, &queue, &id, subject, listen);
+    let guard = RequestGuard::register(&shared, &connection, &queue, &id, subject, listen);
     let first = match first {
         Some(first) => Some(first),
         None => queue.next().await,
@@ -86,7 +86,7 @@ fn answer(message: Message) -> Response {
 /// A request still in flight while its answer is awaited or streamed: dropped with the
 /// response, it stops the request (on 2026-07-28 a client closing the stream cancels it) and
 /// forgets where the endpoint kept it.
-struct InFlight {
+struct RequestGuard {
     connection: Arc<DrivenConnection>,
     queue: TransmitQueue,
     id: RequestId,
@@ -97,7 +97,7 @@ struct InFlight {
     key: u64,
 }
 
-impl InFlight {
+impl RequestGuard {
     fn register(
         shared: &Shared,
         connection: &Arc<DrivenConnection>,
@@ -121,7 +121,7 @@ impl InFlight {
     }
 }
 
-impl Drop for InFlight {
+impl Drop for RequestGuard {
     fn drop(&mut self) {
         self.connection.cancel(&self.id);
         // the forwarder of an abandoned stream stops waiting
@@ -138,7 +138,7 @@ fn stream(
     shared: &Shared,
     queue: TransmitQueue,
     first: presa_core::Transmit,
-    guard: InFlight,
+    guard: RequestGuard,
 ) -> Response {
     let (events_tx, events) = mpsc::channel::<Bytes>(64);
     tokio::spawn(async move {
