@@ -30,7 +30,7 @@ use crate::input::Suspension;
 use crate::middleware::{ListFilter, McpResponse, Served, Target};
 use crate::prompt::CompletionInput;
 use crate::resource::ResourceOutcome;
-use crate::rounds::run;
+use crate::rounds::{Ran, run};
 use crate::scopes::{Described, check_scopes};
 use crate::server::Server;
 use crate::tasks::{CallMode, TaskEnd};
@@ -440,7 +440,7 @@ impl Server {
                     .map(|e| format!("Invalid arguments {e}"))
                     .collect();
                 let refused = CallToolResult::error(lines.join("\n"));
-                Box::pin(std::future::ready(Ok(Ok(Ok(refused)))))
+                Box::pin(std::future::ready(Ran::Returned(Ok(refused))))
             }
             _ => {
                 let handler = entry.handler.call(arguments, cx.clone());
@@ -531,11 +531,11 @@ impl Server {
     /// stamped for the era; a protocol error; or the input it asked for first.
     fn tool_call_end(&self, entry: &ToolEntry, era: Era, ran: ToolRun) -> CallEnd {
         let mut result = match ran {
-            Ok(Ok(Ok(result))) => result,
-            Ok(Ok(Err(error))) => return CallEnd::Error(error),
-            Ok(Err(panic)) => CallToolResult::error(panic),
-            Err(Suspension::Input(requests)) => return CallEnd::Input(requests),
-            Err(Suspension::Error(error)) => return CallEnd::Error(error),
+            Ran::Returned(Ok(result)) => result,
+            Ran::Returned(Err(error)) => return CallEnd::Error(error),
+            Ran::Panicked(panic) => CallToolResult::error(panic),
+            Ran::Suspended(Suspension::Input(requests)) => return CallEnd::Input(requests),
+            Ran::Suspended(Suspension::Error(error)) => return CallEnd::Error(error),
         };
         if let (Some(validator), false) = (&entry.output, result.is_error()) {
             match &result.structured_content {
@@ -605,21 +605,21 @@ impl Server {
             );
             run(&cx, future).await
         } else {
-            Ok(Ok(ResourceOutcome::NotFound))
+            Ran::Returned(ResourceOutcome::NotFound)
         };
         let contents = match outcome {
-            Ok(Ok(ResourceOutcome::Found(contents))) => contents,
-            Ok(Ok(ResourceOutcome::NotFound)) => {
+            Ran::Returned(ResourceOutcome::Found(contents)) => contents,
+            Ran::Returned(ResourceOutcome::NotFound) => {
                 return Err(ResourceNotFoundData { uri: params.uri }.into_error(era));
             }
-            Ok(Ok(ResourceOutcome::Error(error))) => return Err(error),
-            Ok(Err(panic)) => return Err(ErrorObject::internal_error(panic)),
-            Err(Suspension::Input(requests)) => {
+            Ran::Returned(ResourceOutcome::Error(error)) => return Err(error),
+            Ran::Panicked(panic) => return Err(ErrorObject::internal_error(panic)),
+            Ran::Suspended(Suspension::Input(requests)) => {
                 return self
                     .input_required(round.as_deref(), requests, "resources/read", &binding)
                     .map(McpResponse::input_required);
             }
-            Err(Suspension::Error(error)) => return Err(error),
+            Ran::Suspended(Suspension::Error(error)) => return Err(error),
         };
         let (ttl_ms, cache_scope) = self.cache_hints(era);
         let result = ReadResourceResult {
@@ -697,14 +697,14 @@ impl Server {
             params.request_state,
         )?;
         let result = match run(&cx, entry.handler.get(arguments, cx.clone())).await {
-            Ok(Ok(result)) => result?,
-            Ok(Err(panic)) => return Err(ErrorObject::internal_error(panic)),
-            Err(Suspension::Input(requests)) => {
+            Ran::Returned(result) => result?,
+            Ran::Panicked(panic) => return Err(ErrorObject::internal_error(panic)),
+            Ran::Suspended(Suspension::Input(requests)) => {
                 return self
                     .input_required(round.as_deref(), requests, "prompts/get", &binding)
                     .map(McpResponse::input_required);
             }
-            Err(Suspension::Error(error)) => return Err(error),
+            Ran::Suspended(Suspension::Error(error)) => return Err(error),
         };
         self.stamped(era, result).map(McpResponse::done)
     }
@@ -799,8 +799,8 @@ impl Listed for PromptEntry {
     }
 }
 
-/// What running a tool handler produced: its outcome, a panic message, or a suspension.
-type ToolRun = Result<Result<crate::tool::ToolOutcome, String>, Suspension>;
+/// What running a tool handler produced.
+type ToolRun = Ran<crate::tool::ToolOutcome>;
 
 /// A `tools/call` past its checks, its handler's future made ([`Server::start_call`]).
 struct StartedCall {

@@ -19,14 +19,25 @@ use crate::server::Server;
 
 use crate::dispatch::raw;
 
-/// What a handler run ended with: its output, a panic message, or a suspension.
-type Run<T> = Result<Result<T, String>, Suspension>;
+/// What a handler's run ended with.
+pub(crate) enum Ran<T> {
+    /// It returned this.
+    Returned(T),
+    /// It panicked, with this message.
+    Panicked(String),
+    /// It stopped short: it asked for input it cannot have yet, or must fail.
+    Suspended(Suspension),
+}
 
 /// Runs a handler future, catching a panic and suspending it when it asks for input it cannot
 /// have yet.
-pub(crate) async fn run<T: Send + 'static>(cx: &Context, future: BoxFuture<'static, T>) -> Run<T> {
+pub(crate) async fn run<T: Send + 'static>(cx: &Context, future: BoxFuture<'static, T>) -> Ran<T> {
     let caught: BoxFuture<'static, Result<T, String>> = Box::pin(catch_unwind(future));
-    Suspendable::new(caught, cx.asks()).await
+    match Suspendable::new(caught, cx.asks()).await {
+        Ok(Ok(value)) => Ran::Returned(value),
+        Ok(Err(panic)) => Ran::Panicked(panic),
+        Err(suspension) => Ran::Suspended(suspension),
+    }
 }
 
 /// Whether the raw params carry `"inputResponses": null` (malformed, unlike an absent member).

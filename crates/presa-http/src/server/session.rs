@@ -383,6 +383,17 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// A session's state not saved yet, as [`persist`](HttpSession::persist) saves it.
+struct Unsaved {
+    state: SessionState,
+    /// The revision it replaces (none for a session never saved).
+    replaces: Option<u64>,
+    /// The connection's change count it includes.
+    changes: u64,
+    /// The end of this process's block of stream numbers it reserves.
+    reserved: u64,
+}
+
 impl HttpSession {
     /// A session serving `server`. `owner` is the authenticated caller who created it, if any.
     pub(crate) fn start(
@@ -509,10 +520,8 @@ impl HttpSession {
         }
     }
 
-    /// The state to save when it changed since the last save: the state, the revision it
-    /// replaces, the connection's change count it includes, and the end of this process's
-    /// block of stream numbers it reserves.
-    fn unsaved(&self) -> Option<(SessionState, Option<u64>, u64, u64)> {
+    /// What to save when the state changed since the last save.
+    fn unsaved(&self) -> Option<Unsaved> {
         let (changes, reserved) = self.has_unsaved()?;
         let saved = lock(&self.saved);
         let connection = self.connection.state()?;
@@ -520,7 +529,12 @@ impl HttpSession {
         let mut state = SessionState::new(Arc::clone(&self.id), self.owner.clone(), connection);
         state.revision = replaces.map_or(1, |known| known.saturating_add(1));
         state.next_stream = reserved.max(saved.next_stream());
-        Some((state, replaces, changes, reserved))
+        Some(Unsaved {
+            state,
+            replaces,
+            changes,
+            reserved,
+        })
     }
 
     /// The connection's change count and the reserved stream numbers, when either moved past
@@ -549,7 +563,13 @@ impl HttpSession {
         // one save of a session at a time in this process: the others wait and find it saved
         let _one_at_a_time = Saving::take(&self.saving).await;
         for _ in 0..SAVE_ATTEMPTS {
-            let Some((state, replaces, changes, reserved)) = self.unsaved() else {
+            let Some(Unsaved {
+                state,
+                replaces,
+                changes,
+                reserved,
+            }) = self.unsaved()
+            else {
                 return Ok(true);
             };
             let state = Arc::new(state);
