@@ -175,11 +175,7 @@ pub(crate) fn draining() -> Response {
 
 /// `response`, with `guard` held until its body is sent (or dropped) when it is a stream.
 fn hold_until_sent<G: Send + 'static>(response: Response, guard: G) -> Response {
-    let streamed = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
-    if !streamed {
+    if !super::sse::is_stream(&response) {
         return response;
     }
     response.map(|body| {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{Extension, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use presa_core::{
     ErrorCode, ErrorObject, Message, Packet, ProtocolVersion, RequestId, is_stateless_message,
@@ -206,11 +206,7 @@ pub(crate) async fn post(
         single,
     )
     .await;
-    let streamed = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
-    if !streamed {
+    if !super::sse::is_stream(&response) {
         session.forget_stream(stream);
     }
     if created {

@@ -66,7 +66,18 @@ pub(crate) fn sse_response<K: Send + 'static>(
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response.extensions_mut().insert(SseBody);
     response
+}
+
+/// The mark of a response [`sse_response`] made: its body is a stream that goes on after the
+/// handler returned.
+#[derive(Clone, Copy)]
+struct SseBody;
+
+/// Whether `response` is an SSE stream made here (not a JSON answer or a refusal).
+pub(crate) fn is_stream(response: &Response) -> bool {
+    response.extensions().get::<SseBody>().is_some()
 }
 
 /// A JSON response.
