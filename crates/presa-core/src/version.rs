@@ -108,6 +108,20 @@ impl ProtocolVersion {
         matches!(self, Self::V2025_03_26)
     }
 
+    /// Whether a Streamable HTTP server's SSE streams begin with a priming event (an event id
+    /// and `retry`, nothing else), so that the client can resume one the server closes early
+    /// (SEP-1699): 2025-11-25 only.
+    ///
+    /// ```
+    /// use presa_core::ProtocolVersion;
+    ///
+    /// assert!(ProtocolVersion::V2025_11_25.primes_streams());
+    /// assert!(!ProtocolVersion::V2025_06_18.primes_streams());
+    /// ```
+    pub const fn primes_streams(self) -> bool {
+        matches!(self, Self::V2025_11_25)
+    }
+
     /// Whether `ping` exists (every initialize-era revision).
     pub const fn has_ping(self) -> bool {
         matches!(self.era(), Era::Initialize)

@@ -152,7 +152,11 @@ pub(crate) async fn post(
                 &message,
             );
         }
-        if is_batch && session.version() != Some(ProtocolVersion::V2025_03_26) {
+        if is_batch
+            && !session
+                .version()
+                .is_some_and(ProtocolVersion::allows_batches)
+        {
             return reject(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::INVALID_REQUEST,
@@ -183,7 +187,9 @@ pub(crate) async fn post(
         }
         return accepted();
     }
-    let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
+    let primed = session
+        .version()
+        .is_some_and(ProtocolVersion::primes_streams);
     let stream = match session.stream_number(&*shared.store, shared.ttl()).await {
         Ok(stream) => stream,
         // removed meanwhile (a DELETE elsewhere)
@@ -436,7 +442,9 @@ pub(crate) async fn get(
         let (stream, seq) = id.split_once('-')?;
         Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?))
     });
-    let primed = session.version() == Some(ProtocolVersion::V2025_11_25);
+    let primed = session
+        .version()
+        .is_some_and(ProtocolVersion::primes_streams);
     let local = resume.and_then(|(stream, seq)| session.resume(stream, seq));
     let (replay, live, priming) = match (resume, local) {
         (_, Some((replay, live))) => (replay, live, None),

@@ -704,7 +704,7 @@ impl HttpSession {
     /// resume it: at 2025-11-25 every POST stream starts with a priming event id. The stream's
     /// later messages stay in the buffer for the client's `GET` with `Last-Event-ID`.
     fn close_stream_of(&self, request: &RequestId) -> bool {
-        if self.version() != Some(ProtocolVersion::V2025_11_25) {
+        if !self.version().is_some_and(ProtocolVersion::primes_streams) {
             return false;
         }
         let mut streams = lock(&self.streams);
