@@ -18,7 +18,7 @@ use super::endpoint::{SESSION_HEADER, accepts, draining, header_str, method_not_
 use super::reject::{reject, service_unavailable};
 use super::session::{Delivery, HttpSession, SessionsFull, new_session_id};
 use super::shared::{Shared, Unavailable};
-use super::sse::{event, json_response, sse_response};
+use super::sse::{event, forward, json_response, sse_response};
 use super::stateless::{accepted, received};
 use super::store::SessionStoreError;
 use crate::describe_error;
@@ -376,32 +376,15 @@ fn forward_events(
     ready: Vec<Bytes>,
     live: Option<mpsc::Receiver<Delivery>>,
 ) -> mpsc::Receiver<Bytes> {
-    let (events_tx, events) = mpsc::channel::<Bytes>(64);
-    tokio::spawn(async move {
-        let primer = priming.map(|id| event(Some(&id), "", Some(retry)));
-        for bytes in primer.into_iter().chain(ready) {
-            if events_tx.send(bytes).await.is_err() {
-                return;
-            }
-        }
-        let Some(mut live) = live else { return };
-        loop {
-            // a client gone (its body dropped) ends the task at once, not at the next message:
-            // the session's stream is then closed and the session can fall idle
-            let delivery = tokio::select! {
-                delivery = live.recv() => match delivery {
-                    Some(delivery) => delivery,
-                    None => return,
-                },
-                () = events_tx.closed() => return,
-            };
-            let bytes = event(Some(&delivery.event_id), &delivery.json, None);
-            if events_tx.send(bytes).await.is_err() || delivery.last {
-                return;
-            }
-        }
+    let primer = priming.map(|id| event(Some(&id), "", Some(retry)));
+    let ready = primer.into_iter().chain(ready).collect();
+    let deliveries = futures_util::stream::unfold(live, |live| async {
+        let mut live = live?;
+        let delivery = live.recv().await?;
+        let event = event(Some(&delivery.event_id), &delivery.json, None);
+        Some(((event, delivery.last), Some(live)))
     });
-    events
+    forward(ready, Box::pin(deliveries))
 }
 
 /// `GET` on the endpoint: the session's standalone event stream, or the resumption of a stream

@@ -5,6 +5,7 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::{Stream, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, MissedTickBehavior, interval_at};
 
@@ -28,6 +29,35 @@ pub(crate) fn event(id: Option<&str>, data: &str, retry: Option<Duration>) -> By
 }
 
 const KEEPALIVE: &[u8] = b": keepalive\n\n";
+
+/// Feeds an SSE body on a task of its own: the events `ready` at once, then each one `live`
+/// yields, until it ends or yields one marked last (the response that ends a request's
+/// stream). The client going away (the body dropped) ends the task at once, not at the next
+/// event, so that what the stream holds is let go.
+pub(crate) fn forward<S>(ready: Vec<Bytes>, mut live: S) -> mpsc::Receiver<Bytes>
+where
+    S: Stream<Item = (Bytes, bool)> + Send + Unpin + 'static,
+{
+    let (events_tx, events) = mpsc::channel::<Bytes>(64);
+    tokio::spawn(async move {
+        for bytes in ready {
+            if events_tx.send(bytes).await.is_err() {
+                return;
+            }
+        }
+        loop {
+            let next = tokio::select! {
+                next = live.next() => next,
+                () = events_tx.closed() => return,
+            };
+            let Some((bytes, last)) = next else { return };
+            if events_tx.send(bytes).await.is_err() || last {
+                return;
+            }
+        }
+    });
+    events
+}
 
 /// An SSE response whose events come from `events`; the stream ends when the channel closes.
 /// `keep` is dropped with the body (when the client goes away or the stream ends): put what must

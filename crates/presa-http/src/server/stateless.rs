@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use presa_core::{
@@ -13,11 +12,10 @@ use presa_core::{
     ResponsePayload, http_status,
 };
 use presa_server::{Arrival, DrivenConnection, InsufficientScope, TransmitQueue};
-use tokio::sync::mpsc;
 
 use super::auth::insufficient_scope_response;
 use super::shared::Shared;
-use super::sse::{event, json_response, sse_response};
+use super::sse::{event, forward, json_response, sse_response};
 
 /// Serves one 2026-07-28 request.
 pub(crate) async fn request(
@@ -140,30 +138,17 @@ fn stream(
     first: presa_core::Transmit,
     guard: RequestGuard,
 ) -> Response {
-    let (events_tx, events) = mpsc::channel::<Bytes>(64);
-    tokio::spawn(async move {
-        let mut next = first;
-        loop {
-            let last = next.message.is_response();
-            if events_tx
-                .send(event(None, &next.message.to_json(), None))
-                .await
-                .is_err()
-                || last
-            {
-                return;
-            }
-            // the client going away drops the stream (and its guard closes the queue); either
-            // ends this task
-            next = tokio::select! {
-                next = queue.next() => match next {
-                    Some(next) => next,
-                    None => return,
-                },
-                () = events_tx.closed() => return,
-            };
-        }
+    // the client going away drops the stream, and its guard closes the queue: either ends it
+    let messages = futures_util::stream::unfold((Some(first), queue), |(first, queue)| async {
+        let transmit = match first {
+            Some(first) => first,
+            None => queue.next().await?,
+        };
+        let last = transmit.message.is_response();
+        let event = event(None, &transmit.message.to_json(), None);
+        Some(((event, last), (None, queue)))
     });
+    let events = forward(Vec::new(), Box::pin(messages));
     sse_response(events, Some(shared.options.keepalive), guard)
 }
 
