@@ -105,30 +105,13 @@ pub(crate) fn record_end(span: &Span, outcome: &Result<RawJson, ClientError>, to
     }
     let Err(error) = outcome else {
         if tool_error {
-            record_failure(span, "tool_error", None);
+            presa_core::record_span_failure(span, "tool_error", None);
         }
         return;
     };
     match error.as_server_error() {
-        Some(error) => record_error(span, error),
-        None => record_failure(span, "_OTHER", Some(&error.to_string())),
-    }
-}
-
-/// Marks `span` failed with the JSON-RPC `error`: its code as `error.type` and
-/// `rpc.response.status_code`, its message as the status message.
-fn record_error(span: &Span, error: &ErrorObject) {
-    let code = error.code.code().to_string();
-    span.record("rpc.response.status_code", code.as_str());
-    record_failure(span, &code, Some(&error.message));
-}
-
-/// Marks `span` failed with `error_type` (and `message`, when there is one).
-fn record_failure(span: &Span, error_type: &str, message: Option<&str>) {
-    span.record("error.type", error_type);
-    span.record("otel.status_code", "error");
-    if let Some(message) = message {
-        span.record("otel.status_message", message);
+        Some(error) => presa_core::record_span_error(span, error),
+        None => presa_core::record_span_failure(span, "_OTHER", Some(&error.to_string())),
     }
 }
 
@@ -183,7 +166,7 @@ pub(crate) fn record_served_end<T>(span: &Span, outcome: &Result<T, ErrorObject>
         return;
     }
     if let Err(error) = outcome {
-        record_error(span, error);
+        presa_core::record_span_error(span, error);
     }
 }
 

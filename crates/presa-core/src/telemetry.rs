@@ -101,6 +101,25 @@ pub fn method_attribute(method: &str) -> &'static str {
     known.get(method).copied().unwrap_or("_OTHER")
 }
 
+/// Marks a request's `span` failed with the JSON-RPC `error`, as the conventions say: its code
+/// as `error.type` and `rpc.response.status_code`, its message as the span's status message
+/// (`otel.status_code` `error`). The spans of presa's server and client are marked alike.
+pub fn record_span_error(span: &tracing::Span, error: &crate::ErrorObject) {
+    let code = error.code.code().to_string();
+    span.record("rpc.response.status_code", code.as_str());
+    record_span_failure(span, &code, Some(&error.message));
+}
+
+/// Marks a request's `span` failed with `error_type` (`tool_error` for a tool's error result,
+/// `_OTHER` when no answer came), and `message` as its status message when there is one.
+pub fn record_span_failure(span: &tracing::Span, error_type: &str, message: Option<&str>) {
+    span.record("error.type", error_type);
+    span.record("otel.status_code", "error");
+    if let Some(message) = message {
+        span.record("otel.status_message", message);
+    }
+}
+
 /// The `error.type` and `rpc.response.status_code` a metric records for a JSON-RPC error `code`:
 /// the code as text when JSON-RPC or MCP could have defined it (-32768 to -32000), else `_OTHER`,
 /// so that a peer cannot grow a metric's attribute sets with codes it makes up.

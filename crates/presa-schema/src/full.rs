@@ -10,7 +10,7 @@ use serde_json::{Number, Value};
 
 use crate::error::{ErrorKind, JsonType, SchemaError, ValidationError, ValidationErrors};
 use crate::number::Num;
-use crate::pointer::{display, push_escaped};
+use crate::pointer::{display, join};
 use crate::value::{find_duplicate, too_deep};
 use crate::{Validator, ValidatorOptions};
 
@@ -176,34 +176,22 @@ fn distinct_ids_from<'s>(
 
 /// The JSON pointer (`/` for the root) of `target`, a value inside `root`, found by identity.
 fn pointer_to(root: &Value, target: &Value) -> String {
-    fn find(value: &Value, target: &Value, at: &mut String) -> bool {
+    fn find(value: &Value, target: &Value, at: &str) -> Option<String> {
         if std::ptr::eq(value, target) {
-            return true;
+            return Some(at.to_owned());
         }
-        let mark = at.len();
-        let found = match value {
-            Value::Object(members) => members.iter().any(|(key, child)| {
-                at.truncate(mark);
-                at.push('/');
-                push_escaped(at, key);
-                find(child, target, at)
-            }),
-            Value::Array(items) => items.iter().enumerate().any(|(index, child)| {
-                at.truncate(mark);
-                at.push('/');
-                at.push_str(&index.to_string());
-                find(child, target, at)
-            }),
-            _ => false,
-        };
-        if !found {
-            at.truncate(mark);
+        match value {
+            Value::Object(members) => members
+                .iter()
+                .find_map(|(key, child)| find(child, target, &join(at, key))),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(index, child)| find(child, target, &join(at, &index.to_string()))),
+            _ => None,
         }
-        found
     }
-    let mut at = String::new();
-    find(root, target, &mut at);
-    display(&at)
+    display(&find(root, target, "").unwrap_or_default())
 }
 
 /// `multipleOf` as the subset reads it ([`Num::is_multiple_of`]: exact arithmetic on the

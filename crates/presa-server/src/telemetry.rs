@@ -222,26 +222,9 @@ fn record_end(span: &Span, error: Option<&ErrorObject>, tool_error: bool) {
         return;
     }
     match error {
-        Some(error) => record_error(span, error),
-        None if tool_error => record_failure(span, "tool_error", None),
+        Some(error) => presa_core::record_span_error(span, error),
+        None if tool_error => presa_core::record_span_failure(span, "tool_error", None),
         None => {}
-    }
-}
-
-/// Marks `span` failed with the JSON-RPC `error`: its code as `error.type` and
-/// `rpc.response.status_code`, its message as the status message.
-fn record_error(span: &Span, error: &ErrorObject) {
-    let code = error.code.code().to_string();
-    span.record("rpc.response.status_code", code.as_str());
-    record_failure(span, &code, Some(&error.message));
-}
-
-/// Marks `span` failed with `error_type` (and `message`, when there is one).
-fn record_failure(span: &Span, error_type: &str, message: Option<&str>) {
-    span.record("error.type", error_type);
-    span.record("otel.status_code", "error");
-    if let Some(message) = message {
-        span.record("otel.status_message", message);
     }
 }
 
@@ -317,8 +300,8 @@ pub(crate) fn record_outgoing_end(
         return;
     };
     match error {
-        crate::InputError::Rejected(error) => record_error(span, error),
-        other => record_failure(span, "_OTHER", Some(&other.to_string())),
+        crate::InputError::Rejected(error) => presa_core::record_span_error(span, error),
+        other => presa_core::record_span_failure(span, "_OTHER", Some(&other.to_string())),
     }
 }
 
