@@ -425,10 +425,7 @@ fn build_fixtures(root: &Path) -> Result<(PathBuf, PathBuf), String> {
     if !status.success() {
         return Err("building the fixtures failed".into());
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let bin = target.join("debug");
+    let bin = crate::target_dir().join("debug");
     Ok((
         bin.join("presa-conformance-server"),
         bin.join("presa-conformance-client"),

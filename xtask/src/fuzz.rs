@@ -110,7 +110,7 @@ struct Outcome {
 
 fn fuzz(options: &Options) -> Result<bool, String> {
     let root = workspace_root();
-    let dir = root.join("target").join("fuzz");
+    let dir = crate::target_dir().join("fuzz");
     ensure_cargo_fuzz()?;
     write_seeds(&root, &dir.join("seeds"))?;
     let sanitizer = if options.asan { "address" } else { "none" };

@@ -7,7 +7,8 @@
 //! the README does not list, or that names `presa_server::…` where a user only has `presa`.
 //! This task generates `target/snippets/` (its own workspace, with the workspace's Cargo.lock
 //! copied in so versions match), includes README.md and every docs page with Rust code blocks
-//! as module docs, and runs `cargo test --doc` there with `target/snippets/target`.
+//! as module docs, and runs `cargo test --doc` there with the workspace's target directory and
+//! debug profile, so the dependencies the workspace's tests built are not built again.
 
 use std::fmt::{self, Write as _};
 use std::fs;
@@ -103,7 +104,7 @@ fn snippets() -> Result<bool, String> {
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["test", "--doc"])
         .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("CARGO_TARGET_DIR", crate::target_dir())
         .status()
         .map_err(|e| format!("could not run cargo: {e}"))?;
     Ok(status.success())
@@ -226,6 +227,12 @@ fn manifest(
          publish = false\n\n\
          # its own workspace, not a member of presa's\n\
          [workspace]\n\n\
+         # presa's own debug profile, so that the dependencies built for the workspace's tests\n\
+         # are reused from its target directory, and what is built anew carries no debug info\n\
+         [profile.dev]\n\
+         debug = \"line-tables-only\"\n\n\
+         [profile.dev.package.\"*\"]\n\
+         debug = false\n\n\
          [dependencies]\n",
     );
     let mut found = false;

@@ -294,10 +294,7 @@ fn cargo_build(args: &[&str]) -> Result<(), String> {
 }
 
 fn examples_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"));
-    target.join("release").join("examples")
+    crate::target_dir().join("release").join("examples")
 }
 
 /// One measured run of one side.
