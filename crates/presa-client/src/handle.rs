@@ -207,17 +207,21 @@ impl Handle {
             rx: Some(rx),
             cancels: self.cancels.clone(),
             finished: false,
+            // `send` records its end, with what only it knows
+            span: tracing::Span::none(),
         };
         in_flight.wait(&self.shared).await
     }
 
     /// Sends a long-lived request (no timeout): returns its id once sent, and the call to
-    /// await its outcome on, which cancels the request when dropped unfinished.
+    /// await its outcome on, which cancels the request when dropped unfinished. Its client
+    /// span lasts as long as the call.
     pub(crate) async fn open(
         &self,
         method: &str,
-        params: Option<Map<String, Value>>,
+        mut params: Option<Map<String, Value>>,
     ) -> Result<(RequestId, OpenCall), ClientError> {
+        let span = crate::telemetry::request_span(method, &mut params, self.shared.network);
         let key = self.shared.next_key.fetch_add(1, Ordering::Relaxed);
         let (reply, rx) = oneshot::channel();
         let (sent, id) = oneshot::channel();
@@ -231,7 +235,7 @@ impl Handle {
             reply,
             sent: Some(sent),
             detached: false,
-            span: tracing::Span::none(),
+            span: span.clone(),
         }))
         .await?;
         let call = OpenCall {
@@ -239,6 +243,7 @@ impl Handle {
             rx: Some(rx),
             cancels: self.cancels.clone(),
             finished: false,
+            span,
         };
         // Not sent (the session refused it): the reply says why.
         let Ok(id) = id.await else {
@@ -294,6 +299,9 @@ pub(crate) struct OpenCall {
     rx: Option<oneshot::Receiver<Result<RawJson, ClientError>>>,
     cancels: mpsc::UnboundedSender<CallKey>,
     finished: bool,
+    /// The request's client span, its end recorded when the outcome comes (none when the
+    /// sender records it).
+    span: tracing::Span,
 }
 
 impl OpenCall {
@@ -305,7 +313,9 @@ impl OpenCall {
         };
         let outcome = rx.await;
         self.finished = true;
-        outcome.unwrap_or_else(|_| Err(shared.ended_error()))
+        let outcome = outcome.unwrap_or_else(|_| Err(shared.ended_error()));
+        crate::telemetry::record_end(&self.span, &outcome, false);
+        outcome
     }
 
     /// Whether the outcome was taken.

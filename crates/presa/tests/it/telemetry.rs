@@ -272,9 +272,34 @@ async fn each_request_has_a_client_span_with_its_id_revision_and_transport() {
         let mut harness = Harness::start(transport, version, server()).await;
         let alice = harness.connect(ALICE).await;
         alice.call_tool("echo", json!({})).await.unwrap();
+        // 2026-07-28's long-lived request: its client span lasts as long as the subscription
+        let listening = version == MODERN;
+        if listening {
+            let options = presa::client::SubscriptionOptions::new().tools_list_changed(true);
+            drop(alice.subscribe(options).await.unwrap());
+        }
         harness.stop().await;
 
         let spans = seen.spans.lock().unwrap();
+        if listening {
+            let listen = |name: &str| {
+                spans
+                    .values()
+                    .find(|span| {
+                        span.name == name
+                            && span.field("mcp.method.name") == Some("subscriptions/listen")
+                    })
+                    .cloned()
+                    .unwrap_or_else(|| panic!("{case}: no {name} span of the listen"))
+            };
+            let (client, server) = (listen("mcp.client"), listen("mcp.server"));
+            assert!(client.field("jsonrpc.request.id").is_some(), "{case}");
+            assert_eq!(
+                client.field("jsonrpc.request.id"),
+                server.field("jsonrpc.request.id"),
+                "{case}"
+            );
+        }
         let call = |name: &str| {
             spans
                 .values()
