@@ -29,9 +29,9 @@ pub(crate) struct ToolEntry {
     pub(crate) headers: ParamHeaders,
     pub(crate) scopes: Vec<String>,
     pub(crate) handler: Arc<dyn ToolHandler>,
-    /// `gen_ai.tool.name`, made once: a request's metrics record it without copying the name.
+    /// `gen_ai.tool.name`, made once, and the measures bound to it.
     #[cfg(feature = "otel")]
-    pub(crate) name_attribute: opentelemetry::KeyValue,
+    pub(crate) named: crate::metrics::Named,
 }
 
 pub(crate) struct ResourceEntry {
@@ -51,9 +51,9 @@ pub(crate) struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) scopes: Vec<String>,
     pub(crate) handler: Arc<dyn PromptHandler>,
-    /// `gen_ai.prompt.name`, made once.
+    /// `gen_ai.prompt.name`, made once, and the measures bound to it.
     #[cfg(feature = "otel")]
-    pub(crate) name_attribute: opentelemetry::KeyValue,
+    pub(crate) named: crate::metrics::Named,
 }
 
 /// What a completion belongs to.
@@ -435,17 +435,11 @@ pub(crate) fn resource_entry(
 pub(crate) fn prompt_entry(prompt: Scoped<Prompt>, handler: Arc<dyn PromptHandler>) -> PromptEntry {
     PromptEntry {
         #[cfg(feature = "otel")]
-        name_attribute: name_attribute(presa_core::SpanTarget::Prompt, &prompt.definition.name),
+        named: crate::metrics::Named::new(presa_core::SpanTarget::Prompt, &prompt.definition.name),
         prompt: prompt.definition,
         scopes: prompt.scopes,
         handler,
     }
-}
-
-/// The metric attribute naming a tool or prompt, its name shared rather than copied per use.
-#[cfg(feature = "otel")]
-fn name_attribute(target: presa_core::SpanTarget, name: &str) -> opentelemetry::KeyValue {
-    opentelemetry::KeyValue::new(target.attribute(), Arc::<str>::from(name))
 }
 
 /// The kinds of definition a server declares in its capabilities and serves (see
@@ -500,7 +494,7 @@ pub(crate) fn tool_entry(
     };
     Ok(ToolEntry {
         #[cfg(feature = "otel")]
-        name_attribute: name_attribute(presa_core::SpanTarget::Tool, &tool.name),
+        named: crate::metrics::Named::new(presa_core::SpanTarget::Tool, &tool.name),
         tool,
         input,
         output,

@@ -403,12 +403,13 @@ pub(crate) enum Served {
 }
 
 impl Served {
-    /// The metric attribute naming it (`gen_ai.tool.name` or `gen_ai.prompt.name`).
+    /// Its metric attribute (`gen_ai.tool.name` or `gen_ai.prompt.name`) and the measures
+    /// bound to it.
     #[cfg(feature = "otel")]
-    pub(crate) fn name_attribute(&self) -> &opentelemetry::KeyValue {
+    pub(crate) fn named(&self) -> &crate::metrics::Named {
         match self {
-            Self::Tool(entry) => &entry.name_attribute,
-            Self::Prompt(entry) => &entry.name_attribute,
+            Self::Tool(entry) => &entry.named,
+            Self::Prompt(entry) => &entry.named,
         }
     }
 }
