@@ -672,7 +672,7 @@ impl Driven {
                 self.outbox.send(transmit);
             }
             let Some(event) = state.session.poll_event() else {
-                let idle = state.in_flight.is_empty() && started.is_empty();
+                let idle = state.in_flight.is_empty() && started.requests.is_empty();
                 if idle && self.shrink_when_idle && state.session.initialize_era_client().is_some()
                 {
                     // quiet again: an idle session keeps only its state
@@ -694,19 +694,15 @@ impl Driven {
                             let error = ErrorObject::invalid_request(format!(
                                 "Too many listens: this connection holds at most {limit} at once"
                             ));
-                            crate::telemetry::Observed::answered(
-                                &self.server,
-                                &crate::telemetry::Spanned {
-                                    method: &request.method,
-                                    id: Some(&request.id),
-                                    version: Some(request.client.protocol_version),
-                                    params: None,
-                                    meta: request.meta.as_ref(),
-                                    arrival,
-                                },
-                                Some(&error),
-                            );
-                            state.session.respond(&request.id, Err(error));
+                            state.session.respond(&request.id, Err(error.clone()));
+                            started.answered.push(Answered {
+                                version: Some(request.client.protocol_version),
+                                id: request.id,
+                                method: request.method,
+                                meta: request.meta,
+                                error: Some(error),
+                                arrival: arrival.clone(),
+                            });
                             continue;
                         }
                     }
@@ -752,18 +748,14 @@ impl Driven {
                     method,
                     version,
                     error,
-                } => crate::telemetry::Observed::answered(
-                    &self.server,
-                    &crate::telemetry::Spanned {
-                        method: &method,
-                        id: Some(&id),
-                        version,
-                        params: None,
-                        meta: None,
-                        arrival,
-                    },
-                    error.as_ref(),
-                ),
+                } => started.answered.push(Answered {
+                    id,
+                    method,
+                    version,
+                    meta: None,
+                    error,
+                    arrival: arrival.clone(),
+                }),
                 // Initialized, progress on server requests and other notifications: nothing to do.
                 _ => {}
             }
@@ -773,12 +765,15 @@ impl Driven {
     /// Runs started requests: a handling that finishes on its first poll (a `tool_sync` tool, a
     /// listing) is answered at once, any other moves to a task of its own.
     fn run(self: &Arc<Self>, started: ToRun) {
+        for answered in started.answered {
+            answered.observe(&self.server);
+        }
         for Handling {
             id,
             mut handling,
             cancellation,
             ..
-        } in started
+        } in started.requests
         {
             if let Some(result) = poll_once(&mut handling) {
                 self.finish(&id, &cancellation, result);
@@ -850,17 +845,59 @@ impl Driven {
     }
 }
 
+/// What one input set going, acted on once the connection's lock is released: the requests it
+/// started, and those the session answered by itself, to observe.
+#[derive(Default)]
+struct ToRun {
+    requests: Started,
+    answered: Vec<Answered>,
+}
+
+impl ToRun {
+    fn push(&mut self, request: Handling) {
+        self.requests.push(request);
+    }
+}
+
+/// A request the session answered by itself (or the connection refused), observed after the
+/// fact: a span and a duration that end as they begin.
+struct Answered {
+    id: RequestId,
+    method: String,
+    version: Option<presa_core::ProtocolVersion>,
+    meta: Option<presa_core::Meta>,
+    error: Option<ErrorObject>,
+    arrival: Arrival,
+}
+
+impl Answered {
+    fn observe(self, server: &Server) {
+        crate::telemetry::Observed::answered(
+            server,
+            &crate::telemetry::Spanned {
+                method: &self.method,
+                id: Some(&self.id),
+                version: self.version,
+                params: None,
+                meta: self.meta.as_ref(),
+                arrival: &self.arrival,
+            },
+            self.error.as_ref(),
+        );
+    }
+}
+
 /// The requests one input started, in order: almost always none or one, so one is kept without
 /// an allocation.
 #[derive(Default)]
-enum ToRun {
+enum Started {
     #[default]
     None,
     One(Handling),
     Many(Vec<Handling>),
 }
 
-impl ToRun {
+impl Started {
     fn push(&mut self, request: Handling) {
         *self = match std::mem::take(self) {
             Self::None => Self::One(request),
@@ -877,7 +914,7 @@ impl ToRun {
     }
 }
 
-impl IntoIterator for ToRun {
+impl IntoIterator for Started {
     type Item = Handling;
     type IntoIter = std::iter::Chain<std::option::IntoIter<Handling>, std::vec::IntoIter<Handling>>;
 

@@ -101,7 +101,7 @@ pub(crate) struct Handling {
     pub(crate) listen: bool,
 }
 
-/// ToRun a request: its context (with what the transport knows of it) and its
+/// Opens a request: its context (with what the transport knows of it) and its
 /// handling, or its answer when the connection serves it itself. The definitions snapshot is
 /// read here, once, and the request is served from it to the end.
 pub(crate) fn open_request(
