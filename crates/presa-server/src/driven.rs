@@ -699,6 +699,7 @@ impl Driven {
                                 version: Some(request.client.protocol_version),
                                 id: request.id,
                                 method: request.method,
+                                params: request.params,
                                 meta: request.meta,
                                 error: Some(error),
                                 arrival: arrival.clone(),
@@ -746,13 +747,20 @@ impl Driven {
                 ServerEvent::Answered {
                     id,
                     method,
+                    params,
                     version,
                     error,
                 } => started.answered.push(Answered {
                     id,
                     method,
                     version,
-                    meta: None,
+                    // with `otel` the span is parented on the trace context of `_meta`
+                    meta: if cfg!(feature = "otel") {
+                        presa_core::params_meta(params.as_deref())
+                    } else {
+                        None
+                    },
+                    params,
                     error,
                     arrival: arrival.clone(),
                 }),
@@ -864,6 +872,7 @@ impl ToRun {
 struct Answered {
     id: RequestId,
     method: String,
+    params: Option<presa_core::RawJson>,
     version: Option<presa_core::ProtocolVersion>,
     meta: Option<presa_core::Meta>,
     error: Option<ErrorObject>,
@@ -878,7 +887,7 @@ impl Answered {
                 method: &self.method,
                 id: Some(&self.id),
                 version: self.version,
-                params: None,
+                params: self.params.as_deref(),
                 meta: self.meta.as_ref(),
                 arrival: &self.arrival,
             },

@@ -218,6 +218,9 @@ pub enum ServerEvent {
         id: RequestId,
         /// Its method, as the client sent it.
         method: String,
+        /// Its params as the client sent them (where a span finds its target and the trace
+        /// context of `_meta`).
+        params: Option<RawJson>,
         /// The revision it was read under: the initialize-era session's, or the 2026-07-28
         /// request's once its checks passed; `None` before either is known.
         version: Option<ProtocolVersion>,
@@ -607,8 +610,8 @@ impl ServerSession {
             };
         if request.method == "server/discover" {
             let result = self.config.discover_result();
-            self.answered(&request, Some(version), None);
-            return self.endpoint.answer(request.id, &result);
+            let id = self.answered(request, Some(version), None);
+            return self.endpoint.answer(id, &result);
         }
         let client = Arc::new(ClientContext {
             protocol_version: version,
@@ -732,8 +735,8 @@ impl ServerSession {
 
     /// Answers `request` by itself, and tells the application ([`ServerEvent::Answered`]).
     fn answer_itself(&mut self, request: Request, result: &impl serde::Serialize) {
-        self.answered(&request, self.legacy_version(), None);
-        self.endpoint.answer(request.id, result);
+        let id = self.answered(request, self.legacy_version(), None);
+        self.endpoint.answer(id, result);
     }
 
     /// Refuses an initialize-era `request` with `error`, and tells the application
@@ -750,8 +753,8 @@ impl ServerSession {
         version: Option<ProtocolVersion>,
         error: ErrorObject,
     ) {
-        self.answered(&request, version, Some(error.clone()));
-        self.endpoint.reject(request.id, error);
+        let id = self.answered(request, version, Some(error.clone()));
+        self.endpoint.reject(id, error);
     }
 
     /// The initialize-era revision, once `initialize` was answered.
@@ -761,18 +764,22 @@ impl ServerSession {
             .map(|peer| peer.client.protocol_version)
     }
 
+    /// Tells the application of `request`, answered by the session; returns its id to answer.
     fn answered(
         &mut self,
-        request: &Request,
+        request: Request,
         version: Option<ProtocolVersion>,
         error: Option<ErrorObject>,
-    ) {
+    ) -> RequestId {
+        let Request { id, method, params } = request;
         self.events.push_back(ServerEvent::Answered {
-            id: request.id.clone(),
-            method: request.method.clone(),
+            id: id.clone(),
+            method,
+            params,
             version,
             error,
         });
+        id
     }
 
     fn handle_notification(&mut self, now: Instant, notification: Notification) {

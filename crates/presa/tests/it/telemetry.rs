@@ -693,6 +693,55 @@ async fn the_work_of_a_task_has_a_span_of_its_own() {
 
 /// Spans exported in memory through `tracing-opentelemetry`, on this thread until the guard
 /// drops, with W3C trace context as the propagator (what an application sets up once).
+/// A request the session refuses before dispatching it still names its target, and is the
+/// child of the context its client sent.
+#[cfg(feature = "otel")]
+#[tokio::test]
+async fn a_refused_request_has_its_target_and_its_parent() {
+    use opentelemetry::trace::{SpanId, TraceId};
+
+    let (exporter, _guard) = exported_spans();
+    let (trace, client_span) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+    let (tx, mut sent) = tokio::sync::mpsc::unbounded_channel();
+    let connection =
+        presa::server::DrivenConnection::new(server(), move |transmit: presa::core::Transmit| {
+            let _ = tx.send(transmit.message.to_json());
+        });
+    // a revision the server does not speak: refused with -32022 before any tool is looked up
+    let request = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "traceparent": format!("00-{trace}-{client_span}-01")}}});
+    let request = presa::core::decode_message(request.to_string().as_bytes()).unwrap();
+    connection.handle(request, &presa::server::Arrival::new(Transport::Stdio));
+    let answer: Value = serde_json::from_str(&sent.recv().await.unwrap()).unwrap();
+    assert_eq!(answer["error"]["code"], -32022, "{answer}");
+
+    let spans = exporter.get_finished_spans().unwrap();
+    let refused = spans
+        .iter()
+        .find(|span| span.name == "tools/call echo")
+        .unwrap_or_else(|| panic!("{:?}", spans.iter().map(|s| &s.name).collect::<Vec<_>>()));
+    assert_eq!(
+        refused.span_context.trace_id(),
+        TraceId::from_hex(trace).unwrap()
+    );
+    assert_eq!(
+        refused.parent_span_id,
+        SpanId::from_hex(client_span).unwrap()
+    );
+    let attribute = |key: &str| {
+        refused
+            .attributes
+            .iter()
+            .find(|kv| kv.key.as_str() == key)
+            .map(|kv| kv.value.to_string())
+    };
+    assert_eq!(attribute("gen_ai.tool.name").as_deref(), Some("echo"));
+    assert_eq!(attribute("error.type").as_deref(), Some("-32022"));
+}
+
 #[cfg(feature = "otel")]
 fn exported_spans() -> (
     opentelemetry_sdk::trace::InMemorySpanExporter,
