@@ -15,8 +15,9 @@ use tokio::sync::mpsc;
 
 use super::auth::{insufficient_scope_response, principal};
 use super::endpoint::{SESSION_HEADER, accepts, draining, header_str, method_not_allowed};
+use super::live::SessionsFull;
 use super::reject::{reject, service_unavailable};
-use super::session::{Delivery, HttpSession, SessionsFull, new_session_id};
+use super::session::{Delivery, HttpSession, new_session_id};
 use super::shared::{Shared, Unavailable};
 use super::sse::{event, forward, json_response, sse_response};
 use super::stateless::{accepted, received};
@@ -92,11 +93,7 @@ pub(crate) async fn post(
             );
         }
         None if initialize => {
-            let admission = match shared.live.admit(
-                caller.as_deref(),
-                shared.options.max_sessions,
-                shared.options.max_sessions_per_caller,
-            ) {
+            let admission = match shared.admit(caller.as_deref()).await {
                 Ok(admission) => admission,
                 Err(full) => return sessions_full(full),
             };
@@ -164,7 +161,7 @@ pub(crate) async fn post(
             );
         }
     }
-    session.touch();
+    shared.live.touch(&session);
     // an answer or a cancellation that another instance serving the session waits for
     for relayed in session.for_elsewhere(&messages) {
         shared.store.relay(relayed);
@@ -420,7 +417,7 @@ pub(crate) async fn get(
         Ok(None) => return session_not_found(),
         Err(unavailable) => return unavailable_response(unavailable),
     };
-    session.touch();
+    shared.live.touch(&session);
     let resume = header_str(&headers, LAST_EVENT_ID).and_then(|id| {
         let (stream, seq) = id.split_once('-')?;
         Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?))

@@ -21,6 +21,7 @@ mod endpoint;
 mod host;
 mod legacy;
 mod limit;
+mod live;
 #[cfg(feature = "prometheus")]
 mod metrics;
 mod options;

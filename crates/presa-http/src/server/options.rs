@@ -269,9 +269,14 @@ impl HttpOptions {
     }
 
     /// The most initialize-era sessions this endpoint holds live at once, those restored from
-    /// a shared store included (default 10,000); an `initialize` (or a restore) past it gets
-    /// 503 with `Retry-After`, and the sessions held are not disturbed. Sessions end by
-    /// `DELETE` or after [`session_idle_timeout`](Self::session_idle_timeout).
+    /// a shared store included (default 10,000). At the limit, an `initialize` (or a restore)
+    /// ends the least recently used quiet session (no stream open, no request in flight) to
+    /// make room: its client gets 404 and starts a new session, as after
+    /// [`session_idle_timeout`](Self::session_idle_timeout). With a store of one process its
+    /// state is forgotten; a shared store keeps it for the other instances. Only when no
+    /// session is quiet is the newcomer refused, with 503 and `Retry-After`. So a client that
+    /// opens session after session pushes out its own, not the sessions others are using.
+    /// Sessions also end by `DELETE` or after the idle timeout.
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
         self

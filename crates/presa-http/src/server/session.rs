@@ -19,138 +19,6 @@ use super::store::{LoggedEvent, Relayed, SessionState, SessionStore, SessionStor
 use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 
-/// The sessions this process holds the live parts of (streams, handlers in flight), by id,
-/// with how many each caller holds and how many are being started: what the session limits
-/// are checked against.
-#[derive(Debug, Default)]
-pub(crate) struct LiveSessions {
-    inner: Mutex<Live>,
-}
-
-#[derive(Debug, Default)]
-struct Live {
-    sessions: HashMap<Arc<str>, Arc<HttpSession>>,
-    /// Sessions admitted and still starting (their `initialize` is being served).
-    starting: usize,
-    /// The sessions kept and starting of each authenticated caller.
-    by_owner: HashMap<String, usize>,
-}
-
-impl Live {
-    fn count(&mut self, owner: Option<&str>, up: bool) {
-        let Some(owner) = owner else { return };
-        if up {
-            *self.by_owner.entry(owner.to_owned()).or_default() += 1;
-        } else if let Some(count) = self.by_owner.get_mut(owner) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                self.by_owner.remove(owner);
-            }
-        }
-    }
-
-    fn take(&mut self, id: &str) -> Option<Arc<HttpSession>> {
-        let removed = self.sessions.remove(id)?;
-        self.count(removed.owner.as_deref(), false);
-        Some(removed)
-    }
-}
-
-/// Why a new session was not admitted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SessionsFull {
-    /// This process holds as many sessions as it may.
-    Total(usize),
-    /// The caller holds as many as one caller may.
-    Caller(usize),
-}
-
-/// A place for one new session, held while its `initialize` is served; dropped, it is freed
-/// (the session, once kept, counts for itself).
-pub(crate) struct Admission {
-    live: Arc<LiveSessions>,
-    owner: Option<String>,
-}
-
-impl Drop for Admission {
-    fn drop(&mut self) {
-        let mut live = self.live.map();
-        live.starting = live.starting.saturating_sub(1);
-        live.count(self.owner.as_deref(), false);
-    }
-}
-
-impl LiveSessions {
-    fn map(&self) -> MutexGuard<'_, Live> {
-        lock(&self.inner)
-    }
-
-    /// A place for a new session of `owner`, unless that would pass `max_total` sessions in
-    /// this process or `max_per_caller` of one authenticated caller.
-    pub(crate) fn admit(
-        self: &Arc<Self>,
-        owner: Option<&str>,
-        max_total: usize,
-        max_per_caller: usize,
-    ) -> Result<Admission, SessionsFull> {
-        let mut live = self.map();
-        if live.sessions.len() + live.starting >= max_total {
-            return Err(SessionsFull::Total(max_total));
-        }
-        if let Some(owner) = owner
-            && live.by_owner.get(owner).copied().unwrap_or(0) >= max_per_caller
-        {
-            return Err(SessionsFull::Caller(max_per_caller));
-        }
-        live.starting += 1;
-        live.count(owner, true);
-        Ok(Admission {
-            live: Arc::clone(self),
-            owner: owner.map(str::to_owned),
-        })
-    }
-
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        self.map().sessions.get(id).cloned()
-    }
-
-    /// Keeps `session`, unless an open one of its id is kept already: the session kept is
-    /// returned.
-    pub(crate) fn insert(&self, session: Arc<HttpSession>) -> Arc<HttpSession> {
-        let mut live = self.map();
-        if let Some(kept) = live.sessions.get(&session.id)
-            && kept.is_open()
-        {
-            return Arc::clone(kept);
-        }
-        live.take(&session.id);
-        live.count(session.owner.as_deref(), true);
-        live.sessions
-            .insert(Arc::clone(&session.id), Arc::clone(&session));
-        session
-    }
-
-    /// Forgets `session` if it is the one kept under its id.
-    pub(crate) fn remove_this(&self, session: &Arc<HttpSession>) {
-        let mut live = self.map();
-        if live
-            .sessions
-            .get(&session.id)
-            .is_some_and(|kept| Arc::ptr_eq(kept, session))
-        {
-            live.take(&session.id);
-        }
-    }
-
-    pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
-        self.map().take(id)
-    }
-
-    pub(crate) fn all(&self) -> Vec<Arc<HttpSession>> {
-        self.map().sessions.values().cloned().collect()
-    }
-}
-
 /// One message on its way to a client's event stream.
 #[derive(Clone, Debug)]
 pub(crate) struct Delivery {
@@ -254,6 +122,13 @@ impl Streams {
         self.next_stream = from;
         self.reserved_until = from.saturating_add(STREAM_BLOCK);
         true
+    }
+
+    /// Whether any stream's sender is open.
+    fn any_live(&self) -> bool {
+        self.active
+            .as_deref()
+            .is_some_and(|active| active.live.values().any(|sender| !sender.is_closed()))
     }
 
     /// Whether stream `stream`'s sender is open.
@@ -377,7 +252,7 @@ impl fmt::Debug for HttpSession {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -472,6 +347,16 @@ impl HttpSession {
     /// The session id.
     pub(crate) fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The session id, shared.
+    pub(crate) fn shared_id(&self) -> &Arc<str> {
+        &self.id
+    }
+
+    /// The authenticated caller who created the session, if one did.
+    pub(crate) fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
     }
 
     /// The negotiated revision, once `initialize` was answered.
@@ -613,8 +498,17 @@ impl HttpSession {
         *lock(&self.version) = Some(version);
     }
 
+    /// Marks the session used now (see [`LiveSessions::touch`], which the endpoint calls).
+    ///
+    /// [`LiveSessions::touch`]: super::live::LiveSessions::touch
     pub(crate) fn touch(&self) {
         *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Whether nothing of the session is under way here: no stream open (GET or POST) and no
+    /// request in flight. Such a session can be ended without cutting anything off.
+    pub(crate) fn is_quiet(&self) -> bool {
+        self.connection.in_flight() == 0 && !lock(&self.streams).any_live()
     }
 
     /// Whether the session has an open GET stream.

@@ -14,8 +14,9 @@ use presa_server::{Arrival, AuthInfo, Change, DrivenConnection, Server, Transmit
 use tokio::sync::{broadcast, mpsc};
 
 use super::auth::principal;
+use super::live::{Admission, LiveSessions, SessionsFull};
 use super::options::{CancellationPolicy, HttpOptions};
-use super::session::{HttpSession, LiveSessions, SessionsFull, Sharing};
+use super::session::{HttpSession, Sharing};
 use super::store::{LoggedEvent, SessionStore, SessionStoreError};
 use crate::describe_error;
 
@@ -270,6 +271,37 @@ impl Shared {
         }
     }
 
+    /// A place for a new session of `owner` under the session limits. At the total, the least
+    /// recently used quiet session is ended to make room: its client gets 404 and starts anew.
+    /// A store of one process forgets it; a shared store keeps its state, for the instances
+    /// that may be serving it and for this one to restore it.
+    pub(crate) async fn admit(&self, owner: Option<&str>) -> Result<Admission, SessionsFull> {
+        let mut admission = self.live.admit(
+            owner,
+            self.options.max_sessions,
+            self.options.max_sessions_per_caller,
+        )?;
+        if let Some(evicted) = admission.evicted.take() {
+            evicted.close();
+            tracing::debug!(
+                target: "presa_http",
+                "session {} ended to make room for a new one",
+                evicted.id()
+            );
+            if !self.store.is_shared()
+                && let Err(error) = self.store.remove(evicted.id()).await
+            {
+                tracing::warn!(
+                    target: "presa_http",
+                    "session {} ended to make room, but its state was not removed: {}",
+                    evicted.id(),
+                    describe_error(&error)
+                );
+            }
+        }
+        Ok(admission)
+    }
+
     /// How long the store keeps a session's state after its last activity.
     pub(crate) fn ttl(&self) -> Option<Duration> {
         self.options.session_idle_timeout
@@ -303,12 +335,8 @@ impl Shared {
         }
         // a session another instance created takes a place among this one's sessions too
         let _admission = self
-            .live
-            .admit(
-                state.owner.as_deref(),
-                self.options.max_sessions,
-                self.options.max_sessions_per_caller,
-            )
+            .admit(state.owner.as_deref())
+            .await
             .map_err(Unavailable::Full)?;
         self.start_sweeper();
         self.start_announcer();

@@ -680,13 +680,66 @@ async fn an_abandoned_get_stream_does_not_keep_its_session_alive() {
     }
 }
 
-/// Past the session limit an `initialize` gets 503 with `Retry-After`; the sessions held go on
-/// being served, and ending one makes room.
+impl Fixture {
+    /// A `tools/list` in initialize-era `session`: its status.
+    async fn list_in(&self, session: &str) -> u16 {
+        let list = legacy_request(1, "tools/list", json!({}));
+        let request = self
+            .post()
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(list.to_string());
+        self.send(request).await.0
+    }
+
+    /// Opens `session`'s GET stream and waits for its first event (it is open on the server).
+    async fn open_stream(
+        &self,
+        session: &str,
+    ) -> futures_util::stream::BoxStream<'static, reqwest::Result<Vec<u8>>> {
+        let response = self
+            .http
+            .get(self.running.url())
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let mut stream = response
+            .bytes_stream()
+            .map(|chunk| chunk.map(|bytes| bytes.to_vec()))
+            .boxed();
+        assert!(stream.next().await.unwrap().is_ok());
+        stream
+    }
+}
+
+/// At the session limit, an `initialize` ends the least recently used session with nothing
+/// under way to make room: that session's client gets 404, the others are not disturbed.
 #[tokio::test]
-async fn sessions_past_the_limit_are_refused_without_disturbing_the_others() {
+async fn a_full_endpoint_ends_its_least_recently_used_quiet_session() {
     let f = fixture_with(HttpOptions::default().max_sessions(2)).await;
     let first = initialize(&f, "2025-06-18").await;
     let second = initialize(&f, "2025-06-18").await;
+    // the first is used after the second: the second is the least recently used
+    assert_eq!(f.list_in(&first).await, 200);
+    let third = initialize(&f, "2025-06-18").await;
+    assert_eq!(f.list_in(&second).await, 404);
+    assert_eq!(f.list_in(&first).await, 200);
+    assert_eq!(f.list_in(&third).await, 200);
+}
+
+/// Past the session limit with every session busy (a stream open), an `initialize` gets 503
+/// with `Retry-After`; the sessions held go on being served, and ending one makes room.
+#[tokio::test]
+async fn sessions_past_the_limit_are_refused_only_when_none_is_quiet() {
+    let keepalive = Duration::from_millis(50);
+    let f = fixture_with(HttpOptions::default().max_sessions(2).keepalive(keepalive)).await;
+    let first = initialize(&f, "2025-06-18").await;
+    let second = initialize(&f, "2025-06-18").await;
+    let _streams = (f.open_stream(&first).await, f.open_stream(&second).await);
     let init = initialize_with(0, "2025-06-18", json!({})).to_string();
     let (status, headers, body) = f.send(f.post().body(init.clone())).await;
     assert_eq!(status, 503, "{body}");
@@ -697,17 +750,7 @@ async fn sessions_past_the_limit_are_refused_without_disturbing_the_others() {
         "{body}"
     );
     for session in [&first, &second] {
-        let list = legacy_request(1, "tools/list", json!({}));
-        let (status, _, body) = f
-            .send(
-                f.post()
-                    .header("mcp-session-id", session)
-                    .header("mcp-protocol-version", "2025-06-18")
-                    .body(list.to_string()),
-            )
-            .await;
-        assert_eq!(status, 200, "{body}");
-        assert!(body["result"]["tools"].is_array(), "{body}");
+        assert_eq!(f.list_in(session).await, 200);
     }
     let deleted = f
         .http
@@ -718,6 +761,37 @@ async fn sessions_past_the_limit_are_refused_without_disturbing_the_others() {
         .unwrap();
     assert_eq!(deleted.status(), 200);
     initialize(&f, "2025-06-18").await;
+}
+
+/// One client opening session after session fills the table with its own sessions and then
+/// pushes them out; a client that keeps a stream open, and one that calls regularly, keep
+/// working throughout, and no `initialize` of the flood is refused.
+#[tokio::test]
+async fn a_flood_of_sessions_pushes_out_its_own_and_no_one_elses() {
+    let keepalive = Duration::from_millis(50);
+    let f = fixture_with(HttpOptions::default().max_sessions(10).keepalive(keepalive)).await;
+    let streaming = initialize(&f, "2025-06-18").await;
+    let mut stream = f.open_stream(&streaming).await;
+    let regular = initialize(&f, "2025-06-18").await;
+    let mut flood = Vec::new();
+    for _ in 0..100 {
+        // `initialize` asserts a 200: the flood is never refused
+        flood.push(initialize(&f, "2025-06-18").await);
+        assert_eq!(f.list_in(&regular).await, 200);
+    }
+    assert_eq!(f.list_in(&streaming).await, 200);
+    // the stream is still open: its keepalives go on
+    assert!(stream.next().await.unwrap().is_ok());
+    // the table holds the two clients and the newest of the flood; the oldest were pushed out
+    let mut kept = 0;
+    for session in &flood {
+        if f.list_in(session).await == 200 {
+            kept += 1;
+        }
+    }
+    assert_eq!(kept, 8);
+    assert_eq!(f.list_in(&flood[0]).await, 404);
+    assert_eq!(f.list_in(&flood[99]).await, 200);
 }
 
 /// What `initialize` asks a session to keep for its life is bounded: a client describing itself

@@ -361,10 +361,11 @@ async fn a_session_continues_on_another_instance_from_its_state_alone() {
 }
 
 /// Sessions another instance created count among this one's when it serves them: past its
-/// `max_sessions`, one more is 503 with `Retry-After` (and still served where it lives).
+/// `max_sessions`, a restore makes room by ending the live parts of a quiet session here (the
+/// shared store keeps its state), and is refused with 503 only when none is quiet.
 #[tokio::test]
 async fn restored_sessions_count_against_the_session_limit() {
-    let store = Arc::new(JsonStore::default());
+    let store = Arc::new(JsonStore::shared());
     let a = instance(Arc::clone(&store)).await;
     let b = instance_with(
         Arc::clone(&store),
@@ -376,7 +377,20 @@ async fn restored_sessions_count_against_the_session_limit() {
     let second = initialize(&a).await;
     let list = || request(1, "tools/list", json!({}));
     assert_eq!(post(&b, Some(&first), list()).await.status, 200);
-    let refused = post(&b, Some(&second), list()).await;
+    // the first is quiet on B: the second takes its place there, and the first goes on
+    assert_eq!(post(&b, Some(&second), list()).await.status, 200);
+    assert_eq!(post(&a, Some(&first), list()).await.status, 200);
+    // a GET stream keeps the second busy on B: the first finds no place there now
+    let stream = reqwest::Client::new()
+        .get(&b)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &second)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let refused = post(&b, Some(&first), list()).await;
     assert_eq!(refused.status, 503, "{:?}", refused.messages);
     assert_eq!(refused.headers["retry-after"], "1");
     assert!(
@@ -387,9 +401,10 @@ async fn restored_sessions_count_against_the_session_limit() {
         "{:?}",
         refused.messages
     );
-    assert_eq!(post(&a, Some(&second), list()).await.status, 200);
-    // the one B holds goes on being served there
-    assert_eq!(post(&b, Some(&first), list()).await.status, 200);
+    // the one B holds goes on being served there, and the first where it lives
+    assert_eq!(post(&b, Some(&second), list()).await.status, 200);
+    assert_eq!(post(&a, Some(&first), list()).await.status, 200);
+    drop(stream);
 }
 
 #[tokio::test]
