@@ -52,7 +52,7 @@ enum Exit {
 pub(crate) struct Driver {
     session: ClientSession,
     outgoing: Option<mpsc::Sender<Transmit>>,
-    incoming: mpsc::Receiver<TransportEvent>,
+    incoming: crate::Incoming,
     commands: mpsc::Receiver<Command>,
     cancels: mpsc::UnboundedReceiver<CallKey>,
     shared: Arc<Shared>,

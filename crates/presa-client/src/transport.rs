@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use presa_core::{Message, RequestId, Transmit};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 /// The client's end of a transport: messages go out on `outgoing`, and everything the transport
 /// has to say comes back on `incoming`.
@@ -34,7 +34,7 @@ pub struct ClientChannel {
     /// Messages from the client to the server, in order.
     pub outgoing: mpsc::Sender<Transmit>,
     /// What the transport received or noticed.
-    pub incoming: mpsc::Receiver<TransportEvent>,
+    pub incoming: Incoming,
     /// Whether the transport sends 2026-07-28 messages with the HTTP headers that mirror them
     /// ([`Transmit::headers`]): the client's session then makes them (Streamable HTTP does;
     /// stdio and in-process need none).
@@ -43,6 +43,109 @@ pub struct ClientChannel {
     /// `network.transport` (`pipe` for stdio, `tcp` for Streamable HTTP) and
     /// `network.protocol.name` (`http`); none for a transport without a network (in-process).
     pub network: Network,
+}
+
+/// What a transport received, on its way to the client. Made from a plain
+/// `mpsc::Receiver<TransportEvent>` (bounded in count: an in-process transport, whose messages
+/// are already in memory), or with [`incoming`], bounded in bytes as well: a transport reading
+/// a socket or a pipe then stops reading while the client holds as many bytes of messages as
+/// it allows, however slowly the client takes them.
+#[derive(Debug)]
+pub struct Incoming(Receiver);
+
+#[derive(Debug)]
+enum Receiver {
+    Counted(mpsc::Receiver<TransportEvent>),
+    Budgeted(mpsc::Receiver<Budgeted>),
+}
+
+/// An event, with the share of the byte budget it holds until the client takes it.
+#[derive(Debug)]
+struct Budgeted {
+    event: TransportEvent,
+    _bytes: Option<OwnedSemaphorePermit>,
+}
+
+impl Incoming {
+    /// The next event, once there is one; `None` when the transport has dropped its sender and
+    /// every event was taken. Cancel-safe.
+    pub async fn recv(&mut self) -> Option<TransportEvent> {
+        match &mut self.0 {
+            Receiver::Counted(events) => events.recv().await,
+            // the event's bytes return to the budget as it is taken
+            Receiver::Budgeted(events) => events.recv().await.map(|budgeted| budgeted.event),
+        }
+    }
+}
+
+impl From<mpsc::Receiver<TransportEvent>> for Incoming {
+    fn from(events: mpsc::Receiver<TransportEvent>) -> Self {
+        Self(Receiver::Counted(events))
+    }
+}
+
+/// The transport's end of an [`Incoming`] made with [`incoming`].
+#[derive(Clone, Debug)]
+pub struct IncomingSender {
+    events: mpsc::Sender<Budgeted>,
+    budget: Arc<Semaphore>,
+    /// The whole budget: an event larger than it waits for all of it.
+    most: u32,
+}
+
+impl IncomingSender {
+    /// Sends `event`, which took `bytes` as it arrived, once the client holds few enough bytes
+    /// of events to take it (an event larger than the whole budget waits until the client
+    /// holds none). Gives the event back when the client is gone.
+    pub async fn send(&self, event: TransportEvent, bytes: usize) -> Result<(), TransportEvent> {
+        let bytes = u32::try_from(bytes).unwrap_or(u32::MAX).min(self.most);
+        let permit = match bytes {
+            0 => None,
+            // the budget is never closed: acquiring fails only if it were
+            bytes => match Arc::clone(&self.budget).acquire_many_owned(bytes).await {
+                Ok(permit) => Some(permit),
+                Err(_) => return Err(event),
+            },
+        };
+        let budgeted = Budgeted {
+            event,
+            _bytes: permit,
+        };
+        self.events
+            .send(budgeted)
+            .await
+            .map_err(|unsent| unsent.0.event)
+    }
+
+    /// Whether the client is gone.
+    pub fn is_closed(&self) -> bool {
+        self.events.is_closed()
+    }
+}
+
+/// An event channel for a transport that reads a socket or a pipe: at most `count` events and
+/// `bytes` bytes of them (as they arrived) wait for the client at once. `bytes` is clamped to
+/// 1..=4 GiB.
+///
+/// ```
+/// use presa_client::{TransportEvent, incoming};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let (sender, mut incoming) = incoming(64, 1 << 20);
+/// sender.send(TransportEvent::Closed(None), 0).await.unwrap();
+/// assert!(matches!(incoming.recv().await, Some(TransportEvent::Closed(None))));
+/// # }
+/// ```
+pub fn incoming(count: usize, bytes: usize) -> (IncomingSender, Incoming) {
+    let most = u32::try_from(bytes).unwrap_or(u32::MAX).max(1);
+    let (events, receiver) = mpsc::channel(count.max(1));
+    let sender = IncomingSender {
+        events,
+        budget: Arc::new(Semaphore::new(most as usize)),
+        most,
+    };
+    (sender, Incoming(Receiver::Budgeted(receiver)))
 }
 
 /// A transport's network, in the words of OpenTelemetry's conventions (see
@@ -57,11 +160,12 @@ pub struct Network {
 }
 
 impl ClientChannel {
-    /// A channel pair for a transport that needs no mirror headers.
-    pub fn new(outgoing: mpsc::Sender<Transmit>, incoming: mpsc::Receiver<TransportEvent>) -> Self {
+    /// A channel pair for a transport that needs no mirror headers. `incoming` is a plain
+    /// receiver (bounded in count) or one made with [`incoming`] (bounded in bytes too).
+    pub fn new(outgoing: mpsc::Sender<Transmit>, incoming: impl Into<Incoming>) -> Self {
         Self {
             outgoing,
-            incoming,
+            incoming: incoming.into(),
             mirror_headers: false,
             network: Network::default(),
         }
@@ -198,5 +302,55 @@ impl std::error::Error for TransportError {
         self.source
             .as_deref()
             .map(|source| source as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::time::Duration;
+
+    use super::*;
+
+    fn ping(id: i64) -> TransportEvent {
+        let ping = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        TransportEvent::Message(presa_core::decode_message(ping.as_bytes()).unwrap())
+    }
+
+    fn id_of(event: Option<TransportEvent>) -> Option<RequestId> {
+        match event {
+            Some(TransportEvent::Message(Message::Request(request))) => Some(request.id),
+            _ => None,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn events_wait_while_the_client_holds_its_bytes_and_go_in_order() {
+        let (sender, mut incoming) = incoming(64, 100);
+        sender.send(ping(1), 60).await.unwrap();
+        // 60 + 60 > 100: the second waits until the first is taken
+        let second = tokio::spawn({
+            let sender = sender.clone();
+            async move { sender.send(ping(2), 60).await }
+        });
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(!second.is_finished(), "sent past the budget");
+        assert_eq!(id_of(incoming.recv().await), Some(RequestId::Number(1)));
+        second.await.unwrap().unwrap();
+        // one larger than the whole budget waits until nothing is held, then goes
+        let third = tokio::spawn({
+            let sender = sender.clone();
+            async move { sender.send(ping(3), 1_000).await }
+        });
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(!third.is_finished(), "sent while the client held bytes");
+        assert_eq!(id_of(incoming.recv().await), Some(RequestId::Number(2)));
+        third.await.unwrap().unwrap();
+        assert_eq!(id_of(incoming.recv().await), Some(RequestId::Number(3)));
+        // the client gone, the event comes back
+        drop(incoming);
+        assert!(sender.is_closed());
+        assert!(sender.send(ping(4), 1).await.is_err());
     }
 }

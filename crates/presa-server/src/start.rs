@@ -151,34 +151,40 @@ pub(crate) fn open_request(
     let (server, method, params) = (server.clone(), request.method, request.params);
     // the request's span holds its handling: a handler's own spans and events nest in it
     let span = observed.span().clone();
-    let handling: BoxFuture<'static, Result<RawJson, ErrorObject>> =
-        if server.inner.stack.is_empty() {
-            Box::pin(
-                async move {
-                    let response = server
-                        .dispatch(&definitions, &method, params.as_deref(), cx)
-                        .await;
-                    ended_with(observed, response)
-                }
-                .instrument(span),
-            )
-        } else {
-            let stack = Arc::clone(&server.inner.stack);
-            let request = McpRequest::new(method, params, cx, definitions);
-            Box::pin(
-                async move {
-                    let response = Next::new(server, stack).run(request).await;
-                    ended_with(observed, response)
-                }
-                .instrument(span),
-            )
-        };
+    let handling = if server.inner.stack.is_empty() {
+        boxed_in(span, async move {
+            let response = server
+                .dispatch(&definitions, &method, params.as_deref(), cx)
+                .await;
+            ended_with(observed, response)
+        })
+    } else {
+        let stack = Arc::clone(&server.inner.stack);
+        let request = McpRequest::new(method, params, cx, definitions);
+        boxed_in(span, async move {
+            let response = Next::new(server, stack).run(request).await;
+            ended_with(observed, response)
+        })
+    };
     Opened::Handling(Handling {
         id: request.id,
         handling,
         cancellation,
         listen,
     })
+}
+
+/// `handling`, boxed, inside `span` when a subscriber wants it: a disabled span would still be
+/// entered and exited on every poll, and once more when dropped, for nothing.
+fn boxed_in(
+    span: tracing::Span,
+    handling: impl Future<Output = Result<RawJson, ErrorObject>> + Send + 'static,
+) -> BoxFuture<'static, Result<RawJson, ErrorObject>> {
+    if span.is_disabled() {
+        Box::pin(handling)
+    } else {
+        Box::pin(handling.instrument(span))
+    }
 }
 
 /// A request's answer, recorded as its end.

@@ -130,7 +130,8 @@ impl CommandOptions {
 
     /// The longest line accepted from the server, in bytes (default 64 MiB: results carry whole
     /// files). A longer line is logged and skipped without being stored; the session goes on,
-    /// and the request it answered is left to its timeout.
+    /// and the request it answered is left to its timeout. The messages waiting for the client
+    /// hold at most twice this: past it the transport stops reading the server's stdout.
     #[must_use]
     pub fn max_line_bytes(mut self, max: usize) -> Self {
         self.max_line_bytes = max;
@@ -208,7 +209,10 @@ where
     };
 
     let (outgoing, outgoing_rx) = mpsc::channel(QUEUE);
-    let (events, incoming) = mpsc::channel(QUEUE);
+    // the server's messages waiting for the client: at most QUEUE of them, and two of the
+    // longest lines in bytes, whatever the client's pace
+    let (events, incoming) =
+        presa_client::incoming(QUEUE, options.max_line_bytes.saturating_mul(2));
     let pipes = process::Pipes {
         child,
         outgoing: outgoing_rx,

@@ -8,7 +8,7 @@ use std::process::ExitStatus;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use presa_client::{TransportError, TransportErrorKind, TransportEvent};
+use presa_client::{IncomingSender, TransportError, TransportErrorKind, TransportEvent};
 use presa_core::{Message, Packet, Transmit, decode_packet};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
 use tokio::runtime::Handle;
@@ -36,7 +36,7 @@ pub(crate) struct Pipes {
     pub(crate) outgoing: mpsc::Receiver<Transmit>,
     /// Tells whether the client still holds its sender, without keeping it open.
     pub(crate) client_handle: mpsc::WeakSender<Transmit>,
-    pub(crate) events: mpsc::Sender<TransportEvent>,
+    pub(crate) events: IncomingSender,
     pub(crate) stderr: Stderr,
     pub(crate) close_timeout: Duration,
     pub(crate) max_line_bytes: usize,
@@ -115,12 +115,17 @@ async fn client_gone(client: &mpsc::WeakSender<Transmit>) {
 }
 
 /// Delivers the server's messages to the client until its stdout ends.
-async fn read_stdout(stdout: ChildStdout, events: mpsc::Sender<TransportEvent>, max: usize) {
+async fn read_stdout(stdout: ChildStdout, events: IncomingSender, max: usize) {
     let mut lines = LineReader::new(stdout, max, false);
     // once the client stops listening, keep draining so that the server never blocks on us
     let mut listening = true;
-    let mut deliver = async |message: Message| {
-        if listening && events.send(TransportEvent::Message(message)).await.is_err() {
+    let mut deliver = async |message: Message, bytes: usize| {
+        if listening
+            && events
+                .send(TransportEvent::Message(message), bytes)
+                .await
+                .is_err()
+        {
             listening = false;
         }
     };
@@ -140,11 +145,12 @@ async fn read_stdout(stdout: ChildStdout, events: mpsc::Sender<TransportEvent>, 
             }
             Ok(Some(Line::Full(bytes))) if is_blank(&bytes) => {}
             Ok(Some(Line::Full(bytes))) => match decode_packet(&bytes, true) {
-                Ok(Packet::Single(message)) => deliver(message).await,
+                Ok(Packet::Single(message)) => deliver(message, bytes.len()).await,
                 Ok(Packet::Batch(members)) => {
+                    let share = bytes.len() / members.len().max(1);
                     for member in members {
                         match member {
-                            Ok(message) => deliver(message).await,
+                            Ok(message) => deliver(message, share).await,
                             Err(error) => tracing::warn!(
                                 target: "presa_stdio",
                                 %error,
@@ -231,7 +237,7 @@ struct Supervised {
     reader: JoinHandle<()>,
     stderr: Option<JoinHandle<()>>,
     tail: StderrTail,
-    events: mpsc::Sender<TransportEvent>,
+    events: IncomingSender,
     close_timeout: Duration,
 }
 
@@ -302,11 +308,8 @@ async fn supervise(supervised: Supervised) {
     {
         stderr.abort();
     }
-    let _ = events
-        .send(TransportEvent::Closed(closed_error(
-            trigger, &status, stopped, &tail,
-        )))
-        .await;
+    let closed = closed_error(trigger, &status, stopped, &tail);
+    let _ = events.send(TransportEvent::Closed(closed), 0).await;
 }
 
 /// Closes in steps: wait for the server to exit after its stdin closed, then SIGTERM its

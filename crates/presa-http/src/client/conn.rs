@@ -3,13 +3,12 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use presa_client::{TransportError, TransportErrorKind, TransportEvent};
+use presa_client::{IncomingSender, TransportError, TransportErrorKind, TransportEvent};
 use presa_core::{Era, Message, ProtocolVersion, RequestId};
 use reqwest::header::{
     ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE,
 };
 use reqwest::{Method, StatusCode, Url};
-use tokio::sync::mpsc;
 
 use super::token::{AuthRequest, Credential, Refusal, TokenProvider};
 
@@ -54,7 +53,7 @@ pub(crate) struct Conn {
     pub(crate) headers: HeaderMap,
     pub(crate) token: Option<Arc<dyn TokenProvider>>,
     pub(crate) max_message_bytes: usize,
-    pub(crate) events: mpsc::Sender<TransportEvent>,
+    pub(crate) events: IncomingSender,
     state: Mutex<State>,
 }
 
@@ -65,7 +64,7 @@ impl Conn {
         headers: HeaderMap,
         token: Option<Arc<dyn TokenProvider>>,
         max_message_bytes: usize,
-        events: mpsc::Sender<TransportEvent>,
+        events: IncomingSender,
     ) -> Self {
         Self {
             http,
@@ -159,10 +158,11 @@ impl Conn {
 
     // ----- the way back to the client -----
 
-    /// Hands a message to the client. `false` when the client is gone.
-    pub(crate) async fn deliver(&self, message: Message) -> bool {
+    /// Hands a message, which took `bytes` on the wire, to the client, once the client holds
+    /// few enough bytes of messages to take it. `false` when the client is gone.
+    pub(crate) async fn deliver(&self, message: Message, bytes: usize) -> bool {
         self.events
-            .send(TransportEvent::Message(message))
+            .send(TransportEvent::Message(message), bytes)
             .await
             .is_ok()
     }
@@ -173,7 +173,7 @@ impl Conn {
             id: id.clone(),
             error,
         };
-        let _ = self.events.send(event).await;
+        let _ = self.events.send(event, 0).await;
     }
 
     // ----- HTTP -----

@@ -413,7 +413,7 @@ impl Driver {
                             id: ctx.id,
                             error: refused,
                         };
-                        let _ = events.send(event).await;
+                        let _ = events.send(event, 0).await;
                     });
                 }
                 None
@@ -474,7 +474,11 @@ impl Driver {
                 ),
             }
         }
-        let _ = self.conn.events.send(TransportEvent::Closed(error)).await;
+        let _ = self
+            .conn
+            .events
+            .send(TransportEvent::Closed(error), 0)
+            .await;
     }
 }
 

@@ -71,8 +71,11 @@ pub(crate) async fn fallback(
                 endpoint = Some(url);
                 continue;
             }
-            for message in decode_event(event) {
-                if !conn.deliver(message).await {
+            let bytes = event.data.len();
+            let messages = decode_event(event);
+            let share = bytes / messages.len().max(1);
+            for message in messages {
+                if !conn.deliver(message, share).await {
                     return Outcome::Done;
                 }
             }
@@ -112,7 +115,7 @@ pub(crate) async fn send(
                     .ok()
                     .and_then(|packet| error_answer(packet, id))
             {
-                let _ = conn.deliver(answer.into()).await;
+                let _ = conn.deliver(answer.into(), body.len()).await;
                 return false;
             }
             let mut detail = format!("HTTP {status}");

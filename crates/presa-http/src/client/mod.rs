@@ -117,7 +117,10 @@ pub fn client(
         .map_err(|e| HttpClientError::Build(Box::new(e)))?;
 
     let (outgoing, outgoing_rx) = mpsc::channel(QUEUE);
-    let (events, incoming) = mpsc::channel(QUEUE);
+    // the server's messages waiting for the client: at most QUEUE of them, and twice the
+    // largest message in bytes, whatever the client's pace
+    let (events, incoming) =
+        presa_client::incoming(QUEUE, options.max_message_bytes.saturating_mul(2));
     let conn = conn::Conn::new(
         http,
         parsed,

@@ -102,7 +102,8 @@ impl HttpClientOptions {
 
     /// The largest JSON response body or SSE event accepted from the server, in bytes (default
     /// 16 MiB). A larger one is not buffered: the request it answers fails (or, on the GET
-    /// stream, the stream is dropped), and the size is logged.
+    /// stream, the stream is dropped), and the size is logged. The messages waiting for the
+    /// client hold at most twice this: past it the transport stops reading the server.
     #[must_use]
     pub fn max_message_bytes(mut self, max: usize) -> Self {
         self.max_message_bytes = max;

@@ -128,9 +128,10 @@ pub(crate) async fn request(conn: &Conn, post: Post, ctx: RequestCtx) -> Outcome
         }
     }
     let mut answered = false;
+    let share = body.len() / messages.len().max(1);
     for message in messages {
         answered |= matches!(&message, Message::Response(r) if r.id.as_ref() == Some(&ctx.id));
-        if !conn.deliver(message).await {
+        if !conn.deliver(message, share).await {
             return Outcome::Done;
         }
     }
@@ -162,7 +163,7 @@ async fn error_status(
         .and_then(|packet| error_answer(packet, &ctx.id));
     match answer {
         Some((response, exact)) if exact || !(session && status == StatusCode::NOT_FOUND) => {
-            let _ = conn.deliver(Message::Response(response)).await;
+            let _ = conn.deliver(Message::Response(response), body.len()).await;
             Outcome::Done
         }
         _ if session && status == StatusCode::NOT_FOUND => Outcome::End(expired()),

@@ -75,12 +75,15 @@ pub(crate) async fn read_events(
             ));
         }
         for event in events.drain(..) {
-            for message in decode_event(event) {
+            let bytes = event.data.len();
+            let messages = decode_event(event);
+            let share = bytes / messages.len().max(1);
+            for message in messages {
                 let answered = matches!(
                     (&message, ctx),
                     (Message::Response(r), Some(ctx)) if r.id.as_ref() == Some(&ctx.id)
                 );
-                if !conn.deliver(message).await {
+                if !conn.deliver(message, share).await {
                     return StreamEnd::Gone;
                 }
                 if answered {

@@ -274,3 +274,75 @@ async fn answers_stalled_in_a_refusal_body_hold_back_neither_requests_nor_closin
         .expect("closing ends the transport while the answers are stuck");
     assert_eq!(stall.stalled.load(Ordering::SeqCst), STALLED);
 }
+
+/// Large pings a server sends, each about `LARGE_PING_BYTES` long.
+const LARGE_PINGS: usize = 70;
+const LARGE_PING_BYTES: usize = 1 << 20;
+
+/// How many large pings the server's HTTP stack took from the stream.
+#[derive(Default)]
+struct Pulled(AtomicUsize);
+
+async fn large_pings(State(pulled): State<Arc<Pulled>>) -> Response {
+    let large = futures_util::stream::iter(0..LARGE_PINGS).map(move |n| {
+        pulled.0.fetch_add(1, Ordering::SeqCst);
+        let pad = "x".repeat(LARGE_PING_BYTES);
+        let ping = json!({"jsonrpc": "2.0", "id": n, "method": "ping",
+            "params": {"_meta": {"pad": pad}}});
+        Ok::<_, std::io::Error>(Bytes::from(format!("data: {ping}\n\n")))
+    });
+    let mut response =
+        Body::from_stream(large.chain(futures_util::stream::pending())).into_response();
+    response
+        .headers_mut()
+        .insert("content-type", "text/event-stream".parse().unwrap());
+    response
+}
+
+/// A client that takes nothing from its transport (busy, or held back by a server that does
+/// not take its answers) while the server sends large messages: the transport stops reading
+/// once it holds two of the largest messages it accepts, where a bound in count alone (64
+/// messages) let it hold a gigabyte at the default 16 MiB. Read at last, every message is
+/// there, in order.
+#[tokio::test]
+async fn a_client_that_takes_nothing_holds_a_bounded_number_of_bytes() {
+    let pulled = Arc::new(Pulled::default());
+    let app = axum::Router::new()
+        .route(
+            "/mcp",
+            post(|body: Bytes| endpoint(State(Arc::default()), body)).get(large_pings),
+        )
+        .with_state(Arc::clone(&pulled));
+    let url = serve(app).await;
+
+    let options = HttpClientOptions::default().max_message_bytes(LARGE_PING_BYTES * 3 / 2);
+    let mut transport = crate::client_support::Transport::with(&url, options);
+    let init = presa_test::message::initialize_with(0, "2025-06-18", json!({}));
+    transport.send(init).await;
+    transport.message().await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    transport.send(initialized).await;
+    // the GET stream opens and the server sends; wait until it is no longer taken from
+    // (unchanged for a second)
+    let mut pulled_now = 0;
+    let mut unchanged = 0;
+    for _ in 0..300 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let now = pulled.0.load(Ordering::SeqCst);
+        unchanged = if now == pulled_now { unchanged + 1 } else { 0 };
+        pulled_now = now;
+        if unchanged == 10 {
+            break;
+        }
+    }
+    assert_eq!(unchanged, 10, "the stream was still read from");
+    // two waiting, one being handed over, one in the parser, and what the sockets buffer
+    assert!(
+        pulled_now < LARGE_PINGS / 2,
+        "{pulled_now} large pings of {LARGE_PINGS} were read while the client took none"
+    );
+    for n in 0..LARGE_PINGS {
+        let ping = transport.message().await;
+        assert_eq!(ping["id"], n, "{}", ping["method"]);
+    }
+}

@@ -11,7 +11,6 @@ use presa_test::http::PATIENCE;
 use presa_test::message::{decode, request, to_json};
 use presa_test::trace::{self, Capture, Captured};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 /// A transport and the `tracing` events it emitted (recorded on the test's thread, where a
 /// `#[tokio::test]` runs the transport's tasks). It hands the transport what a client session
@@ -143,7 +142,7 @@ impl Transport {
     }
 
     /// Closes the client side; the transport then ends with `Closed`.
-    pub(crate) fn close(self) -> mpsc::Receiver<TransportEvent> {
+    pub(crate) fn close(self) -> presa_client::Incoming {
         let ClientChannel {
             outgoing, incoming, ..
         } = self.channel;
