@@ -686,27 +686,6 @@ impl Driven {
             };
             match event {
                 ServerEvent::Request(request) => {
-                    if request.method
-                        == <presa_core::SubscriptionsListen as presa_core::RequestMethod>::METHOD
-                    {
-                        let limit = self.server.shared_session_config().get_limits().listens();
-                        if state.listens.len() >= limit {
-                            let error = ErrorObject::invalid_request(format!(
-                                "Too many listens: this connection holds at most {limit} at once"
-                            ));
-                            state.session.respond(&request.id, Err(error.clone()));
-                            started.answered.push(Answered {
-                                version: Some(request.client.protocol_version),
-                                id: request.id,
-                                method: request.method,
-                                params: request.params,
-                                meta: request.meta,
-                                error: Some(error),
-                                arrival: arrival.clone(),
-                            });
-                            continue;
-                        }
-                    }
                     let peer = state.peer.get_or_insert_with(|| {
                         Arc::new(DrivenPeer {
                             driven: Arc::downgrade(self),

@@ -646,7 +646,7 @@ impl ClientSession {
         if !self
             .endpoint
             .inbound
-            .insert(request.id.clone(), token, None, Era::Initialize)
+            .insert(request.id.clone(), token, None, Era::Initialize, false)
         {
             let error = ErrorObject::invalid_request(format!(
                 "Request id {} is already in flight",

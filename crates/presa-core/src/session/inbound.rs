@@ -12,6 +12,8 @@ pub(crate) struct InFlight {
     pub(crate) log_level: Option<LoggingLevel>,
     /// The era the request was served under.
     pub(crate) era: Era,
+    /// A `subscriptions/listen`, counted against the session's listens.
+    listen: bool,
     last_progress: Option<f64>,
 }
 
@@ -19,6 +21,8 @@ pub(crate) struct InFlight {
 #[derive(Debug, Default)]
 pub(crate) struct Inbound {
     in_flight: HashMap<RequestId, InFlight>,
+    /// How many of them are `subscriptions/listen`.
+    listens: usize,
 }
 
 /// Why a progress report was not sent.
@@ -47,6 +51,7 @@ impl Inbound {
         progress_token: Option<ProgressToken>,
         log_level: Option<LoggingLevel>,
         era: Era,
+        listen: bool,
     ) -> bool {
         if self.in_flight.contains_key(&id) {
             return false;
@@ -57,15 +62,19 @@ impl Inbound {
                 progress_token,
                 log_level,
                 era,
+                listen,
                 last_progress: None,
             },
         );
+        self.listens += usize::from(listen);
         true
     }
 
     /// Stops tracking a request (answered or cancelled); `None` when it was not in flight.
     pub(crate) fn remove(&mut self, id: &RequestId) -> Option<InFlight> {
-        self.in_flight.remove(id)
+        let removed = self.in_flight.remove(id)?;
+        self.listens -= usize::from(removed.listen);
+        Some(removed)
     }
 
     /// A request in flight.
@@ -76,6 +85,11 @@ impl Inbound {
     /// The number of requests in flight.
     pub(crate) fn len(&self) -> usize {
         self.in_flight.len()
+    }
+
+    /// The number of `subscriptions/listen` requests in flight.
+    pub(crate) fn listens(&self) -> usize {
+        self.listens
     }
 
     /// Checks a progress report for a request in flight and returns the token to report it under.
@@ -102,5 +116,6 @@ impl Inbound {
     /// Forgets every request (the session closed).
     pub(crate) fn clear(&mut self) {
         self.in_flight.clear();
+        self.listens = 0;
     }
 }

@@ -17,8 +17,9 @@ use crate::{
     CacheScope, ClientCapabilities, DiscoverResult, Era, ErrorObject, Implementation,
     InitializeRequestParams, InitializeResult, LoggingLevel, LoggingMessageNotificationParams,
     Message, Notification, ProgressNotificationParams, ProtocolVersion, RawJson, ReceivedHeaders,
-    Request, RequestId, RequestMeta, ResponsePayload, ServerCapabilities, SetLevelRequestParams,
-    SupportedVersions, params_meta, params_meta_and_shape, unsupported_version_error,
+    Request, RequestId, RequestMeta, RequestMethod, ResponsePayload, ServerCapabilities,
+    SetLevelRequestParams, SubscriptionsListen, SupportedVersions, params_meta,
+    params_meta_and_shape, unsupported_version_error,
 };
 
 /// What a [`ServerSession`] needs to know about the server it speaks for.
@@ -670,11 +671,20 @@ impl ServerSession {
             ));
             return self.refuse_under(request, Some(client.protocol_version), error);
         }
+        let listen = request.method == SubscriptionsListen::METHOD;
+        let listens = self.config.limits.listens();
+        if listen && self.endpoint.inbound.listens() >= listens {
+            let error = ErrorObject::invalid_request(format!(
+                "Too many listens: this connection holds at most {listens} at once"
+            ));
+            return self.refuse_under(request, Some(client.protocol_version), error);
+        }
         if !self.endpoint.inbound.insert(
             request.id.clone(),
             per_request.progress_token,
             per_request.log_level,
             era,
+            listen,
         ) {
             let error = ErrorObject::invalid_request(format!(
                 "Request id {} is already in flight",
