@@ -704,7 +704,7 @@ impl ServerSession {
 
     fn handle_initialize(&mut self, request: Request) {
         if self.legacy.is_some() {
-            let error = ErrorObject::invalid_request("Session already initialized");
+            let error = super::post::already_initialized();
             return self.refuse(request, error);
         }
         let params = match parse_params::<InitializeRequestParams>(request.params.as_deref()) {

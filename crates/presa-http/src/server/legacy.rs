@@ -129,36 +129,11 @@ pub(crate) async fn post(
         },
     };
     if !created {
-        if initialize {
-            return reject(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                "Session already initialized",
-            );
-        }
-        if let (Some(header), Some(version)) = (
-            header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER),
-            session.version(),
-        ) && header != version.as_str()
+        let header = header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER);
+        if let Err(error) =
+            presa_core::check_session_delivery(session.version(), header, initialize, is_batch)
         {
-            let message =
-                format!("MCP-Protocol-Version {header:?} does not match the session's {version}");
-            return reject(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                &message,
-            );
-        }
-        if is_batch
-            && !session
-                .version()
-                .is_some_and(ProtocolVersion::allows_batches)
-        {
-            return reject(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                "Invalid request: batches are not allowed in this protocol revision",
-            );
+            return reject(StatusCode::BAD_REQUEST, error.code, &error.message);
         }
     }
     shared.live.touch(&session);
