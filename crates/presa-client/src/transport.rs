@@ -125,7 +125,7 @@ impl IncomingSender {
 
 /// An event channel for a transport that reads a socket or a pipe: at most `count` events and
 /// `bytes` bytes of them (as they arrived) wait for the client at once. `bytes` is clamped to
-/// 1..=4 GiB.
+/// at least 1 and at most 4 GiB (less on 32-bit targets: a semaphore's most permits).
 ///
 /// ```
 /// use presa_client::{TransportEvent, incoming};
@@ -138,7 +138,8 @@ impl IncomingSender {
 /// # }
 /// ```
 pub fn incoming(count: usize, bytes: usize) -> (IncomingSender, Incoming) {
-    let most = u32::try_from(bytes).unwrap_or(u32::MAX).max(1);
+    let most = bytes.clamp(1, Semaphore::MAX_PERMITS);
+    let most = u32::try_from(most).unwrap_or(u32::MAX);
     let (events, receiver) = mpsc::channel(count.max(1));
     let sender = IncomingSender {
         events,

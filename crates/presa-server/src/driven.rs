@@ -541,6 +541,8 @@ impl DrivenConnection {
     pub fn cancel(&self, id: &RequestId) -> bool {
         let mut state = self.inner.state();
         state.listens.remove(id);
+        // no longer counted against the session's requests in flight and listens
+        state.session.forget(id);
         match state.in_flight.remove(id) {
             Some(running) => {
                 running.stop();
@@ -733,12 +735,7 @@ impl Driven {
                     id,
                     method,
                     version,
-                    // with `otel` the span is parented on the trace context of `_meta`
-                    meta: if cfg!(feature = "otel") {
-                        presa_core::params_meta(params.as_deref())
-                    } else {
-                        None
-                    },
+                    meta: None,
                     params,
                     error,
                     arrival: arrival.clone(),
@@ -859,7 +856,12 @@ struct Answered {
 }
 
 impl Answered {
-    fn observe(self, server: &Server) {
+    fn observe(mut self, server: &Server) {
+        // with `otel` the span is parented on the trace context of `_meta` (read here, out of
+        // the connection's lock, when the session did not read it already)
+        if cfg!(feature = "otel") && self.meta.is_none() {
+            self.meta = presa_core::params_meta(self.params.as_deref());
+        }
         crate::telemetry::Observed::answered(
             server,
             &crate::telemetry::Spanned {

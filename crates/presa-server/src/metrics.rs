@@ -170,7 +170,7 @@ impl Drop for Operation {
             return;
         }
         let outcome = if std::thread::panicking() {
-            Outcome::Failed(presa_core::ErrorCode::INTERNAL_ERROR.code())
+            Outcome::Panicked
         } else if self.method == "subscriptions/listen" {
             Outcome::Succeeded
         } else {
@@ -190,6 +190,8 @@ enum Outcome {
     Failed(i32),
     /// Dropped before its end: cancelled, or its connection went away.
     Cancelled,
+    /// Dropped by a panic on its way (answered `-32603` by the runner).
+    Panicked,
 }
 
 /// What a measure's attributes are made of, but for the tool or prompt name: cheap to hash and
@@ -224,6 +226,7 @@ impl Shape {
                 attributes.push(KeyValue::new("rpc.response.status_code", code));
             }
             Outcome::Cancelled => attributes.push(KeyValue::new("error.type", "cancelled")),
+            Outcome::Panicked => attributes.push(KeyValue::new("error.type", "-32603")),
         }
         attributes
     }
@@ -394,10 +397,13 @@ mod tests {
         named
             .bound
             .record(&histogram, shape(Outcome::Cancelled), None, 0.5);
+        named
+            .bound
+            .record(&histogram, shape(Outcome::Panicked), None, 0.5);
         provider.force_flush().unwrap();
 
         let counts = counts(&exporter);
-        assert_eq!(counts.len(), sets + 1);
+        assert_eq!(counts.len(), sets + 2);
         assert!(counts.values().all(|&count| count == 2 || count == 1));
         let base = [
             "gen_ai.operation.name=execute_tool",
@@ -421,5 +427,7 @@ mod tests {
             assert_eq!(counts.get(&failed), Some(&2), "{code}: {counts:#?}");
         }
         assert_eq!(counts.get(&set(&["error.type=cancelled"])), Some(&1));
+        // a panic is told by its error type alone, as the runner's answer is not seen
+        assert_eq!(counts.get(&set(&["error.type=-32603"])), Some(&1));
     }
 }

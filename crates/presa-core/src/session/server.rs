@@ -835,6 +835,13 @@ impl ServerSession {
         self.endpoint.respond(id, payload)
     }
 
+    /// Stops tracking a request in flight without answering it: what a transport does when the
+    /// client went away from the request (it no longer counts against the session's limits).
+    /// Returns whether it was in flight.
+    pub fn forget(&mut self, id: &RequestId) -> bool {
+        self.endpoint.inbound.remove(id).is_some()
+    }
+
     /// Sends `notifications/progress` for a request in flight that carried a progress token.
     pub fn progress(
         &mut self,

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use super::auth::{insufficient_scope_response, principal};
 use super::endpoint::{SESSION_HEADER, accepts, draining, header_str, method_not_allowed};
-use super::live::SessionsFull;
+use super::live::{Admission, InUse, SessionsFull};
 use super::reject::{reject, service_unavailable};
 use super::session::{Delivery, HttpSession, new_session_id};
 use super::shared::{Shared, Unavailable};
@@ -80,8 +80,9 @@ pub(crate) async fn post(
         }
     }
     let initialize = messages.iter().any(|m| m.method() == Some("initialize"));
-    // a new session holds its place among the session limits until it is kept (or not)
-    let (session, created, _admission) = match session_id {
+    // a new session holds its place among the session limits until it is kept (or not); an
+    // existing one is in use until the POST is served, so that it is not ended to make room
+    let (session, held) = match session_id {
         // an `initialize` without an id could never be answered: it starts nothing
         None if initialize
             && (is_batch || !matches!(messages.as_slice(), [Message::Request(_)])) =>
@@ -113,7 +114,12 @@ pub(crate) async fn post(
                 caller.clone(),
                 shared.sharing(),
             );
-            (session, true, Some(admission))
+            (
+                session,
+                Held::Admitted {
+                    _admission: admission,
+                },
+            )
         }
         None => {
             return reject(
@@ -123,11 +129,12 @@ pub(crate) async fn post(
             );
         }
         Some(id) => match shared.session(&id, caller.as_deref()).await {
-            Ok(Some(session)) => (session, false, None),
+            Ok(Some(session)) => (Arc::clone(&session), Held::Used { _in_use: session }),
             Ok(None) => return session_not_found(),
             Err(unavailable) => return unavailable_response(unavailable),
         },
     };
+    let created = matches!(held, Held::Admitted { .. });
     if !created {
         let header = header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER);
         if let Err(error) =
@@ -136,7 +143,6 @@ pub(crate) async fn post(
             return reject(StatusCode::BAD_REQUEST, error.code, &error.message);
         }
     }
-    shared.live.touch(&session);
     // an answer or a cancellation that another instance serving the session waits for
     for relayed in session.for_elsewhere(&messages) {
         shared.store.relay(relayed);
@@ -207,6 +213,14 @@ pub(crate) async fn post(
         persist_after(&shared, &session).await;
     }
     response
+}
+
+/// What keeps a POST's session in place while the POST is served.
+enum Held {
+    /// A new session's place among the session limits.
+    Admitted { _admission: Admission },
+    /// An existing session, in use.
+    Used { _in_use: InUse },
 }
 
 /// Saves what the messages just delivered changed. The messages were served already, so a
@@ -392,7 +406,6 @@ pub(crate) async fn get(
         Ok(None) => return session_not_found(),
         Err(unavailable) => return unavailable_response(unavailable),
     };
-    shared.live.touch(&session);
     let resume = header_str(&headers, LAST_EVENT_ID).and_then(|id| {
         let (stream, seq) = id.split_once('-')?;
         Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?))

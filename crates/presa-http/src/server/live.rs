@@ -3,9 +3,9 @@
 //! session makes room, so that a flood of sessions pushes out its own and not everyone else's.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Deref;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
-
-use tokio::time::Instant;
 
 use super::session::{HttpSession, lock};
 
@@ -27,7 +27,7 @@ struct Live {
     /// The kept sessions by when they were last used, least recently first: where a full
     /// endpoint looks for a session to end.
     recency: BTreeMap<Used, Arc<str>>,
-    /// Tells apart sessions used at one instant.
+    /// The count of uses so far, the clock of `recency`.
     uses: u64,
 }
 
@@ -38,10 +38,10 @@ struct Kept {
     used: Used,
 }
 
-/// When a session was last used, and the count of uses then (unique, so that each session has
-/// its own place in the order).
+/// When a session was last used, as the count of uses then: unique and growing, so that each
+/// session has its own place in the order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Used(Instant, u64);
+struct Used(u64);
 
 /// The most sessions one admission looks at, least recently used first, for a quiet one
 /// before it refuses.
@@ -62,7 +62,18 @@ impl Live {
 
     fn used_now(&mut self) -> Used {
         self.uses += 1;
-        Used(Instant::now(), self.uses)
+        Used(self.uses)
+    }
+
+    /// Moves session `id` to the end of the order, as used now.
+    fn reorder(&mut self, id: &str) {
+        let used = self.used_now();
+        if let Some(kept) = self.sessions.get_mut(id) {
+            let before = std::mem::replace(&mut kept.used, used);
+            let id = Arc::clone(kept.session.shared_id());
+            self.recency.remove(&before);
+            self.recency.insert(used, id);
+        }
     }
 
     fn take(&mut self, id: &str) -> Option<Arc<HttpSession>> {
@@ -73,19 +84,51 @@ impl Live {
     }
 
     /// Takes out the least recently used quiet session, if one is among the
-    /// [`MAX_EVICTION_SCAN`] least recently used.
+    /// [`MAX_EVICTION_SCAN`] least recently used. The busy ones looked at move to the end of
+    /// the order (they are in use), so that the next look starts past them.
     fn evict_one(&mut self) -> Option<Arc<HttpSession>> {
-        let quiet = self
-            .recency
-            .values()
-            .take(MAX_EVICTION_SCAN)
-            .find(|id| {
-                self.sessions
-                    .get(*id)
-                    .is_some_and(|kept| kept.session.is_quiet())
-            })
-            .cloned()?;
-        self.take(&quiet)
+        let mut busy = Vec::new();
+        let mut quiet = None;
+        for id in self.recency.values().take(MAX_EVICTION_SCAN) {
+            match self.sessions.get(id) {
+                Some(kept) if kept.session.is_quiet() => {
+                    quiet = Some(Arc::clone(id));
+                    break;
+                }
+                _ => busy.push(Arc::clone(id)),
+            }
+        }
+        for id in busy {
+            self.reorder(&id);
+        }
+        self.take(&quiet?)
+    }
+}
+
+/// A session a request is using, from when the request finds it until the request is done: it
+/// is not ended to make room meanwhile (see [`HttpSession::is_quiet`]).
+pub(crate) struct InUse(Arc<HttpSession>);
+
+impl InUse {
+    /// Marks `session` in use; called with the sessions' lock held, so that a session found is
+    /// never evicted before it is marked.
+    fn new(session: Arc<HttpSession>) -> Self {
+        session.users().fetch_add(1, Ordering::AcqRel);
+        Self(session)
+    }
+}
+
+impl Deref for InUse {
+    type Target = Arc<HttpSession>;
+
+    fn deref(&self) -> &Arc<HttpSession> {
+        &self.0
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        self.0.users().fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -158,28 +201,24 @@ impl LiveSessions {
             .map(|kept| Arc::clone(&kept.session))
     }
 
-    /// Marks `session` used now: its place among the sessions a full endpoint may end moves
-    /// to the end, and its idle timeout starts again.
-    pub(crate) fn touch(&self, session: &HttpSession) {
-        session.touch();
+    /// Session `id` for a request to use (see [`InUse`]), marked used now: its place among the
+    /// sessions a full endpoint may end moves to the end, and its idle timeout starts again.
+    pub(crate) fn use_session(&self, id: &str) -> Option<InUse> {
         let mut live = self.map();
-        let used = live.used_now();
-        if let Some(kept) = live.sessions.get_mut(session.id()) {
-            let before = std::mem::replace(&mut kept.used, used);
-            let id = Arc::clone(session.shared_id());
-            live.recency.remove(&before);
-            live.recency.insert(used, id);
-        }
+        let session = Arc::clone(&live.sessions.get(id)?.session);
+        live.reorder(id);
+        session.touch();
+        Some(InUse::new(session))
     }
 
     /// Keeps `session`, unless an open one of its id is kept already: the session kept is
-    /// returned.
-    pub(crate) fn insert(&self, session: Arc<HttpSession>) -> Arc<HttpSession> {
+    /// returned, in use.
+    pub(crate) fn insert(&self, session: Arc<HttpSession>) -> InUse {
         let mut live = self.map();
         if let Some(kept) = live.sessions.get(session.id())
             && kept.session.is_open()
         {
-            return Arc::clone(&kept.session);
+            return InUse::new(Arc::clone(&kept.session));
         }
         live.take(session.id());
         live.count(session.owner(), true);
@@ -193,7 +232,7 @@ impl LiveSessions {
                 used,
             },
         );
-        session
+        InUse::new(session)
     }
 
     /// Forgets `session` if it is the one kept under its id.
@@ -218,5 +257,49 @@ impl LiveSessions {
             .values()
             .map(|kept| Arc::clone(&kept.session))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::server::session::EventBuffer;
+
+    fn session(id: &str) -> Arc<HttpSession> {
+        let server = presa_server::Server::builder("live", "1").build().unwrap();
+        let limits = EventBuffer {
+            events: 16,
+            bytes: 1 << 16,
+        };
+        HttpSession::start(Arc::from(id), server, limits, None, None)
+    }
+
+    /// Keeps `session` through an admission, as an `initialize` does.
+    fn keep(live: &Arc<LiveSessions>, id: &str) -> InUse {
+        let admission = live.admit(None, 2, 2).unwrap();
+        assert!(admission.evicted.is_none());
+        live.insert(session(id))
+    }
+
+    #[tokio::test]
+    async fn a_session_in_use_is_not_evicted_and_the_least_recently_used_quiet_one_is() {
+        let live = Arc::new(LiveSessions::default());
+        drop(keep(&live, "a"));
+        drop(keep(&live, "b"));
+        // "a" is used again, and is still in use: "b" is the one that goes
+        let a = live.use_session("a").unwrap();
+        let admission = live.admit(None, 2, 2).unwrap();
+        assert_eq!(admission.evicted.as_ref().map(|s| s.id()), Some("b"));
+        drop(admission);
+        // only "a" is left, in use: the table of one is full and nothing can go
+        assert!(matches!(
+            live.admit(None, 1, 1),
+            Err(SessionsFull::Total(1))
+        ));
+        drop(a);
+        let admission = live.admit(None, 1, 1).unwrap();
+        assert_eq!(admission.evicted.as_ref().map(|s| s.id()), Some("a"));
     }
 }

@@ -270,13 +270,15 @@ impl HttpOptions {
 
     /// The most initialize-era sessions this endpoint holds live at once, those restored from
     /// a shared store included (default 10,000). At the limit, an `initialize` (or a restore)
-    /// ends the least recently used quiet session (no stream open, no request in flight) to
-    /// make room: its client gets 404 and starts a new session, as after
-    /// [`session_idle_timeout`](Self::session_idle_timeout). With a store of one process its
-    /// state is forgotten; a shared store keeps it for the other instances. Only when no
-    /// session is quiet is the newcomer refused, with 503 and `Retry-After`. So a client that
-    /// opens session after session pushes out its own, not the sessions others are using.
-    /// Sessions also end by `DELETE` or after the idle timeout.
+    /// ends the least recently used quiet session here (no request using it, no stream open)
+    /// to make room. With a store of one process the session is forgotten: its client gets 404
+    /// and starts a new one, as after [`session_idle_timeout`](Self::session_idle_timeout). A
+    /// shared store keeps its state, so its next request restores it (here or on another
+    /// instance), taking a place in turn. Only when no session is quiet is the newcomer
+    /// refused, with 503 and `Retry-After`. So a client that opens session after session
+    /// pushes out its own first: a client that keeps a stream open, or that calls again sooner
+    /// than the flood fills the table anew, keeps its session. Sessions also end by `DELETE`
+    /// or after the idle timeout.
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
         self

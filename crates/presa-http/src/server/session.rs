@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
@@ -192,6 +192,11 @@ pub(crate) struct HttpSession {
     connection: DrivenConnection,
     streams: Mutex<Streams>,
     last_active: Mutex<Instant>,
+    /// The requests using the session now (see [`InUse`]): a session in use is not ended to
+    /// make room, even before its request has opened a stream or delivered a message.
+    ///
+    /// [`InUse`]: super::live::InUse
+    users: AtomicUsize,
     /// The negotiated revision, kept apart from the connection's: the connection's outbox
     /// (`close_stream_of`) needs it while the connection's state is locked.
     version: Mutex<Option<ProtocolVersion>>,
@@ -334,6 +339,7 @@ impl HttpSession {
                     ..Streams::default()
                 }),
                 last_active: Mutex::new(Instant::now()),
+                users: AtomicUsize::new(0),
                 version: Mutex::new(version),
                 buffer_limits,
                 owner,
@@ -505,10 +511,18 @@ impl HttpSession {
         *lock(&self.last_active) = Instant::now();
     }
 
-    /// Whether nothing of the session is under way here: no stream open (GET or POST) and no
-    /// request in flight. Such a session can be ended without cutting anything off.
+    /// Whether nothing of the session is under way here: no request using it, no stream open
+    /// (GET or POST) and no message in flight. Such a session can be ended without cutting
+    /// anything off.
     pub(crate) fn is_quiet(&self) -> bool {
-        self.connection.in_flight() == 0 && !lock(&self.streams).any_live()
+        self.users.load(Ordering::Acquire) == 0
+            && self.connection.in_flight() == 0
+            && !lock(&self.streams).any_live()
+    }
+
+    /// The count of requests using the session (see [`InUse`](super::live::InUse)).
+    pub(super) fn users(&self) -> &AtomicUsize {
+        &self.users
     }
 
     /// Whether the session has an open GET stream.

@@ -14,7 +14,7 @@ use presa_server::{Arrival, AuthInfo, Change, DrivenConnection, Server, Transmit
 use tokio::sync::{broadcast, mpsc};
 
 use super::auth::principal;
-use super::live::{Admission, LiveSessions, SessionsFull};
+use super::live::{Admission, InUse, LiveSessions, SessionsFull};
 use super::options::{CancellationPolicy, HttpOptions};
 use super::session::{HttpSession, Sharing};
 use super::store::{LoggedEvent, SessionStore, SessionStoreError};
@@ -272,9 +272,9 @@ impl Shared {
     }
 
     /// A place for a new session of `owner` under the session limits. At the total, the least
-    /// recently used quiet session is ended to make room: its client gets 404 and starts anew.
-    /// A store of one process forgets it; a shared store keeps its state, for the instances
-    /// that may be serving it and for this one to restore it.
+    /// recently used quiet session is ended here to make room. A store of one process forgets
+    /// it (its client gets 404 and starts anew); a shared store keeps its state, for the
+    /// instances that may be serving it and for its next request to restore it.
     pub(crate) async fn admit(&self, owner: Option<&str>) -> Result<Admission, SessionsFull> {
         let mut admission = self.live.admit(
             owner,
@@ -313,7 +313,7 @@ impl Shared {
         &self,
         id: &str,
         caller: Option<&str>,
-    ) -> Result<Option<Arc<HttpSession>>, Unavailable> {
+    ) -> Result<Option<InUse>, Unavailable> {
         let Some(state) = self
             .store
             .load(id, self.ttl())
@@ -329,7 +329,7 @@ impl Shared {
         if !state.belongs_to(caller) {
             return Ok(None);
         }
-        if let Some(live) = self.live.get(id).filter(|live| live.is_open()) {
+        if let Some(live) = self.live.use_session(id).filter(|live| live.is_open()) {
             live.adopt(&state);
             return Ok(Some(live));
         }
@@ -377,7 +377,7 @@ impl Shared {
                         } else if !session.is_idle(timeout) {
                             continue;
                         }
-                        live.remove(session.id());
+                        live.remove_this(&session);
                         session.close();
                         tracing::debug!(target: "presa_http", "session {} ended after being idle", session.id());
                     }

@@ -331,11 +331,15 @@ async fn a_client_that_takes_nothing_holds_a_bounded_number_of_bytes() {
         let now = pulled.0.load(Ordering::SeqCst);
         unchanged = if now == pulled_now { unchanged + 1 } else { 0 };
         pulled_now = now;
-        if unchanged == 10 {
+        // (the stream may open late on a busy machine: stable only once it sent some)
+        if unchanged == 10 && pulled_now >= 3 {
             break;
         }
     }
-    assert_eq!(unchanged, 10, "the stream was still read from");
+    assert!(
+        unchanged >= 10 && pulled_now >= 3,
+        "the stream was still read from, or never ({pulled_now} pulled)"
+    );
     // two waiting, one being handed over, one in the parser, and what the sockets buffer
     assert!(
         pulled_now < LARGE_PINGS / 2,

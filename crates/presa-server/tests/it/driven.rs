@@ -390,6 +390,44 @@ async fn closing_ends_a_listen_with_its_result() {
     assert_eq!(client.connection.in_flight(), 0);
 }
 
+/// A listen the transport stops (its client went away from it) no longer counts against the
+/// connection's listens: another takes its place.
+#[tokio::test]
+async fn a_listen_the_transport_cancels_frees_its_place() {
+    let server = Server::builder("driven", "1")
+        .list_changed(true)
+        .limits(presa_core::SessionLimits::default().max_listens(1))
+        .build()
+        .unwrap();
+    let mut client = Client::start(server);
+    let listen = |id: &str| {
+        request(
+            id,
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        )
+    };
+    client.send(listen("first"));
+    assert_eq!(
+        client.next().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    client.send(listen("refused"));
+    let refused = client.next().await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        client
+            .connection
+            .cancel(&presa_core::RequestId::from("first"))
+    );
+    client.send(listen("second"));
+    let acknowledged = client.next().await;
+    assert_eq!(
+        acknowledged["method"], "notifications/subscriptions/acknowledged",
+        "{acknowledged}"
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_request_to_the_client_expires_even_after_its_handler_is_gone() {
     let (mut client, _) = fixture();

@@ -691,8 +691,6 @@ async fn the_work_of_a_task_has_a_span_of_its_own() {
     .await;
 }
 
-/// Spans exported in memory through `tracing-opentelemetry`, on this thread until the guard
-/// drops, with W3C trace context as the propagator (what an application sets up once).
 /// A request the session refuses before dispatching it still names its target, and is the
 /// child of the context its client sent.
 #[cfg(feature = "otel")]
@@ -742,6 +740,8 @@ async fn a_refused_request_has_its_target_and_its_parent() {
     assert_eq!(attribute("error.type").as_deref(), Some("-32022"));
 }
 
+/// Spans exported in memory through `tracing-opentelemetry`, on this thread until the guard
+/// drops, with W3C trace context as the propagator (what an application sets up once).
 #[cfg(feature = "otel")]
 fn exported_spans() -> (
     opentelemetry_sdk::trace::InMemorySpanExporter,
