@@ -36,11 +36,16 @@ use crate::server::Server;
 use crate::tasks::{CallMode, TaskEnd};
 
 impl Server {
-    /// Serves one request: `method` with its raw `params`, for the client `cx` describes.
+    /// Serves one request: `method` with its raw `params`, for the client `cx` describes, by
+    /// the definitions alone.
     ///
-    /// This is the transport-agnostic core every connection calls. It does not handle the
-    /// protocol-level methods a session answers by itself (`initialize`, `ping`,
-    /// `logging/setLevel`); `server/discover` is answered for 2026-07-28 requests.
+    /// The connections do not call this directly: they run each request through the server's
+    /// middleware stack, whose innermost layer dispatches the same way. A request served here
+    /// skips the middleware (no rate limit, no audit record, no span of its own): use it to
+    /// test definitions, or to serve them from a transport of your own that applies its own
+    /// policy. It does not handle the protocol-level methods a session answers by itself
+    /// (`initialize`, `ping`, `logging/setLevel`); `server/discover` is answered for
+    /// 2026-07-28 requests.
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -260,7 +260,8 @@ pub(crate) fn announce(
 }
 
 /// Serves `resources/subscribe` and `resources/unsubscribe` of an initialize-era session, whose
-/// subscriptions live with the connection. `None` when the request is not one of them.
+/// subscriptions live with the connection: answered here, before the middleware stack (as
+/// docs/middleware.md says). `None` when the request is not one of them.
 pub(crate) fn subscription_request(
     server: &Server,
     subscribed: &mut Subscriptions,
