@@ -479,7 +479,10 @@ impl Driver {
 fn send_error(error: ClientSendError) -> ClientError {
     match error {
         ClientSendError::Serialize(e) => ClientError::InvalidParams(e.to_string()),
-        header @ ClientSendError::Header(_) => ClientError::InvalidParams(header.to_string()),
+        // (InvalidParams holds text: the cause goes into it)
+        ClientSendError::Header(e) => {
+            ClientError::InvalidParams(format!("cannot mirror the request into headers: {e}"))
+        }
         _ => ClientError::Closed,
     }
 }

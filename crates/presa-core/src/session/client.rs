@@ -13,9 +13,12 @@ use crate::request_meta::parse_params;
 use crate::{
     CancelledNotificationParams, ClientCapabilities, Era, ErrorObject, Implementation,
     InitializeRequestParams, InitializeResult, LoggingLevel, Message, Notification, ParamHeaders,
-    ParamValueError, ProgressNotificationParams, ProtocolVersion, RawJson, Request, RequestId,
-    RequestMeta, ResponsePayload, SupportedVersions, XMcpHeaderError, request_headers,
+    ProgressNotificationParams, ProtocolVersion, RawJson, Request, RequestId, RequestMeta,
+    ResponsePayload, SupportedVersions, XMcpHeaderError, request_headers,
 };
+
+mod errors;
+pub use errors::{ClientSendError, HandshakeError};
 
 /// What a [`ClientSession`] says about the client it speaks for.
 ///
@@ -135,79 +138,6 @@ pub enum ClientEvent {
         /// What is wrong with its annotations.
         error: XMcpHeaderError,
     },
-}
-
-/// Why the initialize handshake failed.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum HandshakeError {
-    /// The server answered `initialize` with an error.
-    Rejected(ErrorObject),
-    /// The server chose a revision this client does not speak.
-    UnsupportedVersion(String),
-    /// The server's answer was not an `InitializeResult`.
-    MalformedResult(String),
-    /// No answer before the timeout.
-    TimedOut,
-    /// The session closed first.
-    Closed,
-}
-
-impl std::fmt::Display for HandshakeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Rejected(e) => {
-                write!(f, "server rejected initialize: {} ({})", e.message, e.code)
-            }
-            Self::UnsupportedVersion(v) => {
-                write!(f, "server chose unsupported protocol version {v:?}")
-            }
-            Self::MalformedResult(e) => write!(f, "malformed initialize result: {e}"),
-            Self::TimedOut => f.write_str("initialize timed out"),
-            Self::Closed => f.write_str("session closed during initialize"),
-        }
-    }
-}
-
-impl std::error::Error for HandshakeError {}
-
-/// Why a request could not be sent.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ClientSendError {
-    /// Neither [`ClientSession::initialize`] nor [`ClientSession::use_stateless`] was called, or
-    /// the handshake failed.
-    NotConnected,
-    /// `initialize` cannot be cancelled.
-    CannotCancelInitialize,
-    /// The params could not be serialized.
-    Serialize(serde_json::Error),
-    /// A `tools/call` argument the tool mirrors into an `Mcp-Param-*` header holds a value no
-    /// header can carry (an object, an array, a fraction, an integer beyond ±(2^53 − 1)).
-    Header(ParamValueError),
-}
-
-impl std::fmt::Display for ClientSendError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::NotConnected => f.write_str(
-                "session not connected: initialize or choose a stateless revision first",
-            ),
-            Self::CannotCancelInitialize => f.write_str("initialize cannot be cancelled"),
-            Self::Serialize(e) => write!(f, "params could not be serialized: {e}"),
-            Self::Header(e) => write!(f, "cannot mirror the request into headers: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ClientSendError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Serialize(e) => Some(e),
-            Self::Header(e) => Some(e),
-            Self::NotConnected | Self::CannotCancelInitialize => None,
-        }
-    }
 }
 
 /// The names of the tools a `tools/list` result lists.
