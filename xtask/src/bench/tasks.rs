@@ -4,12 +4,13 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::net::TcpStream;
 
 use super::http::{exchange_body, post};
+use super::{Bench, Run, process, summarize};
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
 
@@ -79,4 +80,83 @@ async fn reply(stream: &mut TcpStream, buf: &mut Vec<u8>, request: &[u8]) -> Res
         return Err(format!("answered {status}: {body}"));
     }
     serde_json::from_str(&body).map_err(|e| format!("not JSON ({e}): {body}"))
+}
+
+impl Bench {
+    /// Runs `--tasks` short tasks over 64 connections against a fresh `bench_tasks` server
+    /// (tasks kept 1 s after they end); returns the run (tasks per second, creation-to-result
+    /// latency, peak RSS), the RSS before the first task and the RSS once all expired, in MiB.
+    pub(super) async fn tasks(&self) -> Result<(Run, f64, f64), String> {
+        const RETENTION_MS: u64 = 1000;
+        let program = self.examples.join("bench_tasks");
+        let retention = RETENTION_MS.to_string();
+        let mut server = process::start_http(
+            &program,
+            &["127.0.0.1:0", &retention],
+            self.server_cpus.as_deref(),
+        )
+        .await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let start_kib = process::status_kib(server.pid, "VmRSS")?;
+        // the anonymous part (the heap) beside the whole: code pages first run in a burst count
+        // in the RSS too
+        let start_anon_kib = process::status_kib(server.pid, "RssAnon")?;
+        let mut expired_anon_kib = Vec::new();
+        // two bursts: the first is the one measured; the memory after the second's expiry
+        // tells whether the first left anything behind (a leak grows it again) or the
+        // allocator merely keeps what it got back for reuse
+        let mut measured = None;
+        let mut expired_kib = Vec::new();
+        for _burst in 0..2 {
+            let left = Arc::new(AtomicUsize::new(self.options.tasks));
+            let begun = Instant::now();
+            let connections: Vec<_> = (0..64)
+                .map(|_| {
+                    tokio::spawn(connection(
+                        server.address.clone(),
+                        server.path.clone(),
+                        Arc::clone(&left),
+                    ))
+                })
+                .collect();
+            let (mut latencies, mut requests) = (Vec::new(), 0);
+            for connection in connections {
+                let (more, sent) = connection.await.map_err(|e| e.to_string())??;
+                latencies.extend(more);
+                requests += sent;
+            }
+            let seconds = begun.elapsed().as_secs_f64();
+            let peak = process::status_kib(server.pid, "VmHWM")?;
+            // retention, then the sweeper's next pass (once a second), with room to spare
+            tokio::time::sleep(Duration::from_millis(RETENTION_MS + 2500)).await;
+            expired_kib.push(process::status_kib(server.pid, "VmRSS")?);
+            expired_anon_kib.push(process::status_kib(server.pid, "RssAnon")?);
+            measured.get_or_insert((latencies, requests, seconds, peak));
+        }
+        let (latencies, requests, seconds, peak) = measured.ok_or("no burst ran")?;
+        let after: Vec<String> = expired_kib
+            .iter()
+            .zip(&expired_anon_kib)
+            .map(|(kib, anon)| {
+                let mib = |kib: &u64| *kib as f64 / 1024.0;
+                format!("{:.1} MiB ({:.1} anonymous)", mib(kib), mib(anon))
+            })
+            .collect();
+        eprintln!(
+            "tasks: RSS at the start {:.1} MiB ({:.1} anonymous); after each burst expired: {}",
+            start_kib as f64 / 1024.0,
+            start_anon_kib as f64 / 1024.0,
+            after.join(", ")
+        );
+        let expired_kib = expired_kib[0];
+        server.stop().await;
+        eprintln!(
+            "tasks: {} requests ({:.1} per task)",
+            requests,
+            requests as f64 / latencies.len().max(1) as f64
+        );
+        let mut run = summarize(latencies, seconds, None);
+        run.peak_rss_kib = Some(peak);
+        Ok((run, start_kib as f64 / 1024.0, expired_kib as f64 / 1024.0))
+    }
 }
