@@ -315,9 +315,10 @@ impl HttpSession {
         *lock(&self.version) = Some(version);
     }
 
-    /// Marks the session used now (see [`LiveSessions::touch`], which the endpoint calls).
+    /// Marks the session used now, for its idle timeout (see [`LiveSessions::use_session`],
+    /// which the endpoint calls).
     ///
-    /// [`LiveSessions::touch`]: super::live::LiveSessions::touch
+    /// [`LiveSessions::use_session`]: super::live::LiveSessions::use_session
     pub(crate) fn touch(&self) {
         *lock(&self.last_active) = Instant::now();
     }
