@@ -180,7 +180,7 @@ impl ReceivedHeaders {
     }
 
     /// `Mcp-Name` equals `body_value`, the body's name, URI or task id (see
-    /// [`mcp_name_field`](crate::mcp_name_field)), after trimming and Base64 decoding.
+    /// [`mcp_name_field`]), after trimming and Base64 decoding.
     ///
     /// Nothing is required for methods without an `Mcp-Name`, nor when the body lacks the value
     /// (`None`): such a request fails its own params validation. A header sent then is ignored.

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -10,129 +10,23 @@ use serde_json::{Map, Value};
 use super::endpoint::{
     CANCELLED, Endpoint, Finished, PROGRESS, ProgressError, RequestError, Transmit,
 };
-use super::limits::{SessionLimits, json_len};
+#[cfg(doc)]
+use super::limits::SessionLimits;
+use super::limits::json_len;
 use super::outbound::RequestOptions;
 use crate::request_meta::parse_params;
 use crate::{
-    CacheScope, ClientCapabilities, DiscoverResult, Era, ErrorObject, Implementation,
-    InitializeRequestParams, InitializeResult, LoggingLevel, LoggingMessageNotificationParams,
-    Message, Notification, ProgressNotificationParams, ProtocolVersion, RawJson, ReceivedHeaders,
-    Request, RequestId, RequestMeta, RequestMethod, ResponsePayload, ServerCapabilities,
-    SetLevelRequestParams, SubscriptionsListen, SupportedVersions, params_meta,
-    params_meta_and_shape, unsupported_version_error,
+    ClientCapabilities, Era, ErrorObject, Implementation, InitializeRequestParams,
+    InitializeResult, LoggingLevel, LoggingMessageNotificationParams, Message, Notification,
+    ProgressNotificationParams, ProtocolVersion, RawJson, ReceivedHeaders, Request, RequestId,
+    RequestMeta, RequestMethod, ResponsePayload, ServerCapabilities, SetLevelRequestParams,
+    SubscriptionsListen, params_meta, params_meta_and_shape, unsupported_version_error,
 };
 
-/// What a [`ServerSession`] needs to know about the server it speaks for.
-///
-/// ```
-/// use presa_core::{Implementation, ServerCapabilities, ServerSessionConfig};
-///
-/// let config = ServerSessionConfig::new(Implementation::new("weather", "1.0.0"))
-///     .capabilities(ServerCapabilities::default())
-///     .instructions(Some("Call forecast with a city name.".into()));
-/// assert_eq!(config.server_info().name, "weather");
-/// ```
-#[derive(Clone, Debug)]
-pub struct ServerSessionConfig {
-    versions: SupportedVersions,
-    server_info: Implementation,
-    capabilities: ServerCapabilities,
-    instructions: Option<String>,
-    request_timeout: Option<Duration>,
-    discover_ttl_ms: u64,
-    discover_cache_scope: CacheScope,
-    limits: SessionLimits,
-}
-
-impl ServerSessionConfig {
-    /// A configuration for the server `server_info`, speaking every revision, with no capabilities,
-    /// a 60-second timeout on its own requests, and `server/discover` results that are not cached
-    /// (`ttlMs: 0`, `cacheScope: "private"`).
-    pub fn new(server_info: Implementation) -> Self {
-        Self {
-            versions: SupportedVersions::all(),
-            server_info,
-            capabilities: ServerCapabilities::default(),
-            instructions: None,
-            request_timeout: Some(Duration::from_secs(60)),
-            discover_ttl_ms: 0,
-            discover_cache_scope: CacheScope::Private,
-            limits: SessionLimits::default(),
-        }
-    }
-
-    /// The revisions to speak.
-    pub fn versions(mut self, versions: SupportedVersions) -> Self {
-        self.versions = versions;
-        self
-    }
-
-    /// The capabilities to announce.
-    pub fn capabilities(mut self, capabilities: ServerCapabilities) -> Self {
-        self.capabilities = capabilities;
-        self
-    }
-
-    /// Usage hints for the model, sent in `initialize` and `server/discover` results.
-    pub fn instructions(mut self, instructions: Option<String>) -> Self {
-        self.instructions = instructions;
-        self
-    }
-
-    /// The default timeout of requests the server sends (initialize era); `None` waits forever.
-    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.request_timeout = timeout;
-        self
-    }
-
-    /// The caching hints on `server/discover` results.
-    pub fn discover_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
-        self.discover_ttl_ms = ttl_ms;
-        self.discover_cache_scope = scope;
-        self
-    }
-
-    /// What a session lets its client make it hold ([`SessionLimits::default`] unless set).
-    pub fn limits(mut self, limits: SessionLimits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// The limits set with [`limits`](Self::limits).
-    pub fn get_limits(&self) -> &SessionLimits {
-        &self.limits
-    }
-
-    /// The server's identity.
-    pub fn server_info(&self) -> &Implementation {
-        &self.server_info
-    }
-
-    /// The revisions spoken.
-    pub fn supported_versions(&self) -> &SupportedVersions {
-        &self.versions
-    }
-
-    /// The `server/discover` result this configuration describes.
-    pub fn discover_result(&self) -> DiscoverResult {
-        let mut meta = Map::new();
-        meta.insert(
-            crate::META_SERVER_INFO.into(),
-            serde_json::to_value(&self.server_info).unwrap_or_default(),
-        );
-        DiscoverResult {
-            supported_versions: self.versions.to_strings(),
-            capabilities: self
-                .capabilities
-                .for_version(crate::ProtocolVersion::LATEST),
-            instructions: self.instructions.clone(),
-            ttl_ms: Some(self.discover_ttl_ms),
-            cache_scope: Some(self.discover_cache_scope),
-            result_type: Some(crate::ResultType::Complete),
-            meta: Some(meta),
-        }
-    }
-}
+mod config;
+mod state;
+pub use config::ServerSessionConfig;
+pub use state::InitializeEraState;
 
 /// Who the client is, as far as one request is concerned.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -263,86 +157,6 @@ impl std::fmt::Display for ServerSendError {
 }
 
 impl std::error::Error for ServerSendError {}
-
-/// What an initialize-era session remembers between messages, as plain data: a transport that
-/// keeps sessions outside the process (a store shared by several instances) saves it when
-/// [`ServerSession::state_changes`] moves and gives it to
-/// [`ServerSession::set_initialize_era_state`] on the instance that serves the next message.
-///
-/// ```
-/// use std::time::Instant;
-/// use presa_core::*;
-///
-/// let config = std::sync::Arc::new(ServerSessionConfig::new(Implementation::new("demo", "1")));
-/// let mut first = ServerSession::new(config.clone());
-/// first.handle_message(Instant::now(), decode_message(br#"{"jsonrpc":"2.0","id":1,
-///     "method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},
-///     "clientInfo":{"name":"c","version":"1"}}}"#).unwrap());
-/// let saved = serde_json::to_string(first.initialize_era_state().unwrap()).unwrap();
-///
-/// let mut second = ServerSession::new(config);
-/// second.set_initialize_era_state(serde_json::from_str::<InitializeEraState>(&saved).unwrap());
-/// assert_eq!(
-///     second.initialize_era_client().map(|c| c.protocol_version),
-///     Some(ProtocolVersion::V2025_06_18),
-/// );
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct InitializeEraState {
-    /// The client as `initialize` described it, with the negotiated revision.
-    pub client: Arc<ClientContext>,
-    /// Whether `notifications/initialized` arrived.
-    pub initialized: bool,
-    /// The level `logging/setLevel` asked for; every level until one is set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub log_level: Option<LoggingLevel>,
-}
-
-impl InitializeEraState {
-    /// The state right after `initialize` described `client`: not initialized yet, no level.
-    pub fn new(client: ClientContext) -> Self {
-        Self {
-            client: Arc::new(client),
-            initialized: false,
-            log_level: None,
-        }
-    }
-
-    /// This state's changes since `base`, applied on top of `onto`: each field this state
-    /// changed is its own, every other `onto`'s (a three-way merge, for two instances that
-    /// changed one session at once).
-    ///
-    /// ```
-    /// use presa_core::{ClientCapabilities, ClientContext, InitializeEraState, LoggingLevel,
-    ///     ProtocolVersion};
-    ///
-    /// let client = ClientContext {
-    ///     protocol_version: ProtocolVersion::V2025_06_18,
-    ///     capabilities: ClientCapabilities::default(),
-    ///     client_info: None,
-    /// };
-    /// let base = InitializeEraState::new(client);
-    /// let mut ours = base.clone();
-    /// ours.log_level = Some(LoggingLevel::Error);
-    /// let mut theirs = base.clone();
-    /// theirs.initialized = true;
-    /// let merged = ours.rebased(&base, &theirs);
-    /// assert!(merged.initialized);
-    /// assert_eq!(merged.log_level, Some(LoggingLevel::Error));
-    /// ```
-    pub fn rebased(&self, base: &Self, onto: &Self) -> Self {
-        fn pick<T: PartialEq + Clone>(ours: &T, base: &T, theirs: &T) -> T {
-            if ours == base { theirs } else { ours }.clone()
-        }
-        Self {
-            client: pick(&self.client, &base.client, &onto.client),
-            initialized: pick(&self.initialized, &base.initialized, &onto.initialized),
-            log_level: pick(&self.log_level, &base.log_level, &onto.log_level),
-        }
-    }
-}
 
 /// The server side of one peer's session: a sans-IO state machine for both eras.
 ///

@@ -1,5 +1,7 @@
-//! Why a [`ClientSession`](super::ClientSession) could not connect or send.
+//! Why a [`ClientSession`] could not connect or send.
 
+#[cfg(doc)]
+use super::ClientSession;
 use crate::{ErrorObject, ParamValueError};
 
 /// Why the initialize handshake failed.

@@ -1,0 +1,90 @@
+//! What an initialize-era session keeps between messages, as plain data.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::ClientContext;
+#[cfg(doc)]
+use super::ServerSession;
+use crate::LoggingLevel;
+
+/// What an initialize-era session remembers between messages, as plain data: a transport that
+/// keeps sessions outside the process (a store shared by several instances) saves it when
+/// [`ServerSession::state_changes`] moves and gives it to
+/// [`ServerSession::set_initialize_era_state`] on the instance that serves the next message.
+///
+/// ```
+/// use std::time::Instant;
+/// use presa_core::*;
+///
+/// let config = std::sync::Arc::new(ServerSessionConfig::new(Implementation::new("demo", "1")));
+/// let mut first = ServerSession::new(config.clone());
+/// first.handle_message(Instant::now(), decode_message(br#"{"jsonrpc":"2.0","id":1,
+///     "method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},
+///     "clientInfo":{"name":"c","version":"1"}}}"#).unwrap());
+/// let saved = serde_json::to_string(first.initialize_era_state().unwrap()).unwrap();
+///
+/// let mut second = ServerSession::new(config);
+/// second.set_initialize_era_state(serde_json::from_str::<InitializeEraState>(&saved).unwrap());
+/// assert_eq!(
+///     second.initialize_era_client().map(|c| c.protocol_version),
+///     Some(ProtocolVersion::V2025_06_18),
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct InitializeEraState {
+    /// The client as `initialize` described it, with the negotiated revision.
+    pub client: Arc<ClientContext>,
+    /// Whether `notifications/initialized` arrived.
+    pub initialized: bool,
+    /// The level `logging/setLevel` asked for; every level until one is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<LoggingLevel>,
+}
+
+impl InitializeEraState {
+    /// The state right after `initialize` described `client`: not initialized yet, no level.
+    pub fn new(client: ClientContext) -> Self {
+        Self {
+            client: Arc::new(client),
+            initialized: false,
+            log_level: None,
+        }
+    }
+
+    /// This state's changes since `base`, applied on top of `onto`: each field this state
+    /// changed is its own, every other `onto`'s (a three-way merge, for two instances that
+    /// changed one session at once).
+    ///
+    /// ```
+    /// use presa_core::{ClientCapabilities, ClientContext, InitializeEraState, LoggingLevel,
+    ///     ProtocolVersion};
+    ///
+    /// let client = ClientContext {
+    ///     protocol_version: ProtocolVersion::V2025_06_18,
+    ///     capabilities: ClientCapabilities::default(),
+    ///     client_info: None,
+    /// };
+    /// let base = InitializeEraState::new(client);
+    /// let mut ours = base.clone();
+    /// ours.log_level = Some(LoggingLevel::Error);
+    /// let mut theirs = base.clone();
+    /// theirs.initialized = true;
+    /// let merged = ours.rebased(&base, &theirs);
+    /// assert!(merged.initialized);
+    /// assert_eq!(merged.log_level, Some(LoggingLevel::Error));
+    /// ```
+    pub fn rebased(&self, base: &Self, onto: &Self) -> Self {
+        fn pick<T: PartialEq + Clone>(ours: &T, base: &T, theirs: &T) -> T {
+            if ours == base { theirs } else { ours }.clone()
+        }
+        Self {
+            client: pick(&self.client, &base.client, &onto.client),
+            initialized: pick(&self.initialized, &base.initialized, &onto.initialized),
+            log_level: pick(&self.log_level, &base.log_level, &onto.log_level),
+        }
+    }
+}
