@@ -735,7 +735,6 @@ impl Driven {
                     id,
                     method,
                     version,
-                    meta: None,
                     params,
                     error,
                     arrival: arrival.clone(),
@@ -850,18 +849,19 @@ struct Answered {
     method: String,
     params: Option<presa_core::RawJson>,
     version: Option<presa_core::ProtocolVersion>,
-    meta: Option<presa_core::Meta>,
     error: Option<ErrorObject>,
     arrival: Arrival,
 }
 
 impl Answered {
-    fn observe(mut self, server: &Server) {
+    fn observe(self, server: &Server) {
         // with `otel` the span is parented on the trace context of `_meta` (read here, out of
-        // the connection's lock, when the session did not read it already)
-        if cfg!(feature = "otel") && self.meta.is_none() {
-            self.meta = presa_core::params_meta(self.params.as_deref());
-        }
+        // the connection's lock)
+        let meta = if cfg!(feature = "otel") {
+            presa_core::params_meta(self.params.as_deref())
+        } else {
+            None
+        };
         crate::telemetry::Observed::answered(
             server,
             &crate::telemetry::Spanned {
@@ -869,7 +869,7 @@ impl Answered {
                 id: Some(&self.id),
                 version: self.version,
                 params: self.params.as_deref(),
-                meta: self.meta.as_ref(),
+                meta: meta.as_ref(),
                 arrival: &self.arrival,
             },
             self.error.as_ref(),

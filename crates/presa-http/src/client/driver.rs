@@ -243,7 +243,7 @@ impl Driver {
     ) {
         let Notification { method, params } = notification;
         if method == CANCELLED
-            && let Some(id) = cancelled_request(params.as_deref())
+            && let Some(id) = cancelled_request(params.as_ref())
         {
             // Stop reading the request's stream in both eras: on 2026-07-28 closing it *is*
             // the cancellation; in the initialize era the server is told below and should
@@ -496,10 +496,8 @@ fn is_request(transmit: &Transmit) -> bool {
 }
 
 /// The request a `notifications/cancelled` names.
-fn cancelled_request(params: Option<&serde_json::value::RawValue>) -> Option<RequestId> {
-    serde_json::from_str::<CancelledNotificationParams>(params?.get())
-        .ok()?
-        .request_id
+fn cancelled_request(params: Option<&presa_core::RawJson>) -> Option<RequestId> {
+    CancelledNotificationParams::from_raw(params)?.request_id
 }
 
 #[cfg(test)]
