@@ -10,6 +10,7 @@ mod bench;
 mod cluster;
 mod conformance;
 mod fuzz;
+mod layers;
 mod snippets;
 
 const USAGE: &str = "usage: cargo xtask <task> [options]
@@ -25,6 +26,8 @@ tasks:
                 has only the README's [dependencies] (cargo xtask snippets --help)
   soak          a long run of sessions, calls, listens and GET streams against one server,
                 its RSS sampled throughout (cargo xtask soak --help)
+  layers        fail when a library crate's modules import each other in a cycle that
+                docs/architecture.md does not name (cargo xtask layers --help)
   help          print this message";
 
 fn main() -> ExitCode {
@@ -54,6 +57,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("layers") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", layers::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("layers") => layers::run(&args[1..]),
         Some("snippets") if args.iter().any(|a| a == "--help" || a == "-h") => {
             println!("{}", snippets::USAGE);
             ExitCode::SUCCESS

@@ -3,21 +3,11 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use jsonwebtoken::crypto::CryptoProvider;
-
-use crate::verifier::JwtKey;
+use crate::key::JwtKey;
 use presa_http::VerifyError;
 
 /// The largest JWKS document read.
 const MAX_JWKS_BYTES: usize = 1 << 20;
-
-/// Makes sure jsonwebtoken has its crypto provider: the pure-Rust one this crate enables,
-/// unless something else installed one.
-pub(crate) fn install_crypto() {
-    if CryptoProvider::try_get_default().is_none() {
-        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
-    }
-}
 
 /// Where the keys come from, and how often they may be fetched.
 #[derive(Clone, Debug)]

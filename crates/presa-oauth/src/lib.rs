@@ -36,6 +36,8 @@ mod http;
 #[cfg(feature = "jwt")]
 mod jwks;
 mod jwt;
+#[cfg(feature = "jwt")]
+mod key;
 mod options;
 mod registration;
 mod scope;
@@ -47,10 +49,12 @@ mod verifier;
 pub use authorization::{AuthorizationHandler, HeadlessAuthorization};
 pub use client::OAuthClient;
 pub use error::OAuthError;
+#[cfg(feature = "jwt")]
+pub use key::{JwtKey, JwtKeyError};
 pub use options::{
     ApplicationType, AssertionSource, ClientCredentials, Grant, IdentityAssertion, OAuthOptions,
     TokenEndpointAuth,
 };
 pub use storage::{MemoryTokenStore, StoredClient, StoredTokens, TokenStore};
 #[cfg(feature = "jwt")]
-pub use verifier::{JwtKey, JwtKeyError, JwtVerifier};
+pub use verifier::JwtVerifier;

@@ -53,6 +53,18 @@ impl fmt::Debug for RedisBus {
     }
 }
 
+impl Redis {
+    /// An [`EventBus`](presa_server::EventBus) over this Redis's pub/sub; it opens a connection
+    /// of its own for its subscription.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisError::Unreachable`] when that connection cannot be opened or subscribed.
+    pub async fn event_bus(&self) -> Result<RedisBus, RedisError> {
+        RedisBus::start(self.clone()).await
+    }
+}
+
 impl RedisBus {
     pub(crate) async fn start(redis: Redis) -> Result<Self, RedisError> {
         let local = Arc::new(InMemoryBus::default());

@@ -9,10 +9,7 @@ use redis::cluster::ClusterClientBuilder;
 use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, IntoConnectionInfo, Pipeline, ProtocolVersion, RedisFuture, Value};
 
-use crate::bus::RedisBus;
 use crate::error::RedisError;
-use crate::session::RedisSessionStore;
-use crate::tasks::RedisTaskStore;
 
 /// Where presa's Redis is, and how its keys are named.
 ///
@@ -221,32 +218,6 @@ impl Redis {
     /// The options this connection was made with.
     pub fn options(&self) -> &RedisOptions {
         &self.inner.options
-    }
-
-    /// A [`SessionStore`](presa_http::SessionStore) for initialize-era sessions on this Redis,
-    /// with their GET streams' event logs; it opens a connection of its own for the channel
-    /// that relays client messages between instances.
-    ///
-    /// # Errors
-    ///
-    /// [`RedisError::Unreachable`] when that connection cannot be opened or subscribed.
-    pub async fn session_store(&self) -> Result<RedisSessionStore, RedisError> {
-        RedisSessionStore::start(self.clone()).await
-    }
-
-    /// A [`TaskStore`](presa_server::TaskStore) on this Redis.
-    pub fn task_store(&self) -> RedisTaskStore {
-        RedisTaskStore::new(self.clone())
-    }
-
-    /// An [`EventBus`](presa_server::EventBus) over this Redis's pub/sub; it opens a connection
-    /// of its own for its subscription.
-    ///
-    /// # Errors
-    ///
-    /// [`RedisError::Unreachable`] when that connection cannot be opened or subscribed.
-    pub async fn event_bus(&self) -> Result<RedisBus, RedisError> {
-        RedisBus::start(self.clone()).await
     }
 
     /// The shared command connection.

@@ -148,6 +148,19 @@ fn ttl_arg(ttl: Option<Duration>) -> String {
         .unwrap_or_default()
 }
 
+impl Redis {
+    /// A [`SessionStore`](presa_http::SessionStore) for initialize-era sessions on this Redis,
+    /// with their GET streams' event logs; it opens a connection of its own for the channel
+    /// that relays client messages between instances.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisError::Unreachable`] when that connection cannot be opened or subscribed.
+    pub async fn session_store(&self) -> Result<RedisSessionStore, RedisError> {
+        RedisSessionStore::start(self.clone()).await
+    }
+}
+
 impl RedisSessionStore {
     pub(crate) async fn start(redis: Redis) -> Result<Self, RedisError> {
         let heard = broadcast::channel(RELAY_ROOM).0;

@@ -131,6 +131,13 @@ struct Scripts {
     sweep: Script,
 }
 
+impl Redis {
+    /// A [`TaskStore`](presa_server::TaskStore) on this Redis.
+    pub fn task_store(&self) -> RedisTaskStore {
+        RedisTaskStore::new(self.clone())
+    }
+}
+
 impl RedisTaskStore {
     pub(crate) fn new(redis: Redis) -> Self {
         let evict = EVICT.replace("EVICT_BATCH", &EVICT_BATCH.to_string());

@@ -4,73 +4,18 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use presa_core::{
     Era, ErrorCode, Message, Packet, ProtocolVersion, decode_packet_limited, is_stateless_message,
 };
 use presa_server::{Arrival, AuthInfo, HttpParts, Transport};
 
+use super::headers::{SESSION_HEADER, accepts, header_str, is_json_content};
 use super::legacy;
-use super::reject::{reject, service_unavailable};
+use super::reject::{draining, method_not_allowed, reject};
 use super::shared::Shared;
 use super::stateless::{self, accepted, bad_message};
-
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
-
-/// What a request's `Accept` header admits, of the two answers a POST can get.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Accepted {
-    /// `application/json`: one JSON answer.
-    pub(crate) json: bool,
-    /// `text/event-stream`: an SSE stream.
-    pub(crate) sse: bool,
-}
-
-impl Accepted {
-    /// Both, as a POST must accept.
-    pub(crate) fn both(self) -> bool {
-        self.json && self.sse
-    }
-}
-
-/// Parses an `Accept` header into what it admits.
-pub(crate) fn accepts(headers: &HeaderMap) -> Accepted {
-    let mut json = false;
-    let mut sse = false;
-    for value in headers.get_all(header::ACCEPT) {
-        for item in value.to_str().unwrap_or("").split(',') {
-            let media = item
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            match media.as_str() {
-                "*/*" => (json, sse) = (true, true),
-                "application/json" | "application/*" => json = true,
-                "text/event-stream" | "text/*" => sse = true,
-                _ => {}
-            }
-        }
-    }
-    Accepted { json, sse }
-}
-
-fn is_json_content(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
-}
-
-pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-}
 
 /// `POST` on the endpoint.
 pub(crate) async fn post(
@@ -166,13 +111,6 @@ pub(crate) async fn post(
     hold_until_sent(response, serving)
 }
 
-/// 503 with `Retry-After`: the endpoint is draining.
-pub(crate) fn draining() -> Response {
-    service_unavailable(
-        "Service Unavailable: the server is shutting down; retry on another instance",
-    )
-}
-
 /// `response`, with `guard` held until its body is sent (or dropped) when it is a stream.
 fn hold_until_sent<G: Send + 'static>(response: Response, guard: G) -> Response {
     if !super::sse::is_stream(&response) {
@@ -243,62 +181,7 @@ async fn route(
     }
 }
 
-/// Any other method, or GET/DELETE on a server without initialize-era sessions: 405 with `Allow`.
-pub(crate) fn method_not_allowed(shared: &Shared) -> Response {
-    let allow = if shared.supports_initialize_era() {
-        "GET, POST, DELETE"
-    } else {
-        "POST"
-    };
-    let mut response = reject(
-        StatusCode::METHOD_NOT_ALLOWED,
-        ErrorCode::INVALID_REQUEST,
-        "Method Not Allowed",
-    );
-    response
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static(allow));
-    response
-}
-
 /// The fallback handler for other methods.
 pub(crate) async fn other(State(shared): State<Shared>) -> Response {
-    method_not_allowed(&shared)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn accept_is_parsed_as_a_list() {
-        let mut h = HeaderMap::new();
-        h.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/event-stream, application/json;q=0.9"),
-        );
-        assert_eq!(
-            accepts(&h),
-            Accepted {
-                json: true,
-                sse: true
-            }
-        );
-        h.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert_eq!(
-            accepts(&h),
-            Accepted {
-                json: true,
-                sse: false
-            }
-        );
-        h.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
-        assert_eq!(
-            accepts(&h),
-            Accepted {
-                json: true,
-                sse: true
-            }
-        );
-    }
+    method_not_allowed(shared.allowed_methods())
 }

@@ -14,9 +14,9 @@ use presa_server::{Arrival, AuthInfo};
 use tokio::sync::mpsc;
 
 use super::auth::{insufficient_scope_response, principal};
-use super::endpoint::{SESSION_HEADER, accepts, draining, header_str, method_not_allowed};
+use super::headers::{SESSION_HEADER, accepts, header_str};
 use super::live::{Admission, InUse, SessionsFull};
-use super::reject::{reject, service_unavailable};
+use super::reject::{draining, method_not_allowed, reject, service_unavailable};
 use super::session::{Delivery, HttpSession, new_session_id};
 use super::shared::{Shared, Unavailable};
 use super::sse::{event, forward, json_response, sse_response};
@@ -381,7 +381,7 @@ pub(crate) async fn get(
     auth: Option<Extension<AuthInfo>>,
 ) -> Response {
     if !shared.supports_initialize_era() {
-        return method_not_allowed(&shared);
+        return method_not_allowed(shared.allowed_methods());
     }
     if !accepts(&headers).sse {
         return reject(
@@ -480,7 +480,7 @@ pub(crate) async fn delete(
     auth: Option<Extension<AuthInfo>>,
 ) -> Response {
     if !shared.supports_initialize_era() {
-        return method_not_allowed(&shared);
+        return method_not_allowed(shared.allowed_methods());
     }
     let Some(session_id) = header_str(&headers, SESSION_HEADER) else {
         return reject(

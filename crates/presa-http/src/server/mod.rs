@@ -18,6 +18,7 @@ mod accept;
 mod auth;
 mod drain;
 mod endpoint;
+mod headers;
 mod host;
 mod legacy;
 mod limit;

@@ -64,6 +64,29 @@ pub(crate) fn is_loopback_origin(origin: &str) -> bool {
     rest.is_some_and(|authority| !authority.contains('/') && is_loopback_host(host_of(authority)))
 }
 
+/// 503 with `Retry-After`: the endpoint is draining.
+pub(crate) fn draining() -> Response {
+    service_unavailable(
+        "Service Unavailable: the server is shutting down; retry on another instance",
+    )
+}
+
+/// Any other method, or GET/DELETE on a server without initialize-era sessions: 405 with `Allow`.
+/// `allow` lists the methods the endpoint takes ([`Shared::allowed_methods`]).
+///
+/// [`Shared::allowed_methods`]: super::shared::Shared::allowed_methods
+pub(crate) fn method_not_allowed(allow: &'static str) -> Response {
+    let mut response = reject(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::INVALID_REQUEST,
+        "Method Not Allowed",
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

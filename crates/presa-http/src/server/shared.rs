@@ -530,6 +530,15 @@ impl Shared {
             .supported_versions()
             .supports_era(Era::Initialize)
     }
+
+    /// The HTTP methods the endpoint takes: GET and DELETE only with initialize-era sessions.
+    pub(crate) fn allowed_methods(&self) -> &'static str {
+        if self.supports_initialize_era() {
+            "GET, POST, DELETE"
+        } else {
+            "POST"
+        }
+    }
 }
 
 /// Events waiting to be logged while the store is slow or away; past this they are dropped
