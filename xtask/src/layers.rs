@@ -20,9 +20,60 @@ Reads the module imports of each library crate under crates/ (or only those name
 when modules import each other in a cycle that docs/architecture.md does not name. Each cycle
 is printed with the names that tie it, module -> module.";
 
-/// Cycles the design keeps, each with the reason docs/architecture.md gives: the crate, and
-/// the modules of the cycle (their paths from the crate root, `crate` for the root).
-const ALLOWED: &[(&str, &[&str], &str)] = &[];
+/// The cycles docs/architecture.md names, each with its reason: the crate, and the modules of
+/// the cycle (their paths from the crate root). A cycle that grows, or a new one, fails; so
+/// does an entry whose cycle is gone, so that the list only shrinks.
+const ALLOWED: &[(&str, &[&str], &str)] = &[
+    (
+        "presa-server",
+        &[
+            "context",
+            "definitions",
+            "middleware",
+            "prompt",
+            "resource",
+            "scopes",
+            "server",
+            "tasks",
+            "tool",
+        ],
+        "a handler is called with a Context, the Context holds the Server, and the Server holds \
+         the handlers (with their scopes), the middleware that sees each request's Context and \
+         the tasks that run handlers later",
+    ),
+    (
+        "presa-core",
+        &[
+            "types::content",
+            "types::mrtr",
+            "types::resources",
+            "types::sampling",
+            "types::tools",
+        ],
+        "the types mirror the MCP schema, whose definitions refer to each other (content embeds \
+         resources, sampling carries tools and content, input responses carry sampling results)",
+    ),
+    (
+        "presa-schema",
+        &["apply", "node"],
+        "validation recurses: a node applies its keywords, whose subschemas are nodes",
+    ),
+    (
+        "presa-schema",
+        &["compile", "graph", "keywords", "resolve", "vocabulary"],
+        "compilation recurses: a keyword compiles its subschemas, resolving references as it goes",
+    ),
+    (
+        "presa-core",
+        &["headers", "jsonrpc", "request_meta", "types"],
+        "not yet untangled: a message reads its params' _meta, which reads headers' key names",
+    ),
+    (
+        "presa-client",
+        &["call", "client", "connect", "driver", "handle", "options"],
+        "not yet untangled: the client, its connection and its call options refer to each other",
+    ),
+];
 
 /// A module's path from the crate root: `[]` is the root.
 type ModPath = Vec<String>;
@@ -77,20 +128,20 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
         };
         let edges = krate.edges();
         let cycles = cycles(&lifted(&edges));
-        let allowed: Vec<BTreeSet<String>> = ALLOWED
+        let allowed: Vec<(BTreeSet<String>, &str)> = ALLOWED
             .iter()
             .filter(|(c, _, _)| *c == name)
-            .map(|(_, modules, _)| modules.iter().map(|m| (*m).to_owned()).collect())
+            .map(|(_, modules, why)| (modules.iter().map(|m| (*m).to_owned()).collect(), *why))
             .collect();
         let mut unexplained = 0;
         for cycle in &cycles {
             let shown: BTreeSet<String> = cycle.iter().map(display).collect();
-            if allowed.contains(&shown) {
-                println!("layers: {name}: the named cycle {shown:?} (docs/architecture.md)");
+            if let Some((_, why)) = allowed.iter().find(|(modules, _)| *modules == shown) {
+                println!("layers: {name}: the named cycle {shown:?}: {why}");
                 continue;
             }
             unexplained += 1;
-            eprintln!("layers: {name}: modules that import each other in a cycle:");
+            eprintln!("layers: {name}: modules that import each other in a cycle: {shown:?}");
             for ((from, to), names) in &edges {
                 let Some((a, b)) = lift(from, to) else {
                     continue;
@@ -106,10 +157,10 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
                 }
             }
         }
-        for stale in allowed.iter().filter(|a| {
+        for (stale, _) in allowed.iter().filter(|(modules, _)| {
             !cycles
                 .iter()
-                .any(|c| c.iter().map(display).collect::<BTreeSet<_>>() == **a)
+                .any(|c| c.iter().map(display).collect::<BTreeSet<_>>() == *modules)
         }) {
             eprintln!(
                 "layers: {name}: the allowed cycle {stale:?} is gone; remove it from ALLOWED and \

@@ -17,6 +17,7 @@ use tokio::time::Instant;
 
 use crate::cache::{self, CacheKey, Cacheable};
 use crate::mrtr::call_with_input;
+use crate::params::{object_or_null, tool_params};
 use crate::{CallBuilder, CallOptions, Client, ClientError};
 
 /// Listing all pages stops with an error after this many pages.
@@ -384,22 +385,6 @@ async fn page<P: Page>(
     .await
 }
 
-/// The params of `tools/call`: `name`, and `arguments` when they serialize to an object (none
-/// for `null`).
-pub(crate) fn tool_params(
-    name: String,
-    arguments: &impl Serialize,
-) -> Result<Map<String, Value>, ClientError> {
-    object_or_null(arguments).map(|arguments| {
-        let mut params = Map::new();
-        params.insert("name".into(), Value::String(name));
-        if let Some(arguments) = arguments {
-            params.insert("arguments".into(), Value::Object(arguments));
-        }
-        params
-    })
-}
-
 /// Fails a request the server's capabilities rule out, before it is sent.
 fn offered(client: &Client, method: &str) -> Result<(), ClientError> {
     let info = client.info();
@@ -464,29 +449,5 @@ fn parse<R: DeserializeOwned + HasResultType>(raw: &RawJson) -> Result<R, Client
             "unexpected resultType {:?}",
             other.as_str()
         ))),
-    }
-}
-
-/// Serializes params: an object, or nothing for `null`.
-fn object_or_null(value: &impl Serialize) -> Result<Option<Map<String, Value>>, ClientError> {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(map)) => Ok(Some(map)),
-        Ok(Value::Null) => Ok(None),
-        Ok(other) => Err(ClientError::InvalidParams(format!(
-            "expected a JSON object, got {}",
-            kind(&other)
-        ))),
-        Err(e) => Err(ClientError::InvalidParams(e.to_string())),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

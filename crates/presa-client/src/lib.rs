@@ -39,6 +39,7 @@ mod mrtr;
 mod notifications;
 mod options;
 mod output;
+mod params;
 mod subscription;
 mod tasks;
 mod telemetry;

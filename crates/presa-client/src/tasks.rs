@@ -322,7 +322,7 @@ impl Client {
         name: impl Into<String>,
         arguments: impl Serialize,
     ) -> Result<ToolCall, ClientError> {
-        let params = crate::calls::tool_params(name.into(), &arguments)?;
+        let params = crate::params::tool_params(name.into(), &arguments)?;
         self.start_tool_with(params, &CallOptions::default()).await
     }
 

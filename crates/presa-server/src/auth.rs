@@ -14,9 +14,6 @@ use std::time::SystemTime;
 use presa_core::{ErrorCode, ErrorObject};
 use serde_json::{Map, Value};
 
-use crate::error::ProtocolError;
-use crate::scopes::scope_list;
-
 /// The identity a transport verified for a request: subject, client, granted scopes, claims.
 ///
 /// Handlers read it with [`Context::auth`]; it is `None` where the transport authenticates no
@@ -170,7 +167,7 @@ impl AuthInfo {
 /// into `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, so the
 /// client can ask for the missing scopes (step-up authorization).
 ///
-/// It implements neither `Display` nor `Error`, like [`ProtocolError`]: returned from a
+/// It implements neither `Display` nor `Error`, like [`ProtocolError`](crate::ProtocolError): returned from a
 /// handler it stays a JSON-RPC error instead of becoming a tool error.
 ///
 /// ```
@@ -247,12 +244,6 @@ impl InsufficientScope {
     }
 }
 
-impl From<InsufficientScope> for ProtocolError {
-    fn from(error: InsufficientScope) -> Self {
-        ProtocolError::from(error.into_error())
-    }
-}
-
 impl fmt::Display for InsufficientScope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (needs scope {})", self.description, self.scope())
@@ -260,6 +251,17 @@ impl fmt::Display for InsufficientScope {
 }
 
 impl std::error::Error for InsufficientScope {}
+
+/// Scopes, each once, in the order given (empty names left out).
+pub(crate) fn scope_list<I, S>(scopes: I) -> Vec<String>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let mut list: Vec<String> = Vec::new();
+    presa_core::merge_scopes(&mut list, scopes.into_iter().map(Into::<String>::into));
+    list
+}
 
 #[cfg(test)]
 mod tests {

@@ -48,7 +48,7 @@ pub struct ServerBuilder {
     bus: Option<Arc<dyn EventBus>>,
     state: StateMap,
     #[cfg(feature = "schemars")]
-    forms: crate::typed::Forms,
+    forms: crate::form::Forms,
     #[cfg(feature = "otel")]
     meter: Option<opentelemetry::metrics::Meter>,
 }
@@ -59,6 +59,13 @@ impl fmt::Debug for ServerBuilder {
             .field("info", &self.info)
             .field("definitions", &self.definitions)
             .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Starts building a server with this name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(Implementation::new(name, version))
     }
 }
 
@@ -75,7 +82,7 @@ impl ServerBuilder {
             meter: None,
             state: StateMap::default(),
             #[cfg(feature = "schemars")]
-            forms: crate::typed::Forms::default(),
+            forms: crate::form::Forms::default(),
         }
     }
 

@@ -7,13 +7,11 @@ use presa_core::{
     GetPromptRequestParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, META_SERVER_INFO, Meta, PaginatedRequestParams, RawJson,
     ReadResourceRequestParams, ReadResourceResult, ResourceNotFoundData, ResultType, Tool,
-    paginate, to_raw,
+    paginate, parse_params,
 };
-use presa_core::{InputResponses, request_state_binding};
-
 use presa_core::{HasMeta, HasResultType};
+use presa_core::{InputResponses, request_state_binding};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -34,6 +32,7 @@ use crate::rounds::{Ran, run};
 use crate::scopes::{Described, check_scopes};
 use crate::server::Server;
 use crate::tasks::{CallMode, TaskEnd};
+use crate::wire::raw;
 
 impl Server {
     /// Serves one request: `method` with its raw `params`, for the client `cx` describes, by
@@ -270,7 +269,7 @@ impl Server {
         let era = cx.protocol_version().era();
         // the shape the page is made in and cached under: one value for both
         let shape = ListShape::of(cx.protocol_version());
-        let params: PaginatedRequestParams = parse(params)?;
+        let params: PaginatedRequestParams = parse_params(params)?;
         let page_size = self.inner.options.page_size;
         // a middleware may show this request only part of the list: its pages are its own
         let visible: Option<Vec<&Arc<E>>> = cx.extensions().get::<ListFilter>().map(|filter| {
@@ -404,7 +403,7 @@ impl Server {
         raw_params: Option<&RawValue>,
         cx: Context,
     ) -> Result<StartedCall, ErrorObject> {
-        let params: CallParams = parse(raw_params)?;
+        let params: CallParams = parse_params(raw_params)?;
         let Some(entry) = defs.tool(&params.name) else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
@@ -575,7 +574,7 @@ impl Server {
         cx: Context,
     ) -> Result<McpResponse, ErrorObject> {
         let raw_params = params;
-        let params: ReadResourceRequestParams = parse(params)?;
+        let params: ReadResourceRequestParams = parse_params(params)?;
         let version = cx.protocol_version();
         let era = version.era();
         if let Some(entry) = defs.resource(&params.uri) {
@@ -643,7 +642,7 @@ impl Server {
         cx: Context,
     ) -> Result<McpResponse, ErrorObject> {
         let raw_params = params;
-        let params: GetPromptRequestParams = parse(params)?;
+        let params: GetPromptRequestParams = parse_params(params)?;
         let Some(entry) = defs.prompt(&params.name) else {
             return Err(ErrorObject::invalid_params(format!(
                 "Unknown prompt: {}",
@@ -720,7 +719,7 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
-        let params: CompleteRequestParams = parse(params)?;
+        let params: CompleteRequestParams = parse_params(params)?;
         let target = match &params.reference {
             CompletionReference::Prompt(p) => {
                 let Some(entry) = defs.prompt(&p.name) else {
@@ -904,10 +903,6 @@ impl<'de> serde::Deserialize<'de> for MetaObject {
     }
 }
 
-pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
-    presa_core::parse_params(params)
-}
-
 /// A 2026-07-28 result without `_meta` of its own, given the server's identity as its `_meta`.
 #[derive(Serialize)]
 struct WithServerInfo<'a, R> {
@@ -915,12 +910,4 @@ struct WithServerInfo<'a, R> {
     result: &'a R,
     #[serde(rename = "_meta")]
     meta: &'a RawValue,
-}
-
-pub(crate) fn raw(result: &impl Serialize) -> Result<RawJson, ErrorObject> {
-    to_raw(result).map_err(unserializable)
-}
-
-fn unserializable(error: serde_json::Error) -> ErrorObject {
-    ErrorObject::internal_error(format!("result could not be serialized: {error}"))
 }

@@ -596,7 +596,7 @@ impl Drop for DrivenConnection {
 /// by itself ([`ServerEvent::Answered`]).
 fn take_in(server: &Server, session: &mut ServerSession, message: Message, arrival: &Arrival) {
     let version = session.initialize_era_client().map(|c| c.protocol_version);
-    match crate::telemetry::Observed::notification(server, &message, version, arrival) {
+    match crate::observe::Observed::notification(server, &message, version, arrival) {
         Some(observed) => {
             observed
                 .span()
@@ -652,7 +652,7 @@ impl Driven {
             {
                 let version = client.protocol_version;
                 state.measured = Some(crate::metrics::Session::start(
-                    &self.server,
+                    &self.server.inner.metrics,
                     version,
                     arrival,
                 ));
@@ -862,7 +862,7 @@ impl Answered {
         } else {
             None
         };
-        crate::telemetry::Observed::answered(
+        crate::observe::Observed::answered(
             server,
             &crate::telemetry::Spanned {
                 method: &self.method,

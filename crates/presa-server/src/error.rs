@@ -5,6 +5,8 @@ use std::fmt;
 use presa_core::{ErrorCode, ErrorObject};
 use presa_schema::SchemaError;
 
+use crate::auth::InsufficientScope;
+
 /// A definition was refused when the server was built or changed.
 ///
 /// Definitions are checked once, up front: a bad tool name, schema or URI template fails here,
@@ -299,7 +301,7 @@ fn protocol_of(error: &dyn std::any::Any) -> Option<ErrorObject> {
     if let Some(tool) = error.downcast_ref::<crate::ToolError>() {
         return tool.protocol_error().cloned();
     }
-    let scope = error.downcast_ref::<crate::InsufficientScope>()?;
+    let scope = error.downcast_ref::<InsufficientScope>()?;
     Some(scope.clone().into_error())
 }
 
@@ -310,7 +312,7 @@ fn protocol_in_chain(error: &(dyn std::error::Error + 'static)) -> Option<ErrorO
         if let Some(protocol) = error.downcast_ref::<ProtocolError>() {
             return Some(protocol.0.clone());
         }
-        if let Some(scope) = error.downcast_ref::<crate::InsufficientScope>() {
+        if let Some(scope) = error.downcast_ref::<InsufficientScope>() {
             return Some(scope.clone().into_error());
         }
         if let Some(error) = error
@@ -331,6 +333,94 @@ impl HandlerFailure {
             Self::Message(message) => ErrorObject::internal_error(message),
             Self::Protocol(error) => error,
         }
+    }
+}
+
+impl From<InsufficientScope> for ProtocolError {
+    fn from(error: InsufficientScope) -> Self {
+        ProtocolError::from(error.into_error())
+    }
+}
+
+/// A tool error: the call failed in a way the model can act on (`isError: true`), or, made from
+/// a [`ProtocolError`](crate::ProtocolError) or an [`InsufficientScope`](crate::InsufficientScope),
+/// a JSON-RPC error.
+///
+/// Every error a handler meets from presa converts into it, so `?` works in a handler that
+/// returns `Result<_, ToolError>`: [`InputError`](crate::InputError) (the client refused, went
+/// away, or answered with something unusable) and [`MissingState`](crate::MissingState) become
+/// a tool error with their message; [`InsufficientScope`](crate::InsufficientScope),
+/// [`ProtocolError`](crate::ProtocolError) and [`ErrorObject`] stay the JSON-RPC errors they are
+/// (on Streamable HTTP a missing scope is still `403` with the scope to ask for).
+///
+/// ```
+/// use presa_server::{IntoToolResult, ToolError};
+///
+/// let result = ToolError::new("city not found: Atlantis").into_tool_result().unwrap();
+/// assert!(result.is_error());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolError(HandlerFailure);
+
+impl ToolError {
+    /// A tool error with a message for the model.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(HandlerFailure::Message(message.into()))
+    }
+
+    /// The failure it carries.
+    pub(crate) fn into_failure(self) -> HandlerFailure {
+        self.0
+    }
+
+    /// The JSON-RPC error this is, if it is one rather than a message for the model.
+    pub fn protocol_error(&self) -> Option<&ErrorObject> {
+        match &self.0 {
+            HandlerFailure::Protocol(error) => Some(error),
+            HandlerFailure::Message(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            HandlerFailure::Message(message) => f.write_str(message),
+            HandlerFailure::Protocol(error) => {
+                write!(f, "{} (JSON-RPC error {})", error.message, error.code)
+            }
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// The client could not give the input asked for: a tool error with the reason, for the model
+/// to act on (try without it, tell the user).
+impl From<crate::InputError> for ToolError {
+    fn from(error: crate::InputError) -> Self {
+        Self::new(error.to_string())
+    }
+}
+
+/// That JSON-RPC error.
+impl From<ErrorObject> for ToolError {
+    fn from(error: ErrorObject) -> Self {
+        Self(HandlerFailure::Protocol(error))
+    }
+}
+
+/// The JSON-RPC error it carries.
+impl From<crate::ProtocolError> for ToolError {
+    fn from(error: crate::ProtocolError) -> Self {
+        Self(HandlerFailure::Protocol(error.into_error_object()))
+    }
+}
+
+/// The caller lacks a scope: the JSON-RPC error that says which (`403` on Streamable HTTP).
+impl From<InsufficientScope> for ToolError {
+    fn from(error: InsufficientScope) -> Self {
+        Self(HandlerFailure::Protocol(error.into_error()))
     }
 }
 

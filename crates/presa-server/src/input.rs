@@ -217,3 +217,15 @@ pub(crate) fn request_params(request: &InputRequest) -> Value {
         _ => Value::Null,
     }
 }
+
+/// What the user did with a form asked for with [`Context::elicit_as`](crate::Context::elicit_as).
+#[cfg(feature = "schemars")]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elicitation<T> {
+    /// The user submitted the form; its values read as a `T`.
+    Accepted(T),
+    /// The user declined to answer.
+    Declined,
+    /// The user dismissed the form without choosing.
+    Cancelled,
+}

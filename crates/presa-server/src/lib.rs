@@ -19,6 +19,7 @@ mod auth;
 mod builder;
 mod call;
 mod catch;
+mod changing;
 mod connection;
 mod context;
 mod definitions;
@@ -26,11 +27,16 @@ mod dispatch;
 mod driven;
 mod error;
 mod events;
+#[cfg(feature = "schemars")]
+mod form;
 mod input;
+#[cfg(feature = "schemars")]
+mod json_schema;
 mod listen;
 #[cfg(feature = "otel")]
 mod metrics;
 mod middleware;
+mod observe;
 mod prompt;
 mod resource;
 mod rounds;
@@ -44,6 +50,7 @@ mod tool;
 mod transport;
 #[cfg(feature = "schemars")]
 mod typed;
+mod wire;
 
 pub mod content;
 
@@ -69,7 +76,11 @@ pub use definitions::{SchemaCompiler, is_valid_tool_name};
 pub use driven::{ConnectionState, DrivenConnection, Outbox};
 pub use error::*;
 pub use events::*;
+#[cfg(feature = "schemars")]
+pub use input::Elicitation;
 pub use input::InputError;
+#[cfg(feature = "schemars")]
+pub use json_schema::{input_schema_for, output_schema_for, serialized_schema_for};
 pub use middleware::{
     Audit, AuditRecord, ListFilter, McpRequest, McpResponse, Middleware, Next, Outcome, RateLimit,
     ScopeFilteredLists, Target, TaskHandle,
@@ -85,6 +96,4 @@ pub use tasks::{
 pub use tool::*;
 pub use transport::{Arrival, HttpParts, Transport, random_id};
 #[cfg(feature = "schemars")]
-pub use typed::{
-    Elicitation, ToolInput, ToolOutput, input_schema_for, output_schema_for, serialized_schema_for,
-};
+pub use typed::{ToolInput, ToolOutput};

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use tokio::sync::broadcast::error::TryRecvError;
 
-use presa_core::{ErrorObject, RawJson};
+use presa_core::{ErrorObject, RawJson, parse_params};
 use presa_core::{
     Notification, SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult, subscription_meta,
@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 use crate::context::Context;
 use crate::server::Server;
 
-use crate::dispatch::{parse, raw};
+use crate::wire::raw;
 
 impl Server {
     /// `subscriptions/listen` (2026-07-28): the acknowledgement with the honoured filter, then
@@ -29,7 +29,7 @@ impl Server {
         params: Option<&RawValue>,
         cx: Context,
     ) -> Result<RawJson, ErrorObject> {
-        let params: SubscriptionsListenRequestParams = parse(params)?;
+        let params: SubscriptionsListenRequestParams = parse_params(params)?;
         let options = &self.inner.options;
         let asked = params.notifications;
         let honour =

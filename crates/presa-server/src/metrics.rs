@@ -15,8 +15,6 @@ use opentelemetry::metrics::{
 };
 use presa_core::{ErrorObject, ProtocolVersion};
 
-use crate::middleware::Served;
-use crate::server::Server;
 use crate::telemetry::Spanned;
 use crate::transport::{Arrival, Transport};
 
@@ -101,9 +99,8 @@ pub(crate) struct Operation {
 }
 
 impl Operation {
-    /// Starts measuring `request`, served by `server`.
-    pub(crate) fn start(server: &Server, request: &Spanned<'_>) -> Self {
-        let metrics = &server.inner.metrics;
+    /// Starts measuring `request` in the server's `metrics`.
+    pub(crate) fn start(metrics: &Arc<ServerMetrics>, request: &Spanned<'_>) -> Self {
         metrics.in_flight.fetch_add(1, Ordering::Relaxed);
         Self {
             metrics: Arc::clone(metrics),
@@ -122,14 +119,14 @@ impl Operation {
         mut self,
         error: Option<&ErrorObject>,
         tool_error: bool,
-        served: Option<&Served>,
+        named: Option<&Named>,
     ) {
         let outcome = match error {
             Some(error) => Outcome::Failed(error.code.code()),
             None if tool_error => Outcome::ToolError,
             None => Outcome::Succeeded,
         };
-        self.record(outcome, served.map(Served::named));
+        self.record(outcome, named);
     }
 
     /// Records the end of what has no answer to tell of (a notification taken in).
@@ -297,8 +294,12 @@ pub(crate) struct Session {
 
 impl Session {
     /// Starts measuring a session of `version` that arrived as `arrival` tells.
-    pub(crate) fn start(server: &Server, version: ProtocolVersion, arrival: &Arrival) -> Self {
-        let metrics = Arc::clone(&server.inner.metrics);
+    pub(crate) fn start(
+        metrics: &Arc<ServerMetrics>,
+        version: ProtocolVersion,
+        arrival: &Arrival,
+    ) -> Self {
+        let metrics = Arc::clone(metrics);
         let mut attributes = vec![KeyValue::new("mcp.protocol.version", version.as_str())];
         transport_attributes(&mut attributes, arrival.transport());
         metrics.sessions.fetch_add(1, Ordering::Relaxed);

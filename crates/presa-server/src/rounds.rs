@@ -17,7 +17,7 @@ use crate::context::Context;
 use crate::input::{Round, Suspendable, Suspension};
 use crate::server::Server;
 
-use crate::dispatch::raw;
+use crate::wire::raw;
 
 /// What a handler's run ended with.
 pub(crate) enum Ran<T> {

@@ -5,7 +5,7 @@ use std::fmt;
 
 use presa_core::{ErrorObject, Prompt, Resource, ResourceTemplate, Tool};
 
-use crate::auth::InsufficientScope;
+use crate::auth::{InsufficientScope, scope_list};
 use crate::context::Context;
 
 /// A definition (a [`Tool`], [`Resource`], [`ResourceTemplate`] or [`Prompt`]) with the scopes a
@@ -157,17 +157,6 @@ pub(crate) fn check_scopes(
     Err(InsufficientScope::new(required.iter().cloned())
         .description(why)
         .into_error())
-}
-
-/// Scopes, each once, in the order given (empty names left out).
-pub(crate) fn scope_list<I, S>(scopes: I) -> Vec<String>
-where
-    I: IntoIterator<Item = S>,
-    S: Into<String>,
-{
-    let mut list: Vec<String> = Vec::new();
-    presa_core::merge_scopes(&mut list, scopes.into_iter().map(Into::<String>::into));
-    list
 }
 
 #[cfg(test)]

@@ -1,36 +1,21 @@
-//! The server: its definitions, its options, and how it is built and changed while serving.
+//! The server: its definitions, its options and what it says of itself. It is built in
+//! builder.rs and changed while serving in changing.rs.
 
 use std::fmt;
-use std::future::Future;
 use std::sync::{Arc, Mutex};
-
-use arc_swap::ArcSwap;
 use std::time::Duration;
 
-use presa_core::RequestStateCodec;
+use arc_swap::ArcSwap;
 use presa_core::{
-    CacheScope, DiscoverResult, Implementation, Prompt, Resource, ResourceTemplate,
-    ServerCapabilities, ServerSessionConfig, SupportedVersions, Tool,
+    CacheScope, DiscoverResult, Implementation, RequestStateCodec, ServerCapabilities,
+    ServerSessionConfig, SupportedVersions,
 };
 use tokio::sync::broadcast;
 
-use crate::events::{Change, EventBus, ListKind};
+use crate::definitions::{Definitions, SchemaCompiler};
+use crate::events::{Change, EventBus};
 use crate::middleware::{CallerKeyFn, Middleware, Stack};
-
-use crate::builder::ServerBuilder;
-use crate::context::Context;
-use crate::definitions::{
-    Definitions, SchemaCompiler, prompt_entry, resource_entry, template_entry, tool_entry,
-};
-use crate::error::BuildError;
-use crate::prompt::{IntoPromptResult, PromptArgs, PromptFn, PromptHandler};
-use crate::resource::{
-    IntoResourceContents, ResourceFn, ResourceHandler, ResourceTemplateHandler, TemplateFn,
-    Variables,
-};
-use crate::scopes::Scoped;
 use crate::state::StateMap;
-use crate::tool::{AsyncTool, FromArguments, IntoToolResult, ToolHandler};
 
 /// The server's tunables, with the defaults of the original design.
 /// How long a sealed `requestState` opens, unless the builder says otherwise.
@@ -105,7 +90,7 @@ pub(crate) struct Inner {
     pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// What [`ServerBuilder::elicitation_form`] was given.
     #[cfg(feature = "schemars")]
-    pub(crate) forms: crate::typed::Forms,
+    pub(crate) forms: crate::form::Forms,
     /// The instruments the server's metrics are recorded with.
     #[cfg(feature = "otel")]
     pub(crate) metrics: Arc<crate::metrics::ServerMetrics>,
@@ -151,11 +136,6 @@ impl fmt::Debug for Server {
 }
 
 impl Server {
-    /// Starts building a server with this name and version.
-    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
-        ServerBuilder::new(Implementation::new(name, version))
-    }
-
     /// The server's identity.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
@@ -257,238 +237,5 @@ impl Server {
     /// Whether clients may subscribe to resource updates.
     pub fn supports_subscriptions(&self) -> bool {
         self.inner.options.subscribe
-    }
-
-    fn change(
-        &self,
-        kind: ListKind,
-        edit: impl FnOnce(&mut Definitions) -> Result<bool, BuildError>,
-    ) -> Result<bool, BuildError> {
-        let changed = {
-            let _changing = self
-                .inner
-                .changing
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            let current = self.snapshot();
-            let mut next = Definitions::clone(&current);
-            let changed = edit(&mut next)?;
-            if changed {
-                next.generation = current.generation + 1;
-                self.inner.definitions.store(Arc::new(next));
-            }
-            changed
-        };
-        if changed {
-            // nobody listening is fine
-            self.inner.bus.publish(Change::ListChanged(kind));
-        }
-        Ok(changed)
-    }
-
-    // ----- changing a running server -----
-
-    /// Adds a tool with an async handler while serving.
-    pub fn add_tool<F, A, Fut, R>(
-        &self,
-        tool: impl Into<Scoped<Tool>>,
-        handler: F,
-    ) -> Result<(), BuildError>
-    where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: FromArguments,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult,
-    {
-        self.add_tool_handler(tool, Arc::new(AsyncTool::new(handler)))
-    }
-
-    /// Adds a tool whose schemas are derived from its handler's types while serving (see
-    /// [`ServerBuilder::typed_tool`]).
-    #[cfg(feature = "schemars")]
-    pub fn add_typed_tool<F, A, Fut, R>(
-        &self,
-        tool: impl Into<Scoped<Tool>>,
-        handler: F,
-    ) -> Result<(), BuildError>
-    where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: crate::ToolInput,
-        Fut: Future<Output = R> + Send + 'static,
-        R: crate::ToolOutput,
-    {
-        let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
-        self.add_tool_handler(tool, crate::typed::typed_handler(handler, wrapped))
-    }
-
-    /// [`add_typed_tool`](Self::add_typed_tool) with a plain closure (see
-    /// [`ServerBuilder::typed_tool_sync`]).
-    #[cfg(feature = "schemars")]
-    pub fn add_typed_tool_sync<F, A, R>(
-        &self,
-        tool: impl Into<Scoped<Tool>>,
-        handler: F,
-    ) -> Result<(), BuildError>
-    where
-        F: Fn(A, Context) -> R + Send + Sync + 'static,
-        A: crate::ToolInput,
-        R: crate::ToolOutput,
-    {
-        let (tool, wrapped) = crate::typed::typed_definition::<A, R>(tool.into());
-        self.add_tool_handler(tool, crate::typed::typed_sync_handler(handler, wrapped))
-    }
-
-    /// Adds a prompt whose arguments are the fields of a `T` while serving (see
-    /// [`ServerBuilder::typed_prompt`]).
-    #[cfg(feature = "schemars")]
-    pub fn add_typed_prompt<F, T, Fut, R>(
-        &self,
-        prompt: impl Into<Scoped<Prompt>>,
-        handler: F,
-    ) -> Result<(), BuildError>
-    where
-        F: Fn(crate::Args<T>, Context) -> Fut + Send + Sync + 'static,
-        T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptResult,
-    {
-        let compiler = self.inner.options.compiler.as_ref();
-        let (prompt, handler) =
-            crate::typed::typed_prompt::<T, F>(prompt.into(), handler, compiler)?;
-        self.add_prompt_handler(prompt, Arc::new(handler))
-    }
-
-    /// Adds a resource template whose variables are read into a `T` while serving (see
-    /// [`ServerBuilder::typed_resource_template`]).
-    #[cfg(feature = "schemars")]
-    pub fn add_typed_resource_template<F, T, Fut, R>(
-        &self,
-        template: impl Into<Scoped<ResourceTemplate>>,
-        handler: F,
-    ) -> Result<(), BuildError>
-    where
-        F: Fn(crate::Args<T>, Context) -> Fut + Send + Sync + 'static,
-        T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceContents,
-    {
-        let template = template.into();
-        let compiler = self.inner.options.compiler.as_ref();
-        let handler = crate::typed::typed_template::<T, F>(&template, handler, compiler)?;
-        self.add_resource_template_handler(template, Arc::new(handler))
-    }
-
-    /// Adds a tool with an object-safe handler while serving.
-    pub fn add_tool_handler(
-        &self,
-        tool: impl Into<Scoped<Tool>>,
-        handler: Arc<dyn ToolHandler>,
-    ) -> Result<(), BuildError> {
-        let entry = tool_entry(tool.into(), handler, self.inner.options.compiler.as_ref())?;
-        self.change(ListKind::Tools, |d| d.add_tool(entry).map(|()| true))
-            .map(drop)
-    }
-
-    /// Removes a tool; `false` when there was none of that name.
-    pub fn remove_tool(&self, name: &str) -> bool {
-        self.change(ListKind::Tools, |d| Ok(d.remove_tool(name)))
-            .unwrap_or(false)
-    }
-
-    /// Adds a resource while serving.
-    pub fn add_resource<F, Fut, R>(
-        &self,
-        resource: impl Into<Scoped<Resource>>,
-        handler: F,
-    ) -> Result<(), BuildError>
-    where
-        F: Fn(Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceContents,
-    {
-        self.add_resource_handler(resource, Arc::new(ResourceFn(handler)))
-    }
-
-    /// Adds a resource with an object-safe handler while serving.
-    pub fn add_resource_handler(
-        &self,
-        resource: impl Into<Scoped<Resource>>,
-        handler: Arc<dyn ResourceHandler>,
-    ) -> Result<(), BuildError> {
-        let entry = resource_entry(resource.into(), handler);
-        self.change(ListKind::Resources, |d| {
-            d.add_resource(entry).map(|()| true)
-        })
-        .map(drop)
-    }
-
-    /// Removes a resource; `false` when there was none with that URI.
-    pub fn remove_resource(&self, uri: &str) -> bool {
-        self.change(ListKind::Resources, |d| Ok(d.remove_resource(uri)))
-            .unwrap_or(false)
-    }
-
-    /// Adds a resource template while serving.
-    pub fn add_resource_template<F, Fut, R>(
-        &self,
-        template: impl Into<Scoped<ResourceTemplate>>,
-        handler: F,
-    ) -> Result<(), BuildError>
-    where
-        F: Fn(Variables, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoResourceContents,
-    {
-        self.add_resource_template_handler(template, Arc::new(TemplateFn(handler)))
-    }
-
-    /// Adds a resource template with an object-safe handler while serving.
-    pub fn add_resource_template_handler(
-        &self,
-        template: impl Into<Scoped<ResourceTemplate>>,
-        handler: Arc<dyn ResourceTemplateHandler>,
-    ) -> Result<(), BuildError> {
-        let entry = template_entry(template.into(), handler)?;
-        self.change(ListKind::Resources, |d| {
-            d.add_template(entry).map(|()| true)
-        })
-        .map(drop)
-    }
-
-    /// Removes a resource template (and its completions); `false` when there was none.
-    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        self.change(ListKind::Resources, |d| Ok(d.remove_template(uri_template)))
-            .unwrap_or(false)
-    }
-
-    /// Adds a prompt while serving.
-    pub fn add_prompt<F, Fut, R>(
-        &self,
-        prompt: impl Into<Scoped<Prompt>>,
-        handler: F,
-    ) -> Result<(), BuildError>
-    where
-        F: Fn(PromptArgs, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptResult,
-    {
-        self.add_prompt_handler(prompt, Arc::new(PromptFn(handler)))
-    }
-
-    /// Adds a prompt with an object-safe handler while serving.
-    pub fn add_prompt_handler(
-        &self,
-        prompt: impl Into<Scoped<Prompt>>,
-        handler: Arc<dyn PromptHandler>,
-    ) -> Result<(), BuildError> {
-        let entry = prompt_entry(prompt.into(), handler);
-        self.change(ListKind::Prompts, |d| d.add_prompt(entry).map(|()| true))
-            .map(drop)
-    }
-
-    /// Removes a prompt (and its completions); `false` when there was none of that name.
-    pub fn remove_prompt(&self, name: &str) -> bool {
-        self.change(ListKind::Prompts, |d| Ok(d.remove_prompt(name)))
-            .unwrap_or(false)
     }
 }

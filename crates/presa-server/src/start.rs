@@ -111,7 +111,7 @@ pub(crate) fn open_request(
     peer: &Arc<dyn Peer>,
     arrival: &Arrival,
 ) -> Opened {
-    let observed = telemetry::Observed::start(
+    let observed = crate::observe::Observed::start(
         server,
         &telemetry::Spanned {
             method: &request.method,
@@ -189,7 +189,7 @@ fn boxed_in(
 
 /// A request's answer, recorded as its end.
 fn ended_with(
-    observed: telemetry::Observed,
+    observed: crate::observe::Observed,
     response: McpResponse,
 ) -> Result<RawJson, ErrorObject> {
     let tool_error = response.is_tool_error();

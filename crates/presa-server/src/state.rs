@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::tool::ToolError;
+use crate::error::ToolError;
 
 /// The values given to [`ServerBuilder::state`](crate::ServerBuilder::state), by type.
 #[derive(Default)]

@@ -14,12 +14,11 @@
 //! (`opentelemetry::global::set_text_map_propagator`): the client's span is the server span's
 //! parent whatever the transport.
 
-use presa_core::{Era, ErrorObject, Meta, ProtocolVersion, RawJson, RequestId, SpanTarget};
+use presa_core::{Era, ErrorObject, Meta, ProtocolVersion, RequestId, SpanTarget};
 use serde_json::value::RawValue;
 use tracing::Span;
 use tracing::field::Empty;
 
-use crate::middleware::Served;
 use crate::transport::{Arrival, Transport};
 
 /// What a request's (or a notification's) span is made from: the message as its session read
@@ -117,107 +116,10 @@ pub(crate) fn request_span(request: &Spanned<'_>) -> Span {
     span
 }
 
-/// A request as it is observed: its span and, with `otel`, its measurement.
-pub(crate) struct Observed {
-    span: Span,
-    #[cfg(feature = "otel")]
-    operation: crate::metrics::Operation,
-}
-
-impl Observed {
-    /// Starts observing `request`, served by `server`.
-    pub(crate) fn start(server: &crate::Server, request: &Spanned<'_>) -> Self {
-        #[cfg(not(feature = "otel"))]
-        let _ = server;
-        Self {
-            span: request_span(request),
-            #[cfg(feature = "otel")]
-            operation: crate::metrics::Operation::start(server, request),
-        }
-    }
-
-    /// The request's span.
-    pub(crate) fn span(&self) -> &Span {
-        &self.span
-    }
-
-    /// Starts observing a notification the session takes in (`None` for any other message:
-    /// the requests are observed when they start, or when the session answered them).
-    pub(crate) fn notification(
-        server: &crate::Server,
-        message: &presa_core::Message,
-        version: Option<ProtocolVersion>,
-        arrival: &Arrival,
-    ) -> Option<Self> {
-        let presa_core::Message::Notification(notification) = message else {
-            return None;
-        };
-        let params = notification.params.as_deref();
-        Some(Self::start(
-            server,
-            &Spanned {
-                method: &notification.method,
-                id: None,
-                version: version.or_else(|| version_in_meta(params)),
-                params: notification.params.as_deref(),
-                meta: None,
-                arrival,
-            },
-        ))
-    }
-
-    /// Observes a request the session answered by itself (`initialize`, `ping`,
-    /// `server/discover`, ...; or refused before dispatch): a span, and a duration, that end as
-    /// they begin, since its answer is already on its way.
-    pub(crate) fn answered(
-        server: &crate::Server,
-        request: &Spanned<'_>,
-        error: Option<&ErrorObject>,
-    ) {
-        Self::start(server, request).ended(error, false, None);
-    }
-
-    /// Records the end of a message the session took in by itself.
-    pub(crate) fn taken(self) {
-        #[cfg(feature = "otel")]
-        self.operation.done();
-    }
-
-    /// Records how the request ended (a tool's error result when `tool_error`), served by the
-    /// tool or prompt `served` names.
-    pub(crate) fn end(
-        self,
-        result: &Result<RawJson, ErrorObject>,
-        tool_error: bool,
-        served: Option<&Served>,
-    ) {
-        self.ended(result.as_ref().err(), tool_error, served);
-    }
-
-    fn ended(self, error: Option<&ErrorObject>, tool_error: bool, served: Option<&Served>) {
-        record_end(&self.span, error, tool_error);
-        #[cfg(feature = "otel")]
-        self.operation.end(error, tool_error, served);
-        #[cfg(not(feature = "otel"))]
-        let _ = served;
-    }
-}
-
-/// The revision a 2026-07-28 message names in its `_meta` (its session has none to tell).
-fn version_in_meta(params: Option<&RawValue>) -> Option<ProtocolVersion> {
-    let params: serde_json::Value = serde_json::from_str(params?.get()).ok()?;
-    params
-        .get("_meta")?
-        .get(presa_core::META_PROTOCOL_VERSION)?
-        .as_str()?
-        .parse()
-        .ok()
-}
-
 /// Records how the request ended on its `span`: a JSON-RPC error's code (`error.type` and
 /// `rpc.response.status_code`, the span's status an error with the message), or a tool's error
 /// result (`error.type` `tool_error`).
-fn record_end(span: &Span, error: Option<&ErrorObject>, tool_error: bool) {
+pub(crate) fn record_end(span: &Span, error: Option<&ErrorObject>, tool_error: bool) {
     if span.is_disabled() {
         return;
     }
@@ -307,7 +209,7 @@ pub(crate) fn record_outgoing_end(
 
 /// The member `member` (`name`, `uri`) of a request's params, reading only the names.
 fn named_in(params: Option<&RawValue>, member: &str) -> Option<String> {
-    let names = crate::middleware::ParamNames::read(params)?;
+    let names = crate::wire::ParamNames::read(params)?;
     match member {
         "name" => names.name,
         "uri" => names.uri,

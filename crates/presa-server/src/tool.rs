@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::BoxFuture;
 use crate::context::Context;
-use crate::error::{HandlerFailure, IntoHandlerFailure};
+use crate::error::{HandlerFailure, IntoHandlerFailure, ToolError};
 
 /// What a tool call produced: a result (possibly a tool error), or a JSON-RPC error.
 pub type ToolOutcome = Result<CallToolResult, ErrorObject>;
@@ -198,89 +198,12 @@ impl IntoToolResult for Content {
     }
 }
 
-/// A tool error: the call failed in a way the model can act on (`isError: true`), or, made from
-/// a [`ProtocolError`](crate::ProtocolError) or an [`InsufficientScope`](crate::InsufficientScope),
-/// a JSON-RPC error.
-///
-/// Every error a handler meets from presa converts into it, so `?` works in a handler that
-/// returns `Result<_, ToolError>`: [`InputError`](crate::InputError) (the client refused, went
-/// away, or answered with something unusable) and [`MissingState`](crate::MissingState) become
-/// a tool error with their message; [`InsufficientScope`](crate::InsufficientScope),
-/// [`ProtocolError`](crate::ProtocolError) and [`ErrorObject`] stay the JSON-RPC errors they are
-/// (on Streamable HTTP a missing scope is still `403` with the scope to ask for).
-///
-/// ```
-/// use presa_server::{IntoToolResult, ToolError};
-///
-/// let result = ToolError::new("city not found: Atlantis").into_tool_result().unwrap();
-/// assert!(result.is_error());
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolError(HandlerFailure);
-
-impl ToolError {
-    /// A tool error with a message for the model.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self(HandlerFailure::Message(message.into()))
-    }
-
-    /// The JSON-RPC error this is, if it is one rather than a message for the model.
-    pub fn protocol_error(&self) -> Option<&ErrorObject> {
-        match &self.0 {
-            HandlerFailure::Protocol(error) => Some(error),
-            HandlerFailure::Message(_) => None,
-        }
-    }
-}
-
-impl std::fmt::Display for ToolError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            HandlerFailure::Message(message) => f.write_str(message),
-            HandlerFailure::Protocol(error) => {
-                write!(f, "{} (JSON-RPC error {})", error.message, error.code)
-            }
-        }
-    }
-}
-
-impl std::error::Error for ToolError {}
-
 impl IntoToolResult for ToolError {
     fn into_tool_result(self) -> ToolOutcome {
-        match self.0 {
+        match self.into_failure() {
             HandlerFailure::Message(message) => Ok(CallToolResult::error(message)),
             HandlerFailure::Protocol(error) => Err(error),
         }
-    }
-}
-
-/// The client could not give the input asked for: a tool error with the reason, for the model
-/// to act on (try without it, tell the user).
-impl From<crate::InputError> for ToolError {
-    fn from(error: crate::InputError) -> Self {
-        Self::new(error.to_string())
-    }
-}
-
-/// That JSON-RPC error.
-impl From<ErrorObject> for ToolError {
-    fn from(error: ErrorObject) -> Self {
-        Self(HandlerFailure::Protocol(error))
-    }
-}
-
-/// The JSON-RPC error it carries.
-impl From<crate::ProtocolError> for ToolError {
-    fn from(error: crate::ProtocolError) -> Self {
-        Self(HandlerFailure::Protocol(error.into_error_object()))
-    }
-}
-
-/// The caller lacks a scope: the JSON-RPC error that says which (`403` on Streamable HTTP).
-impl From<crate::InsufficientScope> for ToolError {
-    fn from(error: crate::InsufficientScope) -> Self {
-        Self(HandlerFailure::Protocol(error.into_error()))
     }
 }
 

@@ -1,64 +1,18 @@
 //! The client side: start a server process and speak to it over its stdin and stdout.
 
 use std::ffi::{OsStr, OsString};
-use std::fmt;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::Arc;
 use std::time::Duration;
 
 use presa_client::ClientChannel;
 use tokio::sync::mpsc;
 
 use crate::StdioError;
-use crate::process;
+use crate::process::{self, Stderr};
 
 /// How many messages may wait in each direction between the client and the pipes.
 const QUEUE: usize = 64;
-
-/// What becomes of the server's stderr.
-///
-/// A stdio server logs there; the client does not read it as an error signal. When it is
-/// captured ([`Stderr::Lines`]) the last lines are kept and quoted in the error the client gets
-/// if the server exits unexpectedly.
-#[derive(Clone, Default)]
-#[non_exhaustive]
-pub enum Stderr {
-    /// The server writes to this process's stderr directly (the default).
-    #[default]
-    Inherit,
-    /// Discarded.
-    Null,
-    /// Captured: the function is called with each line (without its line ending; lines longer
-    /// than 16 KiB are cut), on a task of its own, and the last 20 lines are kept for error
-    /// messages. It runs on the runtime: keep it quick (log, send on a channel). If it panics,
-    /// it is not called again (stderr is still drained, so the server never blocks on it).
-    Lines(Arc<dyn Fn(&str) + Send + Sync>),
-}
-
-impl Stderr {
-    /// [`Stderr::Lines`] with `f`.
-    ///
-    /// ```
-    /// use presa_stdio::{CommandOptions, Stderr};
-    ///
-    /// let options = CommandOptions::default().stderr(Stderr::lines(|line| eprintln!("[server] {line}")));
-    /// # drop(options);
-    /// ```
-    pub fn lines(f: impl Fn(&str) + Send + Sync + 'static) -> Self {
-        Self::Lines(Arc::new(f))
-    }
-}
-
-impl fmt::Debug for Stderr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Inherit => f.write_str("Inherit"),
-            Self::Null => f.write_str("Null"),
-            Self::Lines(_) => f.write_str("Lines(..)"),
-        }
-    }
-}
 
 /// Tunables of [`command`].
 ///

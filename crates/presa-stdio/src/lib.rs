@@ -34,6 +34,8 @@ mod server;
 #[cfg(feature = "client")]
 pub use client::*;
 pub use error::*;
+#[cfg(feature = "client")]
+pub use process::Stderr;
 #[cfg(feature = "server")]
 pub use server::*;
 

@@ -2,6 +2,7 @@
 //! supervisor that notices the end, shuts the process down and reaps it.
 
 use std::collections::VecDeque;
+use std::fmt;
 use std::io;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitStatus;
@@ -16,8 +17,51 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::{self, Instant};
 
-use crate::Stderr;
 use crate::framing::{Line, LineReader, LineWriter, excerpt, is_blank};
+
+/// What becomes of the server's stderr.
+///
+/// A stdio server logs there; the client does not read it as an error signal. When it is
+/// captured ([`Stderr::Lines`]) the last lines are kept and quoted in the error the client gets
+/// if the server exits unexpectedly.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub enum Stderr {
+    /// The server writes to this process's stderr directly (the default).
+    #[default]
+    Inherit,
+    /// Discarded.
+    Null,
+    /// Captured: the function is called with each line (without its line ending; lines longer
+    /// than 16 KiB are cut), on a task of its own, and the last 20 lines are kept for error
+    /// messages. It runs on the runtime: keep it quick (log, send on a channel). If it panics,
+    /// it is not called again (stderr is still drained, so the server never blocks on it).
+    Lines(Arc<dyn Fn(&str) + Send + Sync>),
+}
+
+impl Stderr {
+    /// [`Stderr::Lines`] with `f`.
+    ///
+    /// ```
+    /// use presa_stdio::{CommandOptions, Stderr};
+    ///
+    /// let options = CommandOptions::default().stderr(Stderr::lines(|line| eprintln!("[server] {line}")));
+    /// # drop(options);
+    /// ```
+    pub fn lines(f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        Self::Lines(Arc::new(f))
+    }
+}
+
+impl fmt::Debug for Stderr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Inherit => f.write_str("Inherit"),
+            Self::Null => f.write_str("Null"),
+            Self::Lines(_) => f.write_str("Lines(..)"),
+        }
+    }
+}
 
 /// After the server exits, how long its stdout and stderr may take to reach their end (a child
 /// of the server may hold them open).

@@ -206,7 +206,7 @@ impl From<TaskOutcome> for Outcome {
 /// definition's name.
 fn target_of(request: &McpRequest) -> Option<String> {
     if request.method() == "resources/read" {
-        return super::ParamNames::read(request.params())?.uri;
+        return crate::wire::ParamNames::read(request.params())?.uri;
     }
     request.target().map(|t| t.name().to_owned())
 }

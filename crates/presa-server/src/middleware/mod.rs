@@ -335,28 +335,9 @@ impl Resolved {
     }
 }
 
-/// The members of a request's params that name what it is about (a tool's or prompt's name, a
-/// resource's URI, a completion's reference), read without the rest.
-#[derive(serde::Deserialize)]
-pub(crate) struct ParamNames {
-    #[serde(default)]
-    pub(crate) name: Option<String>,
-    #[serde(default)]
-    pub(crate) uri: Option<String>,
-    #[serde(default, rename = "ref")]
-    pub(crate) reference: Option<CompletionReference>,
-}
-
-impl ParamNames {
-    /// The names in `params`, if they are an object (absent params read as `{}`).
-    pub(crate) fn read(params: Option<&RawValue>) -> Option<Self> {
-        presa_core::parse_params(params).ok()
-    }
-}
-
 /// The definition `method` with `params` names, reading only the member that names it.
 fn resolve(definitions: &Definitions, method: &str, params: Option<&RawValue>) -> Option<Resolved> {
-    let names = ParamNames::read(Some(params?))?;
+    let names = crate::wire::ParamNames::read(Some(params?))?;
     let by_uri = |uri: &str| match definitions.resource(uri) {
         Some(entry) => Some(Resolved::Resource(Arc::clone(entry))),
         None => definitions

@@ -7,15 +7,15 @@ use presa_core::tasks_extension::{CreateTaskResult, UpdateTaskRequestParams};
 use presa_core::{
     EmptyResult, ErrorObject, ListTasksRequestParams, ListTasksResult, META_RELATED_TASK, Meta,
     ProtocolVersion, RawJson, RequestId, RequestTasks, ResultType, TaskRequestParams, TaskStatus,
-    TasksFlavor,
+    TasksFlavor, parse_params,
 };
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{LiveTask, TaskRecord, TaskSignal, now_ms, owner_of, require_tasks, wire};
 use crate::context::Context;
-use crate::dispatch::{parse, raw};
 use crate::server::Server;
+use crate::wire::raw;
 
 /// The error for a task the caller cannot see: unknown, expired, or someone else's.
 fn not_found(id: &str) -> ErrorObject {
@@ -128,7 +128,7 @@ impl Server {
         flavor: TasksFlavor,
     ) -> Result<RawJson, ErrorObject> {
         let legacy = flavor == TasksFlavor::Experimental;
-        let params: TaskRequestParams = parse(params)?;
+        let params: TaskRequestParams = parse_params(params)?;
         let (record, _) = self.find_task(&params.task_id, cx).await?;
         if legacy {
             return raw(&wire::legacy_task(&record));
@@ -146,7 +146,7 @@ impl Server {
         params: Option<&RawValue>,
         cx: &Context,
     ) -> Result<RawJson, ErrorObject> {
-        let params: UpdateTaskRequestParams = parse(params)?;
+        let params: UpdateTaskRequestParams = parse_params(params)?;
         let (record, live) = self.find_task(&params.task_id, cx).await?;
         match live {
             Some(live) => live.answer(params.input_responses).await?,
@@ -180,7 +180,7 @@ impl Server {
         flavor: TasksFlavor,
     ) -> Result<RawJson, ErrorObject> {
         let legacy = flavor == TasksFlavor::Experimental;
-        let params: TaskRequestParams = parse(params)?;
+        let params: TaskRequestParams = parse_params(params)?;
         let (record, live) = self.find_task(&params.task_id, cx).await?;
         if legacy && record.status.is_terminal() {
             return Err(ErrorObject::invalid_params(format!(
@@ -249,7 +249,7 @@ impl Server {
         params: Option<&RawValue>,
         cx: &Context,
     ) -> Result<RawJson, ErrorObject> {
-        let params: TaskRequestParams = parse(params)?;
+        let params: TaskRequestParams = parse_params(params)?;
         let (mut record, live) = self.find_task(&params.task_id, cx).await?;
         if let Some(live) = &live {
             // the task's requests to the client ride this request's stream meanwhile
@@ -303,7 +303,7 @@ impl Server {
         params: Option<&RawValue>,
         cx: &Context,
     ) -> Result<RawJson, ErrorObject> {
-        let params: ListTasksRequestParams = parse(params)?;
+        let params: ListTasksRequestParams = parse_params(params)?;
         let owner = owner_of(cx);
         let store = &self.inner.tasks.options.store;
         let now = now_ms();

@@ -15,6 +15,7 @@ use crate::BoxFuture;
 use crate::context::Context;
 use crate::definitions::SchemaCompiler;
 use crate::error::{BuildError, DefinitionKind};
+use crate::json_schema::{input_schema_for, struct_properties};
 use crate::prompt::{IntoPromptResult, PromptArgs, PromptHandler, PromptOutcome};
 use crate::resource::{
     IntoResourceContents, ReadTarget, ResourceOutcome, ResourceTemplateHandler, Variables,
@@ -47,8 +48,8 @@ impl StringFields {
     fn of<T: JsonSchema>(
         compiler: Option<&SchemaCompiler>,
     ) -> Result<Self, (Option<String>, String)> {
-        let schema = super::input_schema_for::<T>();
-        let properties = super::struct_properties(&schema).map_err(|reason| {
+        let schema = input_schema_for::<T>();
+        let properties = struct_properties(&schema).map_err(|reason| {
             (
                 None,
                 format!("takes a {} which {reason}", std::any::type_name::<T>()),

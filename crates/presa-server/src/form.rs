@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde_json::Value;
 
 use crate::error::BuildError;
+use crate::json_schema::{input_schema_for, struct_properties};
 
 /// The forms registered with [`ServerBuilder::elicitation_form`], by type.
 ///
@@ -50,8 +51,8 @@ fn refused<T>(field: Option<&str>, reason: impl Into<String>) -> BuildError {
 
 /// `T`'s derived schema as a form, or why it is not one.
 pub(crate) fn form_schema<T: JsonSchema>() -> Result<ElicitationSchema, BuildError> {
-    let schema = super::input_schema_for::<T>();
-    let properties = super::struct_properties(&schema)
+    let schema = input_schema_for::<T>();
+    let properties = struct_properties(&schema)
         .map_err(|reason| refused::<T>(None, reason))?
         .clone();
     let mut form = ElicitationSchema::new();
