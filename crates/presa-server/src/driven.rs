@@ -7,14 +7,12 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use presa_core::{
-    ClientContext, ErrorObject, InitializeEraState, LoggingLevel, Message, Notification, Packet,
-    RawJson, ReceivedHeaders, Request, RequestId, RequestOptions, ServerEvent, ServerSession,
-    Transmit, decode_packet,
+    ClientContext, ErrorObject, Message, Packet, RawJson, ReceivedHeaders, Request, RequestId,
+    ServerEvent, ServerSession, Transmit, decode_packet,
 };
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
@@ -29,6 +27,14 @@ use crate::start::{
     Handling, Opened, Subscriptions, announce, answer_of, guarded, open_request, poll_once,
 };
 use crate::transport::Arrival;
+
+mod peer;
+mod state;
+mod to_run;
+
+use peer::DrivenPeer;
+pub use state::ConnectionState;
+use to_run::{Answered, ToRun};
 
 /// Where a [`DrivenConnection`] sends its messages: any `Fn(Transmit)`, or a type that can also
 /// close a request's response stream early or slow handlers down.
@@ -63,78 +69,6 @@ pub trait Outbox: Send + Sync + 'static {
 impl<F: Fn(Transmit) + Send + Sync + 'static> Outbox for F {
     fn send(&self, transmit: Transmit) {
         self(transmit);
-    }
-}
-
-/// What an initialize-era [`DrivenConnection`] remembers between messages, as plain data: the
-/// session's state and the resources its client subscribed to. A transport that keeps sessions
-/// outside the process saves it when [`DrivenConnection::state_changes`] moves, and continues
-/// the session on any instance with [`DrivenConnection::set_state`].
-///
-/// ```
-/// use presa_core::decode_message;
-/// use presa_server::{Arrival, ConnectionState, DrivenConnection, Server};
-///
-/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// let server = Server::builder("demo", "1.0.0").build().unwrap();
-/// let first = DrivenConnection::new(server.clone(), |_: presa_core::Transmit| {});
-/// first.handle(decode_message(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-///     "protocolVersion":"2025-06-18","capabilities":{},
-///     "clientInfo":{"name":"c","version":"1"}}}"#).unwrap(), &Arrival::default());
-/// let saved = serde_json::to_string(&first.state().unwrap()).unwrap();
-///
-/// let second = DrivenConnection::new(server, |_: presa_core::Transmit| {});
-/// second.set_state(serde_json::from_str::<ConnectionState>(&saved).unwrap());
-/// assert!(second.client().is_some());
-/// # });
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ConnectionState {
-    /// The session's state (client, negotiated revision, log level), shared with the
-    /// connection's session.
-    pub session: Arc<InitializeEraState>,
-    /// The resource URIs the client subscribed to, sorted.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subscriptions: Vec<String>,
-}
-
-impl ConnectionState {
-    /// The state of a session whose client `initialize` described, with nothing subscribed.
-    pub fn new(session: impl Into<Arc<InitializeEraState>>) -> Self {
-        Self {
-            session: session.into(),
-            subscriptions: Vec::new(),
-        }
-    }
-
-    /// This state's changes since `base`, applied on top of `onto` (see
-    /// [`InitializeEraState::rebased`]): the subscriptions are `onto`'s, with those this state
-    /// added and without those it removed.
-    pub fn rebased(&self, base: &Self, onto: &Self) -> Self {
-        let added = self
-            .subscriptions
-            .iter()
-            .filter(|uri| !base.subscriptions.contains(uri));
-        let removed: Vec<&String> = base
-            .subscriptions
-            .iter()
-            .filter(|uri| !self.subscriptions.contains(uri))
-            .collect();
-        let mut subscriptions: Vec<String> = onto
-            .subscriptions
-            .iter()
-            .filter(|uri| !removed.contains(uri))
-            .chain(added)
-            .cloned()
-            .collect();
-        subscriptions.sort_unstable();
-        subscriptions.dedup();
-        Self {
-            session: Arc::new(self.session.rebased(&base.session, &onto.session)),
-            subscriptions,
-        }
     }
 }
 
@@ -828,245 +762,8 @@ impl Driven {
     }
 }
 
-/// What one input set going, acted on once the connection's lock is released: the requests it
-/// started, and those the session answered by itself, to observe.
-#[derive(Default)]
-struct ToRun {
-    requests: Started,
-    answered: Vec<Answered>,
-}
-
-impl ToRun {
-    fn push(&mut self, request: Handling) {
-        self.requests.push(request);
-    }
-}
-
-/// A request the session answered by itself (or the connection refused), observed after the
-/// fact: a span and a duration that end as they begin.
-struct Answered {
-    id: RequestId,
-    method: String,
-    params: Option<presa_core::RawJson>,
-    version: Option<presa_core::ProtocolVersion>,
-    error: Option<ErrorObject>,
-    arrival: Arrival,
-}
-
-impl Answered {
-    fn observe(self, server: &Server) {
-        // with `otel` the span is parented on the trace context of `_meta` (read here, out of
-        // the connection's lock)
-        let meta = if cfg!(feature = "otel") {
-            presa_core::params_meta(self.params.as_deref())
-        } else {
-            None
-        };
-        crate::observe::Observed::answered(
-            server,
-            &crate::telemetry::Spanned {
-                method: &self.method,
-                id: Some(&self.id),
-                version: self.version,
-                params: self.params.as_deref(),
-                meta: meta.as_ref(),
-                arrival: &self.arrival,
-            },
-            self.error.as_ref(),
-        );
-    }
-}
-
-/// The requests one input started, in order: almost always none or one, so one is kept without
-/// an allocation.
-#[derive(Default)]
-enum Started {
-    #[default]
-    None,
-    One(Handling),
-    Many(Vec<Handling>),
-}
-
-impl Started {
-    fn push(&mut self, request: Handling) {
-        *self = match std::mem::take(self) {
-            Self::None => Self::One(request),
-            Self::One(first) => Self::Many(vec![first, request]),
-            Self::Many(mut all) => {
-                all.push(request);
-                Self::Many(all)
-            }
-        };
-    }
-
-    fn is_empty(&self) -> bool {
-        matches!(self, Self::None)
-    }
-}
-
-impl IntoIterator for Started {
-    type Item = Handling;
-    type IntoIter = std::iter::Chain<std::option::IntoIter<Handling>, std::vec::IntoIter<Handling>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        let (one, many) = match self {
-            Self::None => (None, Vec::new()),
-            Self::One(request) => (Some(request), Vec::new()),
-            Self::Many(all) => (None, all),
-        };
-        one.into_iter().chain(many)
-    }
-}
-
-/// The [`Peer`] of a driven connection's handlers: each call acts on the session at once.
-#[derive(Debug)]
-struct DrivenPeer {
-    driven: Weak<Driven>,
-}
-
 impl fmt::Debug for Driven {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Driven").finish_non_exhaustive()
-    }
-}
-
-impl DrivenPeer {
-    fn while_in_flight(
-        &self,
-        request: &RequestId,
-        f: impl FnOnce(&mut ServerSession),
-    ) -> BoxFuture<'static, ()> {
-        match self.driven.upgrade() {
-            Some(driven) => driven.while_in_flight(Some(request), f),
-            None => Box::pin(async {}),
-        }
-    }
-
-    /// Runs `f` on the session for `related` while it is in flight, or for the session as a
-    /// whole (`None`) while it is open.
-    fn on_session(
-        &self,
-        related: Option<&RequestId>,
-        f: impl FnOnce(&mut ServerSession),
-    ) -> BoxFuture<'static, ()> {
-        match self.driven.upgrade() {
-            Some(driven) => driven.while_in_flight(related, f),
-            None => Box::pin(async {}),
-        }
-    }
-}
-
-impl Peer for DrivenPeer {
-    fn progress(
-        &self,
-        request: &RequestId,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    ) -> BoxFuture<'static, ()> {
-        self.while_in_flight(request, |session| {
-            let _ = session.progress(request, progress, total, message);
-        })
-    }
-
-    fn log(
-        &self,
-        request: Option<&RequestId>,
-        level: LoggingLevel,
-        logger: Option<String>,
-        data: Value,
-    ) -> BoxFuture<'static, ()> {
-        self.on_session(request, |session| {
-            session.log(request, level, logger.as_deref(), data);
-        })
-    }
-
-    fn reaches_client(&self) -> bool {
-        self.driven
-            .upgrade()
-            .is_some_and(|driven| driven.outbox.reaches_client())
-    }
-
-    fn close_stream(&self, request: &RequestId) -> bool {
-        let Some(driven) = self.driven.upgrade() else {
-            return false;
-        };
-        let in_flight = driven.state().in_flight.contains(request);
-        in_flight && driven.outbox.close_stream(request)
-    }
-
-    fn notify(
-        &self,
-        related: Option<&RequestId>,
-        notification: Notification,
-    ) -> BoxFuture<'static, ()> {
-        self.on_session(related, |session| {
-            session.notify(notification, related.cloned());
-        })
-    }
-
-    fn request(
-        &self,
-        related: Option<&RequestId>,
-        method: &str,
-        params: Value,
-    ) -> BoxFuture<'static, Result<Value, InputError>> {
-        let ended = || InputError::Unavailable("the session ended".into());
-        let Some(driven) = self.driven.upgrade() else {
-            return Box::pin(async move { Err(ended()) });
-        };
-        let params = match params {
-            Value::Object(map) => Some(map),
-            _ => None,
-        };
-        let (reply, answer) = oneshot::channel();
-        let sent = {
-            let mut state = driven.state();
-            if driven.is_closed() {
-                Err(ended())
-            } else {
-                match state.session.send_request(
-                    now(),
-                    method,
-                    params,
-                    &RequestOptions::default(),
-                    related.cloned(),
-                ) {
-                    Ok(id) => {
-                        state.waiting.insert(id, reply);
-                        Ok(driven.pump(&mut state, &UNKNOWN))
-                    }
-                    Err(error) => Err(InputError::Unavailable(error.to_string())),
-                }
-            }
-        };
-        let sent = sent.map(|started| driven.run(started));
-        let weak = Arc::downgrade(&driven);
-        drop(driven);
-        Box::pin(async move {
-            sent?;
-            let mut answer = answer;
-            loop {
-                // the session's deadline for its own requests, checked while waiting
-                let deadline = weak
-                    .upgrade()
-                    .and_then(|driven| driven.state().session.poll_timeout());
-                let Some(deadline) = deadline else {
-                    return answer.await.unwrap_or_else(|_| Err(ended()));
-                };
-                tokio::select! {
-                    outcome = &mut answer => return outcome.unwrap_or_else(|_| Err(ended())),
-                    () = tokio::time::sleep_until(Instant::from_std(deadline)) => {
-                        let Some(driven) = weak.upgrade() else { return Err(ended()) };
-                        let started = {
-                            let mut state = driven.state();
-                            state.session.handle_timeout(now());
-                            driven.pump(&mut state, &UNKNOWN)
-                        };
-                        driven.run(started);
-                    }
-                }
-            }
-        })
     }
 }
