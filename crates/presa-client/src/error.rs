@@ -140,10 +140,10 @@ impl fmt::Display for ClientError {
             Self::TaskCancelled { task } => {
                 write!(f, "task {task} was cancelled before it produced a result")
             }
-            Self::Transport(e) => write!(f, "transport failed: {e}"),
+            Self::Transport(_) => f.write_str("transport failed"),
             Self::TimedOut => f.write_str("request timed out"),
             Self::Closed => f.write_str("client closed"),
-            Self::Handshake(e) => write!(f, "connecting failed: {e}"),
+            Self::Handshake(_) => f.write_str("connecting failed"),
             Self::InvalidResult(e) => write!(f, "invalid result: {e}"),
             Self::InvalidParams(e) => write!(f, "invalid params: {e}"),
             Self::InputRequired(r) => {
@@ -181,7 +181,17 @@ impl fmt::Display for ClientError {
     }
 }
 
-impl std::error::Error for ClientError {}
+/// The transport's error, or the handshake's: [`Display`](fmt::Display) names only this
+/// error's own part, so that a report that walks the chain says each thing once.
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Transport(error) => Some(error),
+            Self::Handshake(error) => Some(error),
+            _ => None,
+        }
+    }
+}
 
 impl From<TransportError> for ClientError {
     fn from(error: TransportError) -> Self {

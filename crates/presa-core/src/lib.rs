@@ -17,6 +17,7 @@
 mod cursor;
 mod headers;
 mod jsonrpc;
+mod report;
 mod request_meta;
 mod request_state;
 mod scopes;
@@ -30,6 +31,7 @@ mod version;
 pub use cursor::*;
 pub use headers::*;
 pub use jsonrpc::*;
+pub use report::ErrorReport;
 pub use request_meta::*;
 pub use request_state::*;
 pub use scopes::*;

@@ -13,7 +13,6 @@
 
 #[cfg(feature = "client")]
 mod client;
-mod describe;
 mod resource;
 #[cfg(feature = "server")]
 mod server;
@@ -24,7 +23,6 @@ mod server;
 #[path = "bench_internals.rs"]
 pub mod __bench;
 
-pub use describe::describe_error;
 pub use resource::ProtectedResourceMetadata;
 
 #[cfg(feature = "client")]

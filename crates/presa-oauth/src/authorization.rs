@@ -2,7 +2,6 @@
 //! RFC 8707), the [`AuthorizationHandler`] that takes the user there, and the checks on the
 //! response (`state`, and `iss` per RFC 9207) before the code is redeemed.
 
-use presa_http::describe_error;
 use std::fmt;
 use std::future::Future;
 use std::time::Duration;
@@ -89,12 +88,7 @@ impl fmt::Debug for HeadlessAuthorization {
 impl AuthorizationHandler for HeadlessAuthorization {
     fn authorize<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<String, TokenError>> {
         Box::pin(async move {
-            let response = self
-                .http
-                .get(url)
-                .send()
-                .await
-                .map_err(|e| describe_error(&e))?;
+            let response = self.http.get(url).send().await?;
             let status = response.status();
             let location = response
                 .headers()

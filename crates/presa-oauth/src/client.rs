@@ -129,7 +129,8 @@ impl OAuthClient {
             .build()
             .map_err(|e| OAuthError::Http {
                 url: server_url.to_owned(),
-                reason: e.to_string(),
+                reason: "the HTTP client could not be built".to_owned(),
+                source: Some(crate::error::HttpFailure::new(e)),
             })?;
         Ok(Self {
             inner: Arc::new(Inner {

@@ -1,12 +1,14 @@
 //! Why authorizing failed: [`OAuthError`].
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Why an [`OAuthClient`](crate::OAuthClient) could not obtain a token, or refused to use one.
 ///
-/// The transport fails the refused request with this error's text (a
-/// [`TransportErrorKind::Connect`](presa_client::TransportErrorKind) error); the most recent one
-/// is also kept by [`OAuthClient::last_error`](crate::OAuthClient::last_error).
+/// The transport fails the refused request with a
+/// [`TransportErrorKind::Connect`](presa_client::TransportErrorKind) error whose source is this
+/// error; the most recent one is also kept by
+/// [`OAuthClient::last_error`](crate::OAuthClient::last_error).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OAuthError {
@@ -26,6 +28,8 @@ pub enum OAuthError {
         url: String,
         /// What went wrong.
         reason: String,
+        /// The HTTP client's error, when it failed (its own causes are its sources).
+        source: Option<HttpFailure>,
     },
     /// The protected resource metadata (RFC 9728) names another resource than the server.
     ResourceMismatch {
@@ -132,7 +136,7 @@ impl fmt::Display for OAuthError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidUrl { url, reason } => write!(f, "invalid url `{url}`: {reason}"),
-            Self::Http { url, reason } => write!(f, "request to {url} failed: {reason}"),
+            Self::Http { url, reason, .. } => write!(f, "request to {url} failed: {reason}"),
             Self::ResourceMismatch { resource, server } => write!(
                 f,
                 "the protected resource metadata is for {resource}, not for the server {server}"
@@ -214,7 +218,59 @@ impl fmt::Display for OAuthError {
     }
 }
 
-impl std::error::Error for OAuthError {}
+/// The HTTP client's error of [`OAuthError::Http`], when there is one.
+impl std::error::Error for OAuthError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Http {
+                source: Some(failure),
+                ..
+            } => Some(failure),
+            _ => None,
+        }
+    }
+}
+
+/// The HTTP client's error behind an [`OAuthError::Http`]: shared, so that the error stays
+/// `Clone`, and compared by its text.
+#[derive(Clone, Debug)]
+pub struct HttpFailure(Arc<reqwest::Error>);
+
+impl HttpFailure {
+    pub(crate) fn new(error: reqwest::Error) -> Self {
+        Self(Arc::new(error))
+    }
+
+    /// Whether the request timed out.
+    pub fn is_timeout(&self) -> bool {
+        self.0.is_timeout()
+    }
+
+    /// Whether no connection could be made.
+    pub fn is_connect(&self) -> bool {
+        self.0.is_connect()
+    }
+}
+
+impl PartialEq for HttpFailure {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for HttpFailure {}
+
+impl fmt::Display for HttpFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for HttpFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -2,12 +2,11 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use presa_http::describe_error;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
-use crate::error::OAuthError;
+use crate::error::{HttpFailure, OAuthError};
 
 /// The largest metadata document or token response read.
 const MAX_BODY: usize = 1024 * 1024;
@@ -78,24 +77,25 @@ pub(crate) async fn post_json(
 }
 
 async fn exchange(url: &Url, request: reqwest::RequestBuilder) -> Result<Answer, OAuthError> {
-    let failed = |reason: String| OAuthError::Http {
+    let failed = |reason: &str, source: Option<reqwest::Error>| OAuthError::Http {
         url: url.to_string(),
-        reason,
+        reason: reason.to_owned(),
+        source: source.map(HttpFailure::new),
     };
     let mut response = request
         .send()
         .await
-        .map_err(|e| failed(describe_error(&e)))?;
+        .map_err(|e| failed("sending the request failed", Some(e)))?;
     let status = response.status();
     let headers = response.headers().clone();
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()
         .await
-        .map_err(|e| failed(describe_error(&e)))?
+        .map_err(|e| failed("reading the response failed", Some(e)))?
     {
         if body.len() + chunk.len() > MAX_BODY {
-            return Err(failed(format!("the body exceeds {MAX_BODY} bytes")));
+            return Err(failed(&format!("the body exceeds {MAX_BODY} bytes"), None));
         }
         body.extend_from_slice(&chunk);
     }

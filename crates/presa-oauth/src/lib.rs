@@ -48,7 +48,7 @@ mod verifier;
 
 pub use authorization::{AuthorizationHandler, HeadlessAuthorization};
 pub use client::OAuthClient;
-pub use error::OAuthError;
+pub use error::{HttpFailure, OAuthError};
 #[cfg(feature = "jwt")]
 pub use key::{JwtKey, JwtKeyError};
 pub use options::{

@@ -29,10 +29,8 @@ impl fmt::Display for RedisError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidOptions(why) => write!(f, "invalid Redis options: {why}"),
-            Self::InvalidUrl { url, source } => write!(f, "invalid Redis URL {url}: {source}"),
-            Self::Unreachable { url, source } => {
-                write!(f, "could not connect to Redis at {url}: {source}")
-            }
+            Self::InvalidUrl { url, .. } => write!(f, "invalid Redis URL {url}"),
+            Self::Unreachable { url, .. } => write!(f, "could not connect to Redis at {url}"),
         }
     }
 }

@@ -149,12 +149,12 @@ impl fmt::Display for BuildError {
                     "tool {tool:?}: the input schema must have \"type\": \"object\" at its root"
                 )
             }
-            Self::Schema { tool, which, error } => {
-                write!(f, "tool {tool:?}: invalid {which} schema: {error}")
+            Self::Schema { tool, which, .. } => write!(f, "tool {tool:?}: invalid {which} schema"),
+            Self::HeaderAnnotation { tool, .. } => {
+                write!(f, "tool {tool:?}: invalid x-mcp-header annotation")
             }
-            Self::HeaderAnnotation { tool, error } => write!(f, "tool {tool:?}: {error}"),
-            Self::UriTemplate { template, error } => {
-                write!(f, "resource template {template:?}: {error}")
+            Self::UriTemplate { template, .. } => {
+                write!(f, "resource template {template:?}: invalid URI template")
             }
             Self::Field {
                 kind,
@@ -178,8 +178,8 @@ impl fmt::Display for BuildError {
                 field: None,
                 reason,
             } => write!(f, "elicitation form {type_name}: {reason}"),
-            Self::RequestStateKey(error) => write!(f, "request state key: {error}"),
-            Self::Randomness(error) => write!(f, "no randomness for a request state key: {error}"),
+            Self::RequestStateKey(_) => f.write_str("invalid request state key"),
+            Self::Randomness(_) => f.write_str("no randomness for a request state key"),
             Self::UnknownCompletionTarget { target, argument } => {
                 write!(
                     f,

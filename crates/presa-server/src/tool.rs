@@ -224,11 +224,16 @@ impl ArgumentsError {
     pub fn new(error: serde_json::Error) -> Self {
         Self(error)
     }
+
+    /// The tool error the model gets: `Invalid arguments: ` and what serde found.
+    fn tool_result(&self) -> CallToolResult {
+        CallToolResult::error(format!("Invalid arguments: {}", self.0))
+    }
 }
 
 impl fmt::Display for ArgumentsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Invalid arguments: {}", self.0)
+        f.write_str("invalid arguments")
     }
 }
 
@@ -309,8 +314,8 @@ where
                 Box::pin(async move { fut.await.into_tool_result() })
             }
             Err(error) => {
-                let message = error.to_string();
-                Box::pin(async move { Ok(CallToolResult::error(message)) })
+                let result = error.tool_result();
+                Box::pin(async move { Ok(result) })
             }
         }
     }
@@ -340,7 +345,7 @@ where
     fn call(&self, arguments: JsonObject, cx: Context) -> BoxFuture<'static, ToolOutcome> {
         let outcome = match A::from_arguments(arguments) {
             Ok(input) => (self.f)(input, cx).into_tool_result(),
-            Err(error) => Ok(CallToolResult::error(error.to_string())),
+            Err(error) => Ok(error.tool_result()),
         };
         Box::pin(async move { outcome })
     }
@@ -420,10 +425,13 @@ mod tests {
         }
         let bad = json!({"n": 300}).as_object().unwrap().clone();
         let error = Args::<In>::from_arguments(bad).unwrap_err();
-        assert!(
-            error.to_string().starts_with("Invalid arguments:"),
-            "{error}"
+        assert_eq!(error.to_string(), "invalid arguments");
+        let source = std::error::Error::source(&error).unwrap().to_string();
+        let result = error.tool_result();
+        assert!(result.is_error());
+        assert_eq!(
+            serde_json::to_value(&result.content).unwrap()[0]["text"],
+            format!("Invalid arguments: {source}")
         );
-        assert!(std::error::Error::source(&error).is_some());
     }
 }

@@ -439,16 +439,13 @@ fn closed_error(
             Ok(status) => (TransportErrorKind::Closed, describe_exit(*status), None),
             Err(error) => (
                 TransportErrorKind::Io,
-                format!("server exited; waiting for it failed: {error}"),
+                "server exited; waiting for it failed".to_owned(),
                 Some(io::Error::new(error.kind(), error.to_string())),
             ),
         },
         (Trigger::WriteFailed(error), _) => (
             TransportErrorKind::Io,
-            format!(
-                "writing to the server failed: {error}; {}",
-                describe_stop(stopped)
-            ),
+            format!("writing to the server failed; {}", describe_stop(stopped)),
             Some(error),
         ),
         (_, _) => (

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use presa::client::{Client, ClientOptions};
+use presa::core::ErrorReport;
 use serde_json::json;
 
 /// What one caller saw in the measured window: its latencies in microseconds.
@@ -27,7 +28,7 @@ async fn caller(client: Client, warm: Instant, stop: Instant) -> Result<Vec<u32>
         let result = client
             .call_tool("add", &arguments)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ErrorReport(&e).to_string())?;
         if result.is_error == Some(true) {
             return Err(format!("add failed: {:?}", result.content));
         }
@@ -53,10 +54,10 @@ async fn run(args: &[String]) -> Result<(), String> {
     let callers = flag(args, "--callers", 64.0)? as usize;
     let warmup = Duration::from_secs_f64(flag(args, "--warmup", 2.0)?);
     let duration = Duration::from_secs_f64(flag(args, "--duration", 5.0)?);
-    let server = definitions::library().map_err(|e| e.to_string())?;
+    let server = definitions::library().map_err(|e| ErrorReport(&e).to_string())?;
     let client = Client::connect(presa::in_process(server), ClientOptions::default())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorReport(&e).to_string())?;
     let warm = Instant::now() + warmup;
     let stop = warm + duration;
     let tasks: Vec<_> = (0..callers)
@@ -64,7 +65,7 @@ async fn run(args: &[String]) -> Result<(), String> {
         .collect();
     let mut latencies = Vec::new();
     for task in tasks {
-        latencies.extend(task.await.map_err(|e| e.to_string())??);
+        latencies.extend(task.await.map_err(|e| ErrorReport(&e).to_string())??);
     }
     latencies.sort_unstable();
     let at = |q: f64| {

@@ -9,6 +9,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use presa::core::ErrorReport;
 use presa::http::{HttpOptions, serve};
 use presa::server::{Context, LoggingLevel, Resource, Server, Tool};
 use serde_json::Value;
@@ -49,13 +50,16 @@ async fn run(address: &str) -> Result<(), String> {
             |_: Context| async { "v1" },
         )
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorReport(&e).to_string())?;
     let (host, port) = address.rsplit_once(':').ok_or("takes HOST:PORT")?;
     let port: u16 = port.parse().map_err(|_| format!("not a port: {port}"))?;
     let running = serve(server, HttpOptions::default().host(host).port(port))
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorReport(&e).to_string())?;
     println!("listening {}", running.url());
     let _ = tokio::signal::ctrl_c().await;
-    running.stop().await.map_err(|e| e.to_string())
+    running
+        .stop()
+        .await
+        .map_err(|e| ErrorReport(&e).to_string())
 }

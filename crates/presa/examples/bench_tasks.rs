@@ -10,6 +10,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use presa::core::ErrorReport;
 use presa::http::{HttpOptions, serve};
 use presa::server::{Context, Server, TaskLimits, TaskOptions, TaskSupport, Tool};
 use serde_json::Value;
@@ -46,13 +47,16 @@ async fn run(address: &str, retention_ms: u64) -> Result<(), String> {
             },
         )
         .build()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorReport(&e).to_string())?;
     let (host, port) = address.rsplit_once(':').ok_or("takes HOST:PORT")?;
     let port: u16 = port.parse().map_err(|_| format!("not a port: {port}"))?;
     let running = serve(server, HttpOptions::default().host(host).port(port))
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorReport(&e).to_string())?;
     println!("listening {}", running.url());
     let _ = tokio::signal::ctrl_c().await;
-    running.stop().await.map_err(|e| e.to_string())
+    running
+        .stop()
+        .await
+        .map_err(|e| ErrorReport(&e).to_string())
 }

@@ -9,6 +9,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use presa::core::ErrorReport;
 use presa::prelude::*;
 use presa::stdio::ServeOptions;
 use serde::Deserialize;
@@ -69,8 +70,8 @@ async fn main() -> ExitCode {
     let result = match server {
         Ok(server) => presa::stdio::serve(server, ServeOptions::default())
             .await
-            .map_err(|e| e.to_string()),
-        Err(error) => Err(error.to_string()),
+            .map_err(|e| ErrorReport(&e).to_string()),
+        Err(error) => Err(ErrorReport(&error).to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

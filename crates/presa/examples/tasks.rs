@@ -14,6 +14,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use presa::core::ErrorReport;
 use presa::http::{HttpOptions, serve};
 use presa::prelude::*;
 use presa::stdio::ServeOptions;
@@ -92,7 +93,7 @@ async fn main() -> ExitCode {
     let result = match args.as_slice() {
         [] => presa::stdio::serve(server, ServeOptions::default())
             .await
-            .map_err(|e| e.to_string()),
+            .map_err(|e| ErrorReport(&e).to_string()),
         [flag, address] if flag == "--http" => serve_http(server, address).await,
         _ => Err("usage: tasks [--http HOST:PORT]".to_owned()),
     };
@@ -110,8 +111,11 @@ async fn serve_http(server: Server, address: &str) -> Result<(), String> {
     let port: u16 = port.parse().map_err(|_| format!("not a port: {port}"))?;
     let running = serve(server, HttpOptions::default().host(host).port(port))
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorReport(&e).to_string())?;
     println!("listening {}", running.url());
     let _ = tokio::signal::ctrl_c().await;
-    running.stop().await.map_err(|e| e.to_string())
+    running
+        .stop()
+        .await
+        .map_err(|e| ErrorReport(&e).to_string())
 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use presa_client::{ClientError, ClientOptions, ResultText, TransportError, TransportErrorKind};
-use presa_core::LoggingLevel;
+use presa_core::{ErrorReport, LoggingLevel};
 use presa_test::fake::{FakeConfig, id_of};
 use serde_json::json;
 
@@ -27,7 +27,12 @@ async fn a_closed_transport_fails_every_pending_call_at_once() {
         panic!("{error:?}")
     };
     assert_eq!(transport.kind(), TransportErrorKind::Closed);
-    assert!(error.to_string().contains("exit status: 1"), "{error}");
+    // the client's error says only that the transport failed; the transport's, behind it, why
+    assert_eq!(error.to_string(), "transport failed");
+    assert_eq!(
+        ErrorReport(&error).to_string(),
+        "transport failed: server exited with exit status: 1"
+    );
     let _ = b.await.unwrap();
     let later = client
         .call_tool("echo", json!({"text": "x"}))

@@ -242,7 +242,7 @@ impl Conn {
                 Some(provider) => {
                     let request = AuthRequest::new(method.as_str(), url.as_str());
                     provider.credential(request).await.map_err(|e| {
-                        let message = format!("the token provider failed: {e}");
+                        let message = "the token provider failed";
                         TransportError::with_source(TransportErrorKind::Connect, message, e)
                     })?
                 }
@@ -284,7 +284,7 @@ impl Conn {
                     }
                     Ok(false) => {}
                     Err(e) => {
-                        let message = format!("HTTP {status}: the token provider failed: {e}");
+                        let message = format!("HTTP {status}: the token provider failed");
                         return Err(TransportError::with_source(
                             TransportErrorKind::Connect,
                             message,
@@ -366,6 +366,5 @@ fn send_error(method: &Method, error: reqwest::Error) -> TransportError {
     } else {
         TransportErrorKind::Io
     };
-    let message = format!("{method} failed: {}", crate::describe_error(&error));
-    TransportError::with_source(kind, message, error)
+    TransportError::with_source(kind, format!("{method} failed"), error)
 }

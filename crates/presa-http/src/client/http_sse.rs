@@ -11,7 +11,7 @@ use super::conn::{Conn, RequestCtx};
 use super::post::{ERROR_BODY_MAX, Outcome, Post, error_answer, excerpt, read_body};
 use super::sse::{SseParser, TooLarge};
 use super::stream::{decode_event, is_event_stream};
-use crate::describe_error;
+use presa_core::ErrorReport;
 
 /// Tries the HTTP+SSE transport for a refused `initialize`; fails it with `refused` when the
 /// server does not speak it either. Runs for as long as the stream stays open.
@@ -37,7 +37,7 @@ pub(crate) async fn fallback(
             Ok(Some(chunk)) => chunk,
             Ok(None) => break,
             Err(e) => {
-                tracing::debug!(target: "presa_http", error = %describe_error(&e), "HTTP+SSE stream broke");
+                tracing::debug!(target: "presa_http", error = %ErrorReport(&e), "HTTP+SSE stream broke");
                 break;
             }
         };

@@ -103,14 +103,14 @@ pub(crate) async fn request(conn: &Conn, post: Post, ctx: RequestCtx) -> Outcome
         Ok(packet) => messages_of(packet),
         Err(e) => {
             let what = media.unwrap_or_else(|| "no content type".to_owned());
-            let mut detail = format!("HTTP {status} ({what}) is not a JSON-RPC response: {e}");
+            let mut detail = format!("HTTP {status} ({what}) is not a JSON-RPC response");
             if !body.is_empty() {
                 detail.push_str(": ");
                 detail.push_str(&excerpt(&body));
             }
             conn.fail(
                 &ctx.id,
-                TransportError::new(TransportErrorKind::Protocol, detail),
+                TransportError::with_source(TransportErrorKind::Protocol, detail, e),
             )
             .await;
             return Outcome::Done;
@@ -322,9 +322,10 @@ pub(crate) async fn read_body(
             }
             Ok(None) => return Ok(body),
             Err(e) => {
-                return Err(TransportError::new(
+                return Err(TransportError::with_source(
                     TransportErrorKind::Io,
-                    format!("reading the response failed: {}", crate::describe_error(&e)),
+                    "reading the response failed",
+                    e,
                 ));
             }
         }

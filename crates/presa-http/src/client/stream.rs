@@ -10,7 +10,7 @@ use tokio::sync::oneshot;
 
 use super::conn::{Conn, RequestCtx};
 use super::sse::{SseEvent, SseParser, TooLarge};
-use crate::describe_error;
+use presa_core::ErrorReport;
 
 /// The reconnection delay when the server gave no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
@@ -64,7 +64,7 @@ pub(crate) async fn read_events(
             Ok(Some(chunk)) => chunk,
             Ok(None) => return StreamEnd::Ended,
             Err(e) => {
-                tracing::debug!(target: "presa_http", error = %describe_error(&e), "event stream broke");
+                tracing::debug!(target: "presa_http", error = %ErrorReport(&e), "event stream broke");
                 return StreamEnd::Ended;
             }
         };

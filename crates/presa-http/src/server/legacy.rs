@@ -22,7 +22,7 @@ use super::shared::{Shared, Unavailable};
 use super::sse::{event, forward, json_response, sse_response};
 use super::stateless::{accepted, received};
 use super::store::SessionStoreError;
-use crate::describe_error;
+use presa_core::ErrorReport;
 
 const LAST_EVENT_ID: &str = "last-event-id";
 
@@ -235,7 +235,7 @@ async fn persist_after(shared: &Shared, session: &Arc<HttpSession>) {
             target: "presa_http",
             "session {}: the state is saved with the next request this instance serves for it: {}",
             session.id(),
-            describe_error(&error)
+            ErrorReport(&error)
         ),
     }
 }
@@ -251,7 +251,7 @@ fn session_not_found() -> Response {
 /// 503 with `Retry-After`: the session store failed before anything was served (the error is
 /// logged, not shown).
 fn store_unavailable(error: &SessionStoreError) -> Response {
-    tracing::warn!(target: "presa_http", "{}", describe_error(error));
+    tracing::warn!(target: "presa_http", "{}", ErrorReport(error));
     service_unavailable("Service Unavailable: the session store failed; retry later")
 }
 

@@ -163,8 +163,8 @@ pub enum HttpServeError {
 impl std::fmt::Display for HttpServeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Bind(e) => write!(f, "could not bind the address: {e}"),
-            Self::Serve(e) => write!(f, "the server failed: {e}"),
+            Self::Bind(_) => f.write_str("could not bind the address"),
+            Self::Serve(_) => f.write_str("the server failed"),
         }
     }
 }

@@ -18,7 +18,7 @@ use super::live::{Admission, InUse, LiveSessions, SessionsFull};
 use super::options::{CancellationPolicy, HttpOptions};
 use super::session::{HttpSession, Sharing};
 use super::store::{LoggedEvent, SessionStore, SessionStoreError};
-use crate::describe_error;
+use presa_core::ErrorReport;
 
 /// The requests a posted `notifications/cancelled` may stop, by subject and request id.
 type Cancellable = HashMap<(String, RequestId), (Arc<DrivenConnection>, TransmitQueue)>;
@@ -295,7 +295,7 @@ impl Shared {
                     target: "presa_http",
                     "session {} ended to make room, but its state was not removed: {}",
                     evicted.id(),
-                    describe_error(&error)
+                    ErrorReport(&error)
                 );
             }
         }
@@ -566,7 +566,7 @@ async fn write_log(
             tracing::warn!(
                 target: "presa_http",
                 "events were not logged, and cannot be resumed on another instance: {}",
-                describe_error(&error)
+                ErrorReport(&error)
             );
         }
     }
@@ -589,7 +589,7 @@ async fn refresh_streaming(
                     target: "presa_http",
                     "session {}: a resource update is announced from the state held here: {}",
                     session.id(),
-                    describe_error(&error)
+                    ErrorReport(&error)
                 ),
             }
         })

@@ -244,7 +244,9 @@ async fn a_failing_token_provider_fails_the_request() {
     match transport.event().await {
         presa_client::TransportEvent::RequestFailed { error, .. } => {
             assert_eq!(error.kind(), presa_client::TransportErrorKind::Connect);
-            assert_eq!(error.message(), "the token provider failed: vault sealed");
+            assert_eq!(error.message(), "the token provider failed");
+            let source = std::error::Error::source(&error).map(ToString::to_string);
+            assert_eq!(source.as_deref(), Some("vault sealed"));
         }
         other => panic!("{other:?}"),
     }

@@ -137,7 +137,7 @@ impl fmt::Display for TaskStoreError {
                     "too many tasks: at most {max} ({limit}) may exist at once"
                 )
             }
-            Self::Backend(error) => write!(f, "the task store failed: {error}"),
+            Self::Backend(_) => f.write_str("the task store failed"),
         }
     }
 }

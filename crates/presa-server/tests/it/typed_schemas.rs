@@ -201,7 +201,7 @@ fn a_tool_schema_the_subset_cannot_evaluate_is_refused_at_build_naming_the_keywo
         )
         .build()
         .unwrap_err();
-    let message = error.to_string();
+    let message = presa_core::ErrorReport(&error).to_string();
     assert!(message.contains("unevaluatedProperties"), "{message}");
     assert!(message.contains("full-schema"), "{message}");
 }

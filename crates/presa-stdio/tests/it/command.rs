@@ -392,10 +392,9 @@ async fn a_missing_program_fails_to_start() {
     };
     assert_eq!(program, "/nonexistent/presa-stdio-test");
     assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
-    assert!(
-        error
-            .to_string()
-            .starts_with("failed to start `/nonexistent/presa-stdio-test`: ")
+    assert_eq!(
+        error.to_string(),
+        "failed to start `/nonexistent/presa-stdio-test`"
     );
 }
 

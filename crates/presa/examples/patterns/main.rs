@@ -10,6 +10,7 @@ mod definitions;
 
 use std::process::ExitCode;
 
+use presa::core::ErrorReport;
 use presa::stdio::ServeOptions;
 
 #[tokio::main]
@@ -17,8 +18,8 @@ async fn main() -> ExitCode {
     let result = match definitions::patterns() {
         Ok(server) => presa::stdio::serve(server, ServeOptions::default())
             .await
-            .map_err(|e| e.to_string()),
-        Err(error) => Err(error.to_string()),
+            .map_err(|e| ErrorReport(&e).to_string()),
+        Err(error) => Err(ErrorReport(&error).to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

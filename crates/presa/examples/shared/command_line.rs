@@ -10,6 +10,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use presa::core::ErrorReport;
 use presa::http::{HttpOptions, InMemorySessionStore, SessionStore, serve_with_store};
 use presa::server::{BuildError, Server, ServerBuilder};
 use presa::stdio::ServeOptions;
@@ -107,11 +108,11 @@ async fn serve(
         }
         builder
     };
-    let server = build(&configure).map_err(|e| e.to_string())?;
+    let server = build(&configure).map_err(|e| ErrorReport(&e).to_string())?;
     match args.http {
         None => presa::stdio::serve(server, ServeOptions::default())
             .await
-            .map_err(|e| e.to_string()),
+            .map_err(|e| ErrorReport(&e).to_string()),
         Some(address) => {
             let sessions = shared.map_or_else(
                 || Arc::new(InMemorySessionStore::default()) as Arc<dyn SessionStore>,
@@ -139,9 +140,15 @@ async fn connect(
     };
     let redis = presa::redis::Redis::connect(options)
         .await
-        .map_err(|e| e.to_string())?;
-    let bus = redis.event_bus().await.map_err(|e| e.to_string())?;
-    let sessions = redis.session_store().await.map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorReport(&e).to_string())?;
+    let bus = redis
+        .event_bus()
+        .await
+        .map_err(|e| ErrorReport(&e).to_string())?;
+    let sessions = redis
+        .session_store()
+        .await
+        .map_err(|e| ErrorReport(&e).to_string())?;
     Ok((Arc::new(bus), Arc::new(sessions)))
 }
 
@@ -167,8 +174,11 @@ async fn serve_http(
     let options = options.host(host).port(port);
     let running = serve_with_store(server, options, sessions)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ErrorReport(&e).to_string())?;
     println!("listening {}", running.url());
     let _ = tokio::signal::ctrl_c().await;
-    running.stop().await.map_err(|e| e.to_string())
+    running
+        .stop()
+        .await
+        .map_err(|e| ErrorReport(&e).to_string())
 }
