@@ -105,8 +105,9 @@ pub(crate) fn object_text(params: &RawValue) -> Option<&str> {
 }
 
 /// [`params_meta`] and [`is_stateless_params`] in one reading, for a server taking requests of
-/// both eras: `_meta`, and whether the request is shaped for 2026-07-28. The shape is read off
-/// the `_meta` read; only params that cannot be read are scanned for its keys.
+/// both eras: `_meta`, and whether the request is shaped for 2026-07-28. The shape is taken
+/// from the `_meta` read ([`is_stateless_shaped`], the fast path of the rule); only params whose
+/// `_meta` cannot be read are scanned for its keys ([`is_stateless_params`], the rule itself).
 pub fn params_meta_and_shape(params: Option<&RawValue>) -> (Option<Meta>, bool) {
     match read_meta(params) {
         Ok(meta) => {
@@ -127,9 +128,10 @@ const STATELESS_REQUEST_KEYS: [&str; 4] = [
     META_LOG_LEVEL,
 ];
 
-/// Whether a request is shaped for 2026-07-28: its `_meta` holds one of the per-request
-/// context keys (protocol version, client capabilities, client info, log level). A dual-era
-/// server routes such a request to the stateless path, session or not.
+/// [`is_stateless_params`]'s rule on a `_meta` already read: whether it holds one of the
+/// per-request context keys (protocol version, client capabilities, client info, log level).
+/// A read `_meta` has every key its text has, so the two agree; this is the fast path for a
+/// reader that needs `_meta` anyway (the fuzz target `jsonrpc_envelope` checks the agreement).
 pub fn is_stateless_shaped(meta: Option<&Meta>) -> bool {
     meta.is_some_and(|m| STATELESS_REQUEST_KEYS.iter().any(|k| m.contains_key(*k)))
 }
@@ -150,8 +152,58 @@ pub fn is_stateless_message(message: &crate::Message) -> bool {
     is_stateless_params(message.params())
 }
 
-/// Whether raw params are shaped for 2026-07-28 (see [`is_stateless_shaped`]), reading only the
-/// keys of their `_meta`: no value is built, so asking costs a scan of the text. Params that
+/// What a transport knows of a message when it picks the era that serves it: one rule for
+/// every transport, and for presa-core's own session.
+///
+/// ```
+/// use presa_core::{Era, EraSigns};
+///
+/// // a POST without a session or a version header: an initialize-era client's first message
+/// assert_eq!(EraSigns::default().era(), Era::Initialize);
+/// // the header decides without a session
+/// let header = EraSigns { version_header: Some("2026-07-28"), ..EraSigns::default() };
+/// assert_eq!(header.era(), Era::Stateless);
+/// // a 2026-07-28 request is one on a session too
+/// let shaped = EraSigns { stateless_shape: true, on_session: true, ..EraSigns::default() };
+/// assert_eq!(shaped.era(), Era::Stateless);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EraSigns<'a> {
+    /// The message is shaped for 2026-07-28 ([`is_stateless_message`]).
+    pub stateless_shape: bool,
+    /// It arrived on an initialize-era session (stdio, in-process, or an HTTP session id).
+    pub on_session: bool,
+    /// The revision the transport's own metadata names (HTTP's `MCP-Protocol-Version`).
+    pub version_header: Option<&'a str>,
+}
+
+impl EraSigns<'_> {
+    /// The era that serves the message. Its shape comes first: a 2026-07-28 request is checked
+    /// as one whatever session or header it arrives with, so that a session anyone can make is
+    /// no way around those checks. Otherwise a session's message is the session's; without a
+    /// session the version header decides (one that names no revision goes to 2026-07-28,
+    /// whose checks refuse it by name), and without one it is the initialize era's.
+    pub fn era(&self) -> Era {
+        if self.stateless_shape {
+            return Era::Stateless;
+        }
+        if self.on_session {
+            return Era::Initialize;
+        }
+        match self.version_header {
+            None => Era::Initialize,
+            Some(header) => header
+                .parse::<ProtocolVersion>()
+                .map_or(Era::Stateless, ProtocolVersion::era),
+        }
+    }
+}
+
+/// Whether raw params are shaped for 2026-07-28: the definition. They are when they are an
+/// object whose `_meta` is an object holding one of the per-request context keys that replaced
+/// `initialize` (protocol version, client capabilities, client info, log level); a dual-era
+/// server then serves the request as a 2026-07-28 one, session or not ([`EraSigns`]). Only the
+/// keys of `_meta` are read: no value is built, so asking costs a scan of the text. Params that
 /// are not an object, or whose `_meta` is not one, are not. Values that could not be read in
 /// full (a number out of range) do not change the answer: the request is then refused as a
 /// 2026-07-28 one, for its unreadable params.
@@ -352,6 +404,28 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_messages_shape_then_its_session_then_its_version_header_pick_its_era() {
+        let era = |stateless_shape, on_session, version_header| {
+            EraSigns {
+                stateless_shape,
+                on_session,
+                version_header,
+            }
+            .era()
+        };
+        // the shape wins over a session and over any header
+        assert_eq!(era(true, true, Some("2025-06-18")), Era::Stateless);
+        assert_eq!(era(true, false, None), Era::Stateless);
+        // a session's message is the session's, whatever header it carries
+        assert_eq!(era(false, true, Some("2026-07-28")), Era::Initialize);
+        // without a session the header decides; one naming no revision goes where it is refused
+        assert_eq!(era(false, false, Some("2026-07-28")), Era::Stateless);
+        assert_eq!(era(false, false, Some("2025-11-25")), Era::Initialize);
+        assert_eq!(era(false, false, Some("1999-01-01")), Era::Stateless);
+        assert_eq!(era(false, false, None), Era::Initialize);
+    }
 
     fn read(params: Value) -> Result<RequestMeta, ErrorObject> {
         let raw = serde_json::value::to_raw_value(&params).unwrap();

@@ -14,7 +14,8 @@ use presa_core::{
 const LIMIT: usize = 4;
 
 fn round_trip(message: &Message) {
-    // where `_meta` reads in full, its shape decides; the key scan must agree with it
+    // the key scan is the rule; the shape taken from a `_meta` read in full is its fast path,
+    // and must agree with it
     let params = message.params();
     let (_, shaped) = params_meta_and_shape(params);
     assert_eq!(is_stateless_params(params), shaped, "{params:?}");

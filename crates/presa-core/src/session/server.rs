@@ -16,7 +16,7 @@ use super::limits::json_len;
 use super::outbound::RequestOptions;
 use crate::request_meta::parse_params;
 use crate::{
-    ClientCapabilities, Era, ErrorObject, Implementation, InitializeRequestParams,
+    ClientCapabilities, Era, EraSigns, ErrorObject, Implementation, InitializeRequestParams,
     InitializeResult, LoggingLevel, LoggingMessageNotificationParams, Message, Notification,
     ProgressNotificationParams, ProtocolVersion, RawJson, ReceivedHeaders, Request, RequestId,
     RequestMeta, RequestMethod, ResponsePayload, ServerCapabilities, SetLevelRequestParams,
@@ -336,8 +336,13 @@ impl ServerSession {
     }
 
     fn handle_request(&mut self, request: Request) {
-        let (meta, stateless) = params_meta_and_shape(request.params.as_deref());
-        if stateless {
+        let (meta, shaped) = params_meta_and_shape(request.params.as_deref());
+        let signs = EraSigns {
+            stateless_shape: shaped,
+            on_session: true,
+            version_header: None,
+        };
+        if signs.era() == Era::Stateless {
             return self.handle_stateless(request, meta, None);
         }
         match (request.method.as_str(), &mut self.legacy) {

@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use presa_core::{
-    Era, ErrorCode, Message, Packet, ProtocolVersion, decode_packet_limited, is_stateless_message,
+    Era, EraSigns, ErrorCode, Message, Packet, decode_packet_limited, is_stateless_message,
 };
 use presa_server::{Arrival, AuthInfo, HttpParts, Transport};
 
@@ -133,23 +133,13 @@ async fn route(
     packet: Packet,
     arrival: &Arrival,
 ) -> Response {
-    let version_header = header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER);
-    let header_era = version_header
-        .and_then(|v| v.parse::<ProtocolVersion>().ok())
-        .map(ProtocolVersion::era);
-    let era = match (&session_id, header_era, &packet) {
-        // without a session, a 2026-07-28 version header says it all (the body is checked
-        // against it later)
-        (None, Some(Era::Stateless), _) => Era::Stateless,
-        // a 2026-07-28 request is checked as one (its headers against its body) whatever
-        // session id or version header it carries: a session anyone can make is no way
-        // around those checks
-        (_, _, Packet::Single(message)) if is_stateless_message(message) => Era::Stateless,
-        // (a batch has a session id: without one it was refused above)
-        (Some(_), _, _) | (None, Some(Era::Initialize), _) => Era::Initialize,
-        (None, None, Packet::Single(_)) if version_header.is_none() => Era::Initialize,
-        _ => Era::Stateless,
-    };
+    // (a batch has a session id: without one it was refused above)
+    let era = EraSigns {
+        stateless_shape: matches!(&packet, Packet::Single(m) if is_stateless_message(m)),
+        on_session: session_id.is_some(),
+        version_header: header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER),
+    }
+    .era();
     if era == Era::Initialize {
         if !shared.supports_initialize_era() {
             let supported = shared.server.supported_versions().to_strings().join(", ");
