@@ -54,6 +54,12 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
          resources, sampling carries tools and content, input responses carry sampling results)",
     ),
     (
+        "presa-core",
+        &["jsonrpc", "request_meta", "types", "version"],
+        "not yet untangled: the envelope reads _meta, the types read params and revisions, and \
+         the revisions read capabilities",
+    ),
+    (
         "presa-schema",
         &["apply", "node"],
         "validation recurses: a node applies its keywords, whose subschemas are nodes",
@@ -62,16 +68,6 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         "presa-schema",
         &["compile", "graph", "keywords", "resolve", "vocabulary"],
         "compilation recurses: a keyword compiles its subschemas, resolving references as it goes",
-    ),
-    (
-        "presa-core",
-        &["headers", "jsonrpc", "request_meta", "types"],
-        "not yet untangled: a message reads its params' _meta, which reads headers' key names",
-    ),
-    (
-        "presa-client",
-        &["call", "client", "connect", "driver", "handle", "options"],
-        "not yet untangled: the client, its connection and its call options refer to each other",
     ),
 ];
 
@@ -88,6 +84,10 @@ struct Module {
     imports: HashMap<String, ModPath>,
     /// `use path::*`: the absolute paths of the modules glob-imported.
     globs: Vec<ModPath>,
+    /// What a glob import of this module brings: the names defined or imported here with a
+    /// visibility other than private, and the modules it glob-imports so.
+    visible: BTreeSet<String>,
+    visible_globs: Vec<ModPath>,
 }
 
 /// A crate's modules by path.
@@ -218,6 +218,8 @@ impl Crate {
             defines: BTreeSet::new(),
             imports: HashMap::new(),
             globs: Vec::new(),
+            visible: BTreeSet::new(),
+            visible_globs: Vec::new(),
         };
         for item in items {
             if is_test_only(item_attrs(&item)) {
@@ -247,8 +249,20 @@ impl Crate {
                 continue;
             }
             if let syn::Item::Use(u) = &item {
+                let globs = module.globs.len();
                 collect_use(&path, &u.tree, Vec::new(), &mut module);
+                if is_pub(&u.vis) {
+                    // what this `use` added is what a glob of this module brings too
+                    let mut added = Vec::new();
+                    collect_names(&u.tree, &mut added);
+                    module.visible.extend(added);
+                    let new_globs = module.globs[globs..].to_vec();
+                    module.visible_globs.extend(new_globs);
+                }
             } else if let Some(name) = item_name(&item) {
+                if item_vis(&item).is_some_and(is_pub) {
+                    module.visible.insert(name.clone());
+                }
                 module.defines.insert(name);
             }
             module.items.push(item);
@@ -297,10 +311,10 @@ impl Crate {
         let (last, parent) = path.split_last()?;
         let module_path = self.resolve_module(parent)?;
         let module = self.modules.get(&module_path)?;
-        if module.defines.contains(last) || module.imports.contains_key(last) {
+        if module.visible.contains(last) {
             return self.resolve(path, depth);
         }
-        module.globs.iter().find_map(|g| {
+        module.visible_globs.iter().find_map(|g| {
             let mut whole = g.clone();
             whole.push(last.clone());
             self.resolve_defined(&whole, depth + 1)
@@ -546,6 +560,31 @@ fn item_name(item: &syn::Item) -> Option<String> {
     Some(ident.to_string())
 }
 
+fn item_vis(item: &syn::Item) -> Option<&syn::Visibility> {
+    Some(match item {
+        syn::Item::Const(i) => &i.vis,
+        syn::Item::Enum(i) => &i.vis,
+        syn::Item::Fn(i) => &i.vis,
+        syn::Item::Static(i) => &i.vis,
+        syn::Item::Struct(i) => &i.vis,
+        syn::Item::Trait(i) => &i.vis,
+        syn::Item::Type(i) => &i.vis,
+        syn::Item::Union(i) => &i.vis,
+        _ => return None,
+    })
+}
+
+/// The names a `use` tree brings into its module (renames by their new name).
+fn collect_names(tree: &syn::UseTree, out: &mut Vec<String>) {
+    match tree {
+        syn::UseTree::Path(p) => collect_names(&p.tree, out),
+        syn::UseTree::Name(n) => out.push(n.ident.to_string()),
+        syn::UseTree::Rename(r) => out.push(r.rename.to_string()),
+        syn::UseTree::Glob(_) => {}
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| collect_names(t, out)),
+    }
+}
+
 fn is_pub(vis: &syn::Visibility) -> bool {
     !matches!(vis, syn::Visibility::Inherited)
 }
@@ -691,6 +730,15 @@ mod tests {
 
     /// The cycles of a crate written from `(file, text)` pairs, as module names.
     fn cycles_of(files: &[(&str, &str)]) -> Vec<Vec<String>> {
+        let edges = edges_of(files);
+        cycles(&lifted(&edges))
+            .iter()
+            .map(|c| c.iter().map(display).collect())
+            .collect()
+    }
+
+    /// The imports between the modules of a crate written from `(file, text)` pairs.
+    fn edges_of(files: &[(&str, &str)]) -> BTreeMap<(ModPath, ModPath), BTreeSet<String>> {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "presa-layers-{}-{}",
@@ -703,12 +751,29 @@ mod tests {
             std::fs::write(path, text).unwrap();
         }
         let krate = Crate::read(&dir.join("lib.rs")).unwrap();
-        let found = cycles(&lifted(&krate.edges()));
         std::fs::remove_dir_all(&dir).unwrap();
-        found
-            .iter()
-            .map(|c| c.iter().map(display).collect())
-            .collect()
+        krate.edges()
+    }
+
+    #[test]
+    fn a_name_re_exported_by_glob_is_the_module_that_defines_it_not_one_that_imports_it() {
+        let edges = edges_of(&[
+            ("lib.rs", "mod h; mod t; mod r; pub use h::*; pub use t::*;"),
+            ("h.rs", "use crate::K; pub struct H;"),
+            ("t.rs", "pub const K: u8 = 1;"),
+            ("r.rs", "fn f() -> u8 { crate::K }"),
+        ]);
+        let pairs: Vec<(String, String)> = edges
+            .keys()
+            .map(|(from, to)| (display(from), display(to)))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("h".to_owned(), "t".to_owned()),
+                ("r".to_owned(), "t".to_owned())
+            ]
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@
 
 mod cache;
 mod call;
+mod call_builder;
 mod calls;
 mod client;
 mod connect;
@@ -46,7 +47,8 @@ mod telemetry;
 mod text;
 mod transport;
 
-pub use call::{CallBuilder, CallFuture, CallOptions};
+pub use call::CallOptions;
+pub use call_builder::{CallBuilder, CallFuture};
 pub use client::Client;
 pub use error::ClientError;
 pub use handler::{BoxFuture, InputContext, InputHandler};

@@ -23,9 +23,7 @@ use crate::context::{Cancellation, Peer};
 use crate::events::Change;
 use crate::input::InputError;
 use crate::server::Server;
-use crate::start::{
-    Handling, Opened, Subscriptions, announce, answer_of, guarded, open_request, poll_once,
-};
+use crate::start::{Handling, announce, answer_of, guarded, open_request, poll_once};
 use crate::transport::Arrival;
 
 mod peer;
@@ -263,8 +261,6 @@ struct State {
     in_flight: ServedRequests,
     /// Server→client requests waiting for the client's answer.
     waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
-    /// Initialize-era resource subscriptions.
-    subscribed: Subscriptions,
     /// 2026-07-28 `subscriptions/listen` requests in flight: they never end by themselves, so
     /// closing the connection ends them.
     listens: HashSet<RequestId>,
@@ -280,18 +276,18 @@ impl State {
         let session = Arc::clone(self.session.initialize_era_state()?);
         Some(ConnectionState {
             session,
-            subscriptions: self.subscribed.to_sorted(),
+            subscriptions: self.session.subscriptions(),
         })
     }
 
     fn set_connection_state(&mut self, saved: ConnectionState) {
         self.session.set_initialize_era_state(saved.session);
-        self.subscribed.replace(&saved.subscriptions);
+        self.session.set_subscriptions(&saved.subscriptions);
     }
 
-    /// The session's and the subscriptions' change counts together.
+    /// How many times the session's state (subscriptions included) changed.
     fn state_changes(&self) -> u64 {
-        self.session.state_changes() + self.subscribed.changes()
+        self.session.state_changes()
     }
 }
 
@@ -314,7 +310,6 @@ impl DrivenConnection {
                 peer: None,
                 in_flight: ServedRequests::default(),
                 waiting: HashMap::new(),
-                subscribed: Subscriptions::default(),
                 listens: HashSet::new(),
                 #[cfg(feature = "otel")]
                 measured: None,
@@ -391,12 +386,7 @@ impl DrivenConnection {
         }
         let started = {
             let mut state = self.inner.state();
-            let State {
-                session,
-                subscribed,
-                ..
-            } = &mut *state;
-            announce(&self.inner.server, session, subscribed, change);
+            announce(&self.inner.server, &mut state.session, change);
             self.inner.pump(&mut state, &UNKNOWN)
         };
         self.inner.run(started);
@@ -627,19 +617,7 @@ impl Driven {
                             driven: Arc::downgrade(self),
                         })
                     });
-                    let request = match open_request(
-                        &self.server,
-                        &mut state.subscribed,
-                        request,
-                        peer,
-                        arrival,
-                    ) {
-                        Opened::Answered(id, result) => {
-                            state.session.respond(&id, result);
-                            continue;
-                        }
-                        Opened::Handling(request) => request,
-                    };
+                    let request = open_request(&self.server, request, peer, arrival);
                     if request.listen {
                         state.listens.insert(request.id.clone());
                     }

@@ -1,14 +1,12 @@
-//! How the runner starts one request its session handed over: the handler's context, its
-//! handling future, and the requests a session answers itself; and what the runner shares
-//! between its connection shapes (panic guards, change announcements, answers to the server's
-//! own requests).
+//! How the runner starts one request its session handed over: the handler's context and its
+//! handling future; and what the runner shares between its connection shapes (panic guards,
+//! change announcements, answers to the server's own requests).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use presa_core::{
-    ErrorObject, IncomingRequest, MAX_WATCHED_RESOURCES, Notification, RawJson, RequestError,
-    RequestId, RequestMethod, ServerSession, SubscriptionsListen, watchable_resources,
+    ErrorObject, IncomingRequest, Notification, RawJson, RequestError, RequestId, RequestMethod,
+    ServerSession, SubscriptionsListen,
 };
 use serde_json::Value;
 use tracing::Instrument;
@@ -22,75 +20,6 @@ use crate::server::Server;
 use crate::telemetry;
 use crate::transport::Arrival;
 
-/// The resources an initialize-era session subscribed to, counting its changes (so that a
-/// transport keeping session state elsewhere knows when to save it).
-#[derive(Debug, Default)]
-pub(crate) struct Subscriptions {
-    uris: HashSet<String>,
-    changes: u64,
-}
-
-impl Subscriptions {
-    pub(crate) fn contains(&self, uri: &str) -> bool {
-        self.uris.contains(uri)
-    }
-
-    pub(crate) fn changes(&self) -> u64 {
-        self.changes
-    }
-
-    /// The URIs, sorted (a stable form for saved state).
-    pub(crate) fn to_sorted(&self) -> Vec<String> {
-        let mut uris: Vec<String> = self.uris.iter().cloned().collect();
-        uris.sort_unstable();
-        uris
-    }
-
-    /// Replaces the URIs with saved ones.
-    pub(crate) fn replace(&mut self, uris: &[String]) {
-        let uris: HashSet<String> = watchable_resources(uris).into_iter().collect();
-        if uris != self.uris {
-            self.uris = uris;
-            self.changes += 1;
-        }
-    }
-
-    /// Subscribes to `uri`, or unsubscribes from it. A subscription is held to the rule of
-    /// [`watchable_resources`]: the empty string watches nothing, and a session watches at
-    /// most [`MAX_WATCHED_RESOURCES`] (one more is refused until it unsubscribes from one).
-    fn set(&mut self, uri: String, subscribed: bool) -> Result<(), ErrorObject> {
-        let changed = if subscribed {
-            if watchable_resources(std::slice::from_ref(&uri)).is_empty() {
-                return Err(ErrorObject::invalid_params(
-                    "Invalid params: uri must not be empty",
-                ));
-            }
-            if self.uris.len() >= MAX_WATCHED_RESOURCES && !self.uris.contains(&uri) {
-                return Err(ErrorObject::invalid_params(format!(
-                    "Invalid params: a session subscribes to at most {MAX_WATCHED_RESOURCES} \
-                     resources; unsubscribe from one first"
-                )));
-            }
-            self.uris.insert(uri)
-        } else {
-            self.uris.remove(&uri)
-        };
-        if changed {
-            self.changes += 1;
-        }
-        Ok(())
-    }
-}
-
-/// What a connection does with a request its session handed over.
-pub(crate) enum Opened {
-    /// Answered already: an initialize-era `resources/subscribe` or `unsubscribe`, whose
-    /// subscriptions live with the connection.
-    Answered(RequestId, Result<RawJson, ErrorObject>),
-    /// To be handled.
-    Handling(Handling),
-}
-
 /// A request's handling, ready to be polled, with what the connection keeps of it.
 pub(crate) struct Handling {
     pub(crate) id: RequestId,
@@ -101,16 +30,14 @@ pub(crate) struct Handling {
     pub(crate) listen: bool,
 }
 
-/// Opens a request: its context (with what the transport knows of it) and its
-/// handling, or its answer when the connection serves it itself. The definitions snapshot is
-/// read here, once, and the request is served from it to the end.
+/// Opens a request: its context (with what the transport knows of it) and its handling. The
+/// definitions snapshot is read here, once, and the request is served from it to the end.
 pub(crate) fn open_request(
     server: &Server,
-    subscribed: &mut Subscriptions,
     request: IncomingRequest,
     peer: &Arc<dyn Peer>,
     arrival: &Arrival,
-) -> Opened {
+) -> Handling {
     let observed = crate::observe::Observed::start(
         server,
         &telemetry::Spanned {
@@ -122,19 +49,6 @@ pub(crate) fn open_request(
             arrival,
         },
     );
-    if request.client.protocol_version.era() == presa_core::Era::Initialize
-        && let Some(result) = observed.span().in_scope(|| {
-            subscription_request(
-                server,
-                subscribed,
-                &request.method,
-                request.params.as_deref(),
-            )
-        })
-    {
-        observed.end(&result, false, None);
-        return Opened::Answered(request.id, result);
-    }
     let cancellation = Cancellation::new();
     let cx = Context::new(
         request.id.clone(),
@@ -166,12 +80,12 @@ pub(crate) fn open_request(
             ended_with(observed, response)
         })
     };
-    Opened::Handling(Handling {
+    Handling {
         id: request.id,
         handling,
         cancellation,
         listen,
-    })
+    }
 }
 
 /// `handling`, boxed, inside `span` when a subscriber wants it: a disabled span would still be
@@ -229,12 +143,7 @@ pub(crate) fn poll_once(
 }
 /// Tells an initialized initialize-era peer of a change it listens for: list changes when the
 /// server announces them, resource updates for the URIs it subscribed to.
-pub(crate) fn announce(
-    server: &Server,
-    session: &mut ServerSession,
-    subscribed: &Subscriptions,
-    change: Change,
-) {
+pub(crate) fn announce(server: &Server, session: &mut ServerSession, change: Change) {
     if matches!(change, Change::ListChanged(_)) {
         session.set_config(server.shared_session_config());
     }
@@ -245,7 +154,7 @@ pub(crate) fn announce(
         Change::ListChanged(kind) if server.notifies_list_changes() => {
             Notification::without_params(list_changed_method(kind))
         }
-        Change::ResourceUpdated(uri) if subscribed.contains(&uri) => {
+        Change::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
             match Notification::new(
                 "notifications/resources/updated",
                 &serde_json::json!({ "uri": uri }),
@@ -257,38 +166,6 @@ pub(crate) fn announce(
         _ => return,
     };
     session.notify(notification, None);
-}
-
-/// Serves `resources/subscribe` and `resources/unsubscribe` of an initialize-era session, whose
-/// subscriptions live with the connection: answered here, before the middleware stack (as
-/// docs/middleware.md says). `None` when the request is not one of them.
-pub(crate) fn subscription_request(
-    server: &Server,
-    subscribed: &mut Subscriptions,
-    method: &str,
-    params: Option<&serde_json::value::RawValue>,
-) -> Option<Result<RawJson, ErrorObject>> {
-    let subscribe = match method {
-        "resources/subscribe" => true,
-        "resources/unsubscribe" => false,
-        _ => return None,
-    };
-    if !server.supports_subscriptions() {
-        return None;
-    }
-    let uri = match presa_core::parse_params::<presa_core::SubscribeRequestParams>(params) {
-        Ok(params) => params.uri,
-        Err(error) => {
-            return Some(Err(error));
-        }
-    };
-    if let Err(error) = subscribed.set(uri, subscribe) {
-        return Some(Err(error));
-    }
-    Some(
-        presa_core::to_raw(&serde_json::Map::new())
-            .map_err(|e| ErrorObject::internal_error(e.to_string())),
-    )
 }
 
 /// What a handler waiting on a server→client request gets.

@@ -12,19 +12,19 @@ use super::endpoint::{
 };
 #[cfg(doc)]
 use super::limits::SessionLimits;
-use super::limits::json_len;
 use super::outbound::RequestOptions;
 use crate::request_meta::parse_params;
 use crate::{
-    ClientCapabilities, Era, EraSigns, ErrorObject, Implementation, InitializeRequestParams,
-    InitializeResult, LoggingLevel, LoggingMessageNotificationParams, Message, Notification,
-    ProgressNotificationParams, ProtocolVersion, RawJson, ReceivedHeaders, Request, RequestId,
-    RequestMeta, RequestMethod, ResponsePayload, ServerCapabilities, SetLevelRequestParams,
-    SubscriptionsListen, params_meta, params_meta_and_shape, unsupported_version_error,
+    ClientCapabilities, Era, EraSigns, ErrorObject, Implementation, LoggingLevel,
+    LoggingMessageNotificationParams, Message, Notification, ProgressNotificationParams,
+    ProtocolVersion, RawJson, ReceivedHeaders, Request, RequestId, RequestMeta, RequestMethod,
+    ResponsePayload, ServerCapabilities, SetLevelRequestParams, SubscriptionsListen, params_meta,
+    params_meta_and_shape,
 };
 
 mod config;
 mod state;
+mod subscriptions;
 pub use config::ServerSessionConfig;
 pub use state::InitializeEraState;
 
@@ -105,7 +105,8 @@ pub enum ServerEvent {
     /// Any other notification from the client (e.g. `notifications/roots/list_changed`).
     Notification(Notification),
     /// A request the session answered by itself, its answer queued: `initialize`, `ping`,
-    /// `logging/setLevel`, `server/discover`, or one it refused before it became a
+    /// `logging/setLevel`, `resources/subscribe` and `unsubscribe` (when the server offers
+    /// subscriptions), `server/discover`, or one it refused before it became a
     /// [`Request`](Self::Request) (an uninitialized session, a failed 2026-07-28 check, too many
     /// in flight). Nothing to serve; there to be observed (a span, a metric).
     Answered {
@@ -178,7 +179,8 @@ impl std::error::Error for ServerSendError {}
 ///   application), then ask [`poll_timeout`](Self::poll_timeout) for the next deadline.
 ///
 /// The session answers by itself what is protocol rather than application: `initialize`,
-/// `ping`, `logging/setLevel`, `server/discover`, malformed `_meta` (`-32602`), unsupported
+/// `ping`, `logging/setLevel`, `resources/subscribe` and `unsubscribe`, `server/discover`,
+/// malformed `_meta` (`-32602`), unsupported
 /// versions (`-32022`), the removed stateful methods on 2026-07-28 (`-32601`), and duplicate
 /// request ids (`-32600`).
 ///
@@ -206,7 +208,9 @@ pub struct ServerSession {
     /// Shared with whoever keeps the state (a session store): it changes rarely, and is copied
     /// only then.
     legacy: Option<Arc<InitializeEraState>>,
-    /// Bumped whenever `legacy` changes.
+    /// The initialize-era client's resource subscriptions.
+    subscriptions: subscriptions::Subscriptions,
+    /// Bumped whenever `legacy` or `subscriptions` change.
     state_changes: u64,
     events: VecDeque<ServerEvent>,
 }
@@ -221,6 +225,7 @@ impl ServerSession {
             config,
             endpoint: Endpoint::new(timeout),
             legacy: None,
+            subscriptions: subscriptions::Subscriptions::default(),
             state_changes: 0,
             events: VecDeque::new(),
         }
@@ -265,8 +270,10 @@ impl ServerSession {
     }
 
     /// How many times the initialize-era state changed (`initialize`, `initialized`,
-    /// `logging/setLevel`, [`set_initialize_era_state`](Self::set_initialize_era_state)). A
-    /// transport that keeps the state elsewhere saves it when this number moves.
+    /// `logging/setLevel`, `resources/subscribe` and `unsubscribe`,
+    /// [`set_initialize_era_state`](Self::set_initialize_era_state),
+    /// [`set_subscriptions`](Self::set_subscriptions)). A transport that keeps the state
+    /// elsewhere saves it when this number moves.
     pub fn state_changes(&self) -> u64 {
         self.state_changes
     }
@@ -345,6 +352,7 @@ impl ServerSession {
         if signs.era() == Era::Stateless {
             return self.handle_stateless(request, meta, None);
         }
+        let offers_subscriptions = self.offers_subscriptions();
         match (request.method.as_str(), &mut self.legacy) {
             ("initialize", _) => self.handle_initialize(request),
             ("ping", _) => self.answer_itself(request, &Map::new()),
@@ -361,6 +369,12 @@ impl ServerSession {
                     }
                     Err(error) => self.refuse(request, error),
                 }
+            }
+            ("resources/subscribe", Some(_)) if offers_subscriptions => {
+                self.handle_subscription(request, true);
+            }
+            ("resources/unsubscribe", Some(_)) if offers_subscriptions => {
+                self.handle_subscription(request, false);
             }
             (_, Some(peer)) => {
                 let client = peer.client.clone();
@@ -519,47 +533,6 @@ impl ServerSession {
             meta,
             headers: per_request.headers,
         }));
-    }
-
-    fn handle_initialize(&mut self, request: Request) {
-        if self.legacy.is_some() {
-            let error = super::post::already_initialized();
-            return self.refuse(request, error);
-        }
-        let params = match parse_params::<InitializeRequestParams>(request.params.as_deref()) {
-            Ok(params) => params,
-            Err(error) => return self.refuse(request, error),
-        };
-        let Some(version) = self
-            .config
-            .versions
-            .negotiate_initialize(&params.protocol_version)
-        else {
-            let error = unsupported_version_error(&params.protocol_version, &self.config.versions);
-            return self.refuse(request, error);
-        };
-        let described = json_len(&params.capabilities) + json_len(&params.client_info);
-        let limit = self.config.limits.client_description_bytes();
-        if described > limit {
-            let error = ErrorObject::invalid_params(format!(
-                "initialize's capabilities and clientInfo take {described} bytes; this server keeps at most {limit}"
-            ));
-            return self.refuse(request, error);
-        }
-        let result = InitializeResult {
-            protocol_version: version.as_str().to_owned(),
-            capabilities: self.config.capabilities.for_version(version),
-            server_info: self.config.server_info.clone(),
-            instructions: self.config.instructions.clone(),
-            meta: None,
-        };
-        self.state_changes += 1;
-        self.legacy = Some(Arc::new(InitializeEraState::new(ClientContext {
-            protocol_version: version,
-            capabilities: params.capabilities,
-            client_info: Some(params.client_info),
-        })));
-        self.answer_itself(request, &result);
     }
 
     /// Answers `request` by itself, and tells the application ([`ServerEvent::Answered`]).

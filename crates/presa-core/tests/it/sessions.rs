@@ -297,6 +297,65 @@ fn before_initialize_only_ping_is_served() {
 }
 
 #[test]
+fn the_session_keeps_subscriptions_itself_within_their_bound() {
+    let capabilities: ServerCapabilities =
+        serde_json::from_value(json!({"resources": {"subscribe": true}})).unwrap();
+    let server = ServerSessionConfig::new(Implementation::new("s", "1")).capabilities(capabilities);
+    let mut pair = Pair::new(client_config(), server);
+    pair.initialize();
+    let changes = pair.server.state_changes();
+    let subscribe = |id: usize, uri: &str| json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": uri}});
+    let out = pair.raw_to_server(subscribe(2, "file:///a"));
+    assert_eq!(out, [json!({"jsonrpc": "2.0", "id": 2, "result": {}})]);
+    assert!(pair.server.is_subscribed("file:///a"));
+    assert!(
+        pair.server.state_changes() > changes,
+        "a subscription is state to save"
+    );
+    // answered by the session: nothing for the application to serve
+    assert!(
+        !pair
+            .server_events
+            .iter()
+            .any(|e| matches!(e, ServerEvent::Request(_))),
+        "{:?}",
+        pair.server_events
+    );
+    let out = pair.raw_to_server(subscribe(3, ""));
+    assert_eq!(out[0]["error"]["code"], -32602);
+    // up to the bound, then one more is refused until one goes
+    let many: Vec<String> = (1..MAX_WATCHED_RESOURCES)
+        .map(|i| format!("file:///{i}"))
+        .chain(["file:///a".to_owned()])
+        .collect();
+    pair.server.set_subscriptions(&many);
+    assert_eq!(pair.server.subscriptions().len(), MAX_WATCHED_RESOURCES);
+    let out = pair.raw_to_server(subscribe(4, "file:///one-too-many"));
+    assert_eq!(out[0]["error"]["code"], -32602);
+    assert!(!pair.server.is_subscribed("file:///one-too-many"));
+    let unsubscribe = json!({"jsonrpc": "2.0", "id": 5, "method": "resources/unsubscribe",
+        "params": {"uri": "file:///a"}});
+    assert_eq!(pair.raw_to_server(unsubscribe)[0]["result"], json!({}));
+    let out = pair.raw_to_server(subscribe(6, "file:///one-too-many"));
+    assert_eq!(out[0]["result"], json!({}));
+}
+
+#[test]
+fn without_the_capability_subscribe_goes_to_the_application() {
+    let mut pair = Pair::default();
+    pair.initialize();
+    let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 2,
+        "method": "resources/subscribe", "params": {"uri": "file:///a"}}));
+    assert!(out.is_empty(), "{out:?}");
+    assert!(
+        pair.server_events
+            .iter()
+            .any(|e| matches!(e, ServerEvent::Request(r) if r.method == "resources/subscribe"))
+    );
+    assert!(!pair.server.is_subscribed("file:///a"));
+}
+
+#[test]
 fn a_second_initialize_is_refused() {
     let mut pair = Pair::default();
     pair.initialize();

@@ -4,10 +4,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::ClientContext;
-#[cfg(doc)]
-use super::ServerSession;
-use crate::LoggingLevel;
+use super::super::limits::json_len;
+use super::{ClientContext, ServerSession};
+use crate::request_meta::parse_params;
+use crate::{
+    ErrorObject, InitializeRequestParams, InitializeResult, LoggingLevel, Request,
+    unsupported_version_error,
+};
 
 /// What an initialize-era session remembers between messages, as plain data: a transport that
 /// keeps sessions outside the process (a store shared by several instances) saves it when
@@ -86,5 +89,50 @@ impl InitializeEraState {
             initialized: pick(&self.initialized, &base.initialized, &onto.initialized),
             log_level: pick(&self.log_level, &base.log_level, &onto.log_level),
         }
+    }
+}
+
+impl ServerSession {
+    /// Answers `initialize`: negotiates the revision, bounds what the session keeps of the
+    /// client, and makes the initialize-era state.
+    pub(super) fn handle_initialize(&mut self, request: Request) {
+        if self.legacy.is_some() {
+            let error = super::super::post::already_initialized();
+            return self.refuse(request, error);
+        }
+        let params = match parse_params::<InitializeRequestParams>(request.params.as_deref()) {
+            Ok(params) => params,
+            Err(error) => return self.refuse(request, error),
+        };
+        let Some(version) = self
+            .config
+            .versions
+            .negotiate_initialize(&params.protocol_version)
+        else {
+            let error = unsupported_version_error(&params.protocol_version, &self.config.versions);
+            return self.refuse(request, error);
+        };
+        let described = json_len(&params.capabilities) + json_len(&params.client_info);
+        let limit = self.config.limits.client_description_bytes();
+        if described > limit {
+            let error = ErrorObject::invalid_params(format!(
+                "initialize's capabilities and clientInfo take {described} bytes; this server keeps at most {limit}"
+            ));
+            return self.refuse(request, error);
+        }
+        let result = InitializeResult {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: self.config.capabilities.for_version(version),
+            server_info: self.config.server_info.clone(),
+            instructions: self.config.instructions.clone(),
+            meta: None,
+        };
+        self.state_changes += 1;
+        self.legacy = Some(Arc::new(InitializeEraState::new(ClientContext {
+            protocol_version: version,
+            capabilities: params.capabilities,
+            client_info: Some(params.client_info),
+        })));
+        self.answer_itself(request, &result);
     }
 }

@@ -1,0 +1,96 @@
+//! An initialize-era session's resource subscriptions: `resources/subscribe` and
+//! `resources/unsubscribe`, answered by the session itself and held to
+//! [`MAX_WATCHED_RESOURCES`], the bound a 2026-07-28 listen's filter has too.
+
+use std::collections::HashSet;
+
+use serde_json::Map;
+
+use super::ServerSession;
+use crate::request_meta::parse_params;
+use crate::{
+    ErrorObject, MAX_WATCHED_RESOURCES, Request, SubscribeRequestParams, watchable_resources,
+};
+
+/// The URIs a session subscribed to.
+#[derive(Debug, Default)]
+pub(super) struct Subscriptions {
+    uris: HashSet<String>,
+}
+
+impl Subscriptions {
+    /// Subscribes to `uri`, or unsubscribes from it; whether that changed anything. The empty
+    /// string watches nothing, and one URI past [`MAX_WATCHED_RESOURCES`] is refused until the
+    /// client unsubscribes from one.
+    fn set(&mut self, uri: String, subscribe: bool) -> Result<bool, ErrorObject> {
+        if !subscribe {
+            return Ok(self.uris.remove(&uri));
+        }
+        if watchable_resources(std::slice::from_ref(&uri)).is_empty() {
+            return Err(ErrorObject::invalid_params(
+                "Invalid params: uri must not be empty",
+            ));
+        }
+        if self.uris.len() >= MAX_WATCHED_RESOURCES && !self.uris.contains(&uri) {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid params: a session subscribes to at most {MAX_WATCHED_RESOURCES} \
+                 resources; unsubscribe from one first"
+            )));
+        }
+        Ok(self.uris.insert(uri))
+    }
+}
+
+impl ServerSession {
+    /// Whether the initialize-era client subscribed to the resource `uri` (and should hear of
+    /// its updates).
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        self.subscriptions.uris.contains(uri)
+    }
+
+    /// The resources the initialize-era client subscribed to, sorted: a stable form for saved
+    /// state.
+    pub fn subscriptions(&self) -> Vec<String> {
+        let mut uris: Vec<String> = self.subscriptions.uris.iter().cloned().collect();
+        uris.sort_unstable();
+        uris
+    }
+
+    /// Continues a session's subscriptions from saved state, held to the same rules as the
+    /// client's own requests ([`watchable_resources`]). Counts as a state change when it
+    /// changes anything.
+    pub fn set_subscriptions(&mut self, uris: &[String]) {
+        let uris: HashSet<String> = watchable_resources(uris).into_iter().collect();
+        if uris != self.subscriptions.uris {
+            self.subscriptions.uris = uris;
+            self.state_changes += 1;
+        }
+    }
+
+    /// Whether this session answers `resources/subscribe` itself: the server offers
+    /// subscriptions. Otherwise the request goes to the application, which knows no such
+    /// method.
+    pub(super) fn offers_subscriptions(&self) -> bool {
+        self.config
+            .capabilities
+            .resources
+            .as_ref()
+            .and_then(|resources| resources.subscribe)
+            == Some(true)
+    }
+
+    /// Answers an initialize-era `resources/subscribe` (`subscribe`) or `unsubscribe`.
+    pub(super) fn handle_subscription(&mut self, request: Request, subscribe: bool) {
+        let changed = parse_params::<SubscribeRequestParams>(request.params.as_deref())
+            .and_then(|params| self.subscriptions.set(params.uri, subscribe));
+        match changed {
+            Ok(changed) => {
+                if changed {
+                    self.state_changes += 1;
+                }
+                self.answer_itself(request, &Map::new());
+            }
+            Err(error) => self.refuse(request, error),
+        }
+    }
+}
