@@ -204,6 +204,7 @@ impl Server {
             .instructions(self.inner.instructions.clone())
             .discover_cache(o.cache_ttl_ms, o.cache_scope)
             .limits(o.limits.clone())
+            .keep_subscriptions(o.subscribe)
     }
 
     /// [`session_config`](Self::session_config), made once per version of the definitions and

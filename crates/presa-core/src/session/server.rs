@@ -105,8 +105,9 @@ pub enum ServerEvent {
     /// Any other notification from the client (e.g. `notifications/roots/list_changed`).
     Notification(Notification),
     /// A request the session answered by itself, its answer queued: `initialize`, `ping`,
-    /// `logging/setLevel`, `resources/subscribe` and `unsubscribe` (when the server offers
-    /// subscriptions), `server/discover`, or one it refused before it became a
+    /// `logging/setLevel`, `resources/subscribe` and `unsubscribe` (when it
+    /// [keeps subscriptions](ServerSessionConfig::keep_subscriptions)), `server/discover`, or one
+    /// it refused before it became a
     /// [`Request`](Self::Request) (an uninitialized session, a failed 2026-07-28 check, too many
     /// in flight). Nothing to serve; there to be observed (a span, a metric).
     Answered {
@@ -179,7 +180,8 @@ impl std::error::Error for ServerSendError {}
 ///   application), then ask [`poll_timeout`](Self::poll_timeout) for the next deadline.
 ///
 /// The session answers by itself what is protocol rather than application: `initialize`,
-/// `ping`, `logging/setLevel`, `resources/subscribe` and `unsubscribe`, `server/discover`,
+/// `ping`, `logging/setLevel`, `resources/subscribe` and `unsubscribe` (when it keeps
+/// subscriptions), `server/discover`,
 /// malformed `_meta` (`-32602`), unsupported
 /// versions (`-32022`), the removed stateful methods on 2026-07-28 (`-32601`), and duplicate
 /// request ids (`-32600`).
@@ -352,7 +354,7 @@ impl ServerSession {
         if signs.era() == Era::Stateless {
             return self.handle_stateless(request, meta, None);
         }
-        let offers_subscriptions = self.offers_subscriptions();
+        let keeps_subscriptions = self.keeps_subscriptions();
         match (request.method.as_str(), &mut self.legacy) {
             ("initialize", _) => self.handle_initialize(request),
             ("ping", _) => self.answer_itself(request, &Map::new()),
@@ -370,10 +372,10 @@ impl ServerSession {
                     Err(error) => self.refuse(request, error),
                 }
             }
-            ("resources/subscribe", Some(_)) if offers_subscriptions => {
+            ("resources/subscribe", Some(_)) if keeps_subscriptions => {
                 self.handle_subscription(request, true);
             }
-            ("resources/unsubscribe", Some(_)) if offers_subscriptions => {
+            ("resources/unsubscribe", Some(_)) if keeps_subscriptions => {
                 self.handle_subscription(request, false);
             }
             (_, Some(peer)) => {

@@ -300,7 +300,9 @@ fn before_initialize_only_ping_is_served() {
 fn the_session_keeps_subscriptions_itself_within_their_bound() {
     let capabilities: ServerCapabilities =
         serde_json::from_value(json!({"resources": {"subscribe": true}})).unwrap();
-    let server = ServerSessionConfig::new(Implementation::new("s", "1")).capabilities(capabilities);
+    let server = ServerSessionConfig::new(Implementation::new("s", "1"))
+        .capabilities(capabilities)
+        .keep_subscriptions(true);
     let mut pair = Pair::new(client_config(), server);
     pair.initialize();
     let changes = pair.server.state_changes();
@@ -341,8 +343,11 @@ fn the_session_keeps_subscriptions_itself_within_their_bound() {
 }
 
 #[test]
-fn without_the_capability_subscribe_goes_to_the_application() {
-    let mut pair = Pair::default();
+fn unless_the_session_keeps_subscriptions_subscribe_goes_to_the_application() {
+    let capabilities: ServerCapabilities =
+        serde_json::from_value(json!({"resources": {"subscribe": true}})).unwrap();
+    let server = ServerSessionConfig::new(Implementation::new("s", "1")).capabilities(capabilities);
+    let mut pair = Pair::new(client_config(), server);
     pair.initialize();
     let out = pair.raw_to_server(json!({"jsonrpc": "2.0", "id": 2,
         "method": "resources/subscribe", "params": {"uri": "file:///a"}}));

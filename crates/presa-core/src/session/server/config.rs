@@ -27,6 +27,7 @@ pub struct ServerSessionConfig {
     pub(super) discover_ttl_ms: u64,
     pub(super) discover_cache_scope: CacheScope,
     pub(super) limits: SessionLimits,
+    pub(super) keeps_subscriptions: bool,
 }
 
 impl ServerSessionConfig {
@@ -43,6 +44,7 @@ impl ServerSessionConfig {
             discover_ttl_ms: 0,
             discover_cache_scope: CacheScope::Private,
             limits: SessionLimits::default(),
+            keeps_subscriptions: false,
         }
     }
 
@@ -80,6 +82,16 @@ impl ServerSessionConfig {
     /// What a session lets its client make it hold ([`SessionLimits::default`] unless set).
     pub fn limits(mut self, limits: SessionLimits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Whether the session answers initialize-era `resources/subscribe` and `unsubscribe`
+    /// itself, keeping the URIs as its own state
+    /// ([`ServerSession::is_subscribed`](super::ServerSession::is_subscribed)), at most
+    /// [`MAX_WATCHED_RESOURCES`](crate::MAX_WATCHED_RESOURCES) of them. Off by default: the
+    /// requests then go to the application, like any other.
+    pub fn keep_subscriptions(mut self, keep: bool) -> Self {
+        self.keeps_subscriptions = keep;
         self
     }
 

@@ -67,16 +67,11 @@ impl ServerSession {
         }
     }
 
-    /// Whether this session answers `resources/subscribe` itself: the server offers
-    /// subscriptions. Otherwise the request goes to the application, which knows no such
-    /// method.
-    pub(super) fn offers_subscriptions(&self) -> bool {
-        self.config
-            .capabilities
-            .resources
-            .as_ref()
-            .and_then(|resources| resources.subscribe)
-            == Some(true)
+    /// Whether this session answers `resources/subscribe` itself
+    /// ([`ServerSessionConfig::keep_subscriptions`](crate::ServerSessionConfig::keep_subscriptions)).
+    /// Otherwise the request goes to the application.
+    pub(super) fn keeps_subscriptions(&self) -> bool {
+        self.config.keeps_subscriptions
     }
 
     /// Answers an initialize-era `resources/subscribe` (`subscribe`) or `unsubscribe`.
