@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use presa_server::{Change, EventBus, InMemoryBus, TaskSignal};
+use presa_server::{BusReceiver, Change, EventBus, InMemoryBus, TaskSignal, TaskSignals};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
@@ -20,8 +20,9 @@ use crate::error::RedisError;
 /// published meanwhile do not reach the other instances (pub/sub keeps nothing); the
 /// subscription, checked every second, is renewed by itself when Redis returns.
 ///
-/// The same channel carries [`TaskSignal`]s: a `tasks/update` or `tasks/cancel` that reached
-/// an instance not running the task goes to the one that does.
+/// The same channel carries [`TaskSignal`]s ([`TaskSignals`]): a `tasks/update` or
+/// `tasks/cancel` that reached an instance not running the task goes to the one that does.
+/// Give it to the server with `ServerBuilder::shared_bus`, which takes it as both.
 ///
 /// Made by [`Redis::event_bus`].
 pub struct RedisBus {
@@ -91,20 +92,18 @@ impl EventBus for RedisBus {
         self.local.publish(change);
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<Change> {
+    fn subscribe(&self) -> BusReceiver<Change> {
         self.local.subscribe()
     }
+}
 
-    fn is_shared(&self) -> bool {
-        true
-    }
-
-    fn signal_task(&self, signal: TaskSignal) {
+impl TaskSignals for RedisBus {
+    fn signal(&self, signal: TaskSignal) {
         self.channel.publish(Carried::Signal(signal));
     }
 
-    fn task_signals(&self) -> Option<broadcast::Receiver<TaskSignal>> {
-        Some(self.signals.subscribe())
+    fn signals(&self) -> BusReceiver<TaskSignal> {
+        self.signals.subscribe().into()
     }
 }
 

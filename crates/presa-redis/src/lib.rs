@@ -26,7 +26,7 @@
 //! ))
 //! .await?;
 //! let server = presa_server::Server::builder("app", "1.0.0")
-//!     .event_bus(Arc::new(redis.event_bus().await?))
+//!     .shared_bus(Arc::new(redis.event_bus().await?))
 //!     .build()?;
 //! let app = presa_http::router_with_store::<()>(
 //!     server,

@@ -13,7 +13,7 @@ use presa_core::{
 };
 use presa_core::{RequestStateCodec, RequestStateKey};
 
-use crate::events::{EventBus, InMemoryBus};
+use crate::events::{EventBus, InMemoryBus, TaskSignals};
 use crate::middleware::{McpRequest, Middleware, Stack};
 
 use crate::context::Context;
@@ -46,6 +46,7 @@ pub struct ServerBuilder {
     definitions: Definitions,
     error: Option<BuildError>,
     bus: Option<Arc<dyn EventBus>>,
+    signals: Option<Arc<dyn TaskSignals>>,
     state: StateMap,
     #[cfg(feature = "schemars")]
     forms: crate::form::Forms,
@@ -78,6 +79,7 @@ impl ServerBuilder {
             definitions: Definitions::default(),
             error: None,
             bus: None,
+            signals: None,
             #[cfg(feature = "otel")]
             meter: None,
             state: StateMap::default(),
@@ -183,8 +185,18 @@ impl ServerBuilder {
         self
     }
 
-    /// The bus that fans changes out to listening clients (default: in this process).
+    /// The bus that fans changes out to listening clients (default: in this process). Several
+    /// instances sharing a task store need [`shared_bus`](Self::shared_bus) instead.
     pub fn event_bus(mut self, bus: Arc<dyn EventBus>) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
+    /// A bus shared by several instances, which also carries task signals between them (a
+    /// client's `tasks/update` or `tasks/cancel` that reached another instance than the one
+    /// running the task), e.g. presa-redis's `RedisBus`.
+    pub fn shared_bus<B: EventBus + TaskSignals>(mut self, bus: Arc<B>) -> Self {
+        self.signals = Some(Arc::clone(&bus) as Arc<dyn TaskSignals>);
         self.bus = Some(bus);
         self
     }
@@ -693,6 +705,7 @@ impl ServerBuilder {
         let tasks = Arc::new(crate::tasks::Tasks::new(
             self.options.tasks.clone(),
             Arc::clone(&bus),
+            self.signals,
         ));
         let info_value = serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null);
         Ok(Server {

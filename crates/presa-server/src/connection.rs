@@ -7,11 +7,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use presa_core::{Message, Transmit};
 use tokio::sync::mpsc::error::TryRecvError;
-use tokio::sync::{Notify, broadcast, mpsc};
+use tokio::sync::{Notify, mpsc};
 
 use crate::BoxFuture;
 use crate::auth::AuthInfo;
 use crate::driven::{DrivenConnection, Outbox};
+use crate::events::Missed;
 use crate::server::Server;
 use crate::transport::{Arrival, Transport};
 
@@ -324,12 +325,12 @@ pub async fn serve_connection(server: Server, channel: ServerChannel, options: C
             () = queue.queued() => {}
             // before input: a peer whose input never pauses must not hold back list changes
             change = changes.recv(), if changes_open => match change {
-                Ok(change) => connection.announce(change),
-                Err(broadcast::error::RecvError::Lagged(missed)) => tracing::warn!(
+                Some(Ok(change)) => connection.announce(change),
+                Some(Err(Missed(missed))) => tracing::warn!(
                     target: "presa_server",
                     "a connection missed {missed} changes: the change bus overflowed"
                 ),
-                Err(broadcast::error::RecvError::Closed) => changes_open = false,
+                None => changes_open = false,
             },
             input = incoming.recv(), if reading => match input {
                 Some(input) => take(&connection, &arrival, input),

@@ -1,9 +1,11 @@
-//! Changes a server announces, and the bus that fans them out to every listening connection.
+//! Changes a server announces, and the bus that fans them out to every listening connection;
+//! the signals that carry a client's word about a task to the instance running it.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 /// Which list a change touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -44,7 +46,7 @@ pub enum Change {
 }
 
 /// What one instance tells the instance running a task, when a client's request about the
-/// task reached another one (see [`EventBus::signal_task`]). It serializes as plain JSON:
+/// task reached another one (see [`TaskSignals`]). It serializes as plain JSON:
 ///
 /// ```
 /// use presa_server::TaskSignal;
@@ -82,24 +84,70 @@ pub trait EventBus: Send + Sync + fmt::Debug + 'static {
     /// Announces a change.
     fn publish(&self, change: Change);
     /// Receives every change published from now on.
-    fn subscribe(&self) -> broadcast::Receiver<Change>;
+    fn subscribe(&self) -> BusReceiver<Change>;
+}
 
-    /// Whether other instances share this bus: then a `tasks/update` or `tasks/cancel` for a
-    /// task whose handler runs on another instance is sent there with
-    /// [`signal_task`](Self::signal_task). By default `false`, for a bus of one process.
-    fn is_shared(&self) -> bool {
-        false
+/// Carries a client's `tasks/update` or `tasks/cancel` to the instance running the task, when
+/// several instances share a task store and the request reached another one. Only a shared
+/// deployment has one (given with [`ServerBuilder::shared_bus`](crate::ServerBuilder::shared_bus));
+/// in one process every task runs where its requests arrive.
+pub trait TaskSignals: Send + Sync + fmt::Debug + 'static {
+    /// Sends `signal` to the other instances (the one running the task acts on it), in the
+    /// background: at most once.
+    fn signal(&self, signal: TaskSignal);
+    /// Receives what the other instances signal from now on.
+    fn signals(&self) -> BusReceiver<TaskSignal>;
+}
+
+/// What a bus hands one listener: its items in order, from when it subscribed. A listener that
+/// falls behind the bus's capacity misses the oldest, and is told how many.
+pub struct BusReceiver<T> {
+    inner: broadcast::Receiver<T>,
+}
+
+/// A listener fell behind its bus: this many items were missed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Missed(pub u64);
+
+impl<T: Clone> BusReceiver<T> {
+    /// The next item, or how many were missed; `None` once the bus is gone.
+    pub async fn recv(&mut self) -> Option<Result<T, Missed>> {
+        match self.inner.recv().await {
+            Ok(item) => Some(Ok(item)),
+            Err(RecvError::Lagged(missed)) => Some(Err(Missed(missed))),
+            Err(RecvError::Closed) => None,
+        }
     }
 
-    /// Sends `signal` to the other instances sharing the bus (the one running the task acts on
-    /// it), in the background: at most once.
-    fn signal_task(&self, signal: TaskSignal) {
-        let _ = signal;
+    /// The next item if one is queued now, or how many were missed; `None` when nothing is
+    /// queued (or the bus is gone).
+    pub fn try_recv(&mut self) -> Option<Result<T, Missed>> {
+        match self.inner.try_recv() {
+            Ok(item) => Some(Ok(item)),
+            Err(TryRecvError::Lagged(missed)) => Some(Err(Missed(missed))),
+            Err(TryRecvError::Empty | TryRecvError::Closed) => None,
+        }
     }
 
-    /// The signals other instances send from now on; `None` for a bus of one process.
-    fn task_signals(&self) -> Option<broadcast::Receiver<TaskSignal>> {
-        None
+    /// Drops what is queued now: for a listener that missed items and starts over from what is
+    /// current, which covers what queued meanwhile too.
+    pub fn skip_queued(&mut self) {
+        while self.try_recv().is_some() {}
+    }
+}
+
+/// A receiver of a tokio broadcast channel, the in-process fan-out a bus is usually built on.
+impl<T> From<broadcast::Receiver<T>> for BusReceiver<T> {
+    fn from(inner: broadcast::Receiver<T>) -> Self {
+        Self { inner }
+    }
+}
+
+impl<T> fmt::Debug for BusReceiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BusReceiver")
+            .field("queued", &self.inner.len())
+            .finish()
     }
 }
 
@@ -131,8 +179,8 @@ impl EventBus for InMemoryBus {
         let _ = self.sender.send(change);
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<Change> {
-        self.sender.subscribe()
+    fn subscribe(&self) -> BusReceiver<Change> {
+        self.sender.subscribe().into()
     }
 }
 

@@ -3,8 +3,6 @@
 
 use std::collections::HashSet;
 
-use tokio::sync::broadcast::error::TryRecvError;
-
 use presa_core::{ErrorObject, RawJson, parse_params};
 use presa_core::{
     Notification, SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams,
@@ -12,7 +10,7 @@ use presa_core::{
     watchable_resources,
 };
 
-use crate::events::{Change, ListKind, list_changed_method};
+use crate::events::{Change, ListKind, Missed, list_changed_method};
 use serde_json::value::RawValue;
 
 use crate::context::Context;
@@ -67,7 +65,7 @@ impl Server {
                 () = cx.cancelled() => break,
             };
             let notification = match change {
-                Ok(Change::ListChanged(kind)) => {
+                Some(Ok(Change::ListChanged(kind))) => {
                     let wanted = match kind {
                         ListKind::Tools => honoured.tools_list_changed,
                         ListKind::Prompts => honoured.prompts_list_changed,
@@ -78,13 +76,13 @@ impl Server {
                     }
                     list_changed(kind, &id)
                 }
-                Ok(Change::ResourceUpdated(uri)) => {
+                Some(Ok(Change::ResourceUpdated(uri))) => {
                     if !honoured.watches_resource(&uri) {
                         continue;
                     }
                     resource_updated(&uri, &id)
                 }
-                Ok(Change::TaskChanged(task)) => {
+                Some(Ok(Change::TaskChanged(task))) => {
                     if !watched_tasks.contains(task.as_str()) {
                         continue;
                     }
@@ -93,18 +91,18 @@ impl Server {
                         None => continue,
                     }
                 }
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                Some(Err(Missed(_))) => {
                     // changes were missed: everything listened to is told anew (a list to
                     // list again, a resource to read again, each task as it is now), so that
                     // no last change (a task's end) is lost; what queued meanwhile is told by
                     // that too
-                    while let Ok(_) | Err(TryRecvError::Lagged(_)) = changes.try_recv() {}
+                    changes.skip_queued();
                     for notification in self.resync(&honoured, &watched_tasks, &cx, &id).await {
                         cx.notify(notification).await;
                     }
                     continue;
                 }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                None => break,
             };
             if let Ok(notification) = notification {
                 cx.notify(notification).await;

@@ -10,7 +10,6 @@ use presa_core::{
     CacheScope, DiscoverResult, Implementation, RequestStateCodec, ServerCapabilities,
     ServerSessionConfig, SupportedVersions,
 };
-use tokio::sync::broadcast;
 
 use crate::definitions::{Definitions, SchemaCompiler};
 use crate::events::{Change, EventBus};
@@ -225,7 +224,7 @@ impl Server {
 
     /// Receives every change from now on: lists changing (whether or not the server announces
     /// list changes to clients) and resources updated.
-    pub fn changes(&self) -> broadcast::Receiver<Change> {
+    pub fn changes(&self) -> crate::BusReceiver<Change> {
         self.inner.bus.subscribe()
     }
 

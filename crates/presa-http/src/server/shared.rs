@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::http::HeaderMap;
 use futures_util::StreamExt;
 use presa_core::{Cancelled, Era, Message, NotificationMethod, RequestId};
-use presa_server::{Arrival, AuthInfo, Change, DrivenConnection, Server, TransmitQueue};
+use presa_server::{Arrival, AuthInfo, Change, DrivenConnection, Missed, Server, TransmitQueue};
 use tokio::sync::{broadcast, mpsc};
 
 use super::auth::principal;
@@ -405,7 +405,7 @@ impl Shared {
             let task = tokio::spawn(async move {
                 loop {
                     match changes.recv().await {
-                        Ok(change) => {
+                        Some(Ok(change)) => {
                             let Some(sessions) = sessions.upgrade() else {
                                 return;
                             };
@@ -419,13 +419,13 @@ impl Shared {
                                 session.announce(change.clone());
                             }
                         }
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        Some(Err(Missed(missed))) => {
                             tracing::warn!(
                                 target: "presa_http",
                                 "sessions missed {missed} changes: the change bus overflowed"
                             );
                         }
-                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                        None => return,
                     }
                 }
             });

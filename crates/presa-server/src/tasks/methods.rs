@@ -152,9 +152,9 @@ impl Server {
             Some(live) => live.answer(params.input_responses).await?,
             // ended: nothing waits for an answer any more
             None if record.status.is_terminal() => {}
-            // its handler runs on another instance: the bus takes the answers there
-            None if self.inner.tasks.bus.is_shared() => {
-                self.inner.tasks.bus.signal_task(TaskSignal::Answers {
+            // its handler runs on another instance: the signals take the answers there
+            None if let Some(signals) = &self.inner.tasks.signals => {
+                signals.signal(TaskSignal::Answers {
                     task: record.id.clone(),
                     responses: params.input_responses,
                 });
@@ -202,8 +202,8 @@ impl Server {
                 // its handler runs on another instance, or no longer: one sharing the bus is
                 // told to stop it; at 2025-11-25 the stored state is cancelled at once (a runner
                 // that missed the signal stops at its next write, which the store refuses)
-                if self.inner.tasks.bus.is_shared() {
-                    self.inner.tasks.bus.signal_task(TaskSignal::Cancel {
+                if let Some(signals) = &self.inner.tasks.signals {
+                    signals.signal(TaskSignal::Cancel {
                         task: record.id.clone(),
                     });
                 }

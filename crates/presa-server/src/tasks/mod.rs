@@ -38,7 +38,7 @@ pub use store::{InMemoryTaskStore, TaskLimits, TaskRecord, TaskStore, TaskStoreE
 
 use crate::BoxFuture;
 use crate::context::Context;
-use crate::events::{EventBus, TaskSignal};
+use crate::events::{EventBus, Missed, TaskSignal, TaskSignals};
 use crate::server::Server;
 
 /// How a server keeps and runs its tasks.
@@ -180,29 +180,35 @@ pub(crate) fn now_ms() -> u64 {
         .map_or(0, duration_ms)
 }
 
-/// A server's tasks: the options, the bus that tells listeners of changes, and the tasks whose
-/// handlers run in this process.
+/// A server's tasks: the options, the bus that tells listeners of changes, the signals between
+/// instances (a shared deployment's), and the tasks whose handlers run in this process.
 pub(crate) struct Tasks {
     pub(crate) options: TaskOptions,
     pub(crate) bus: Arc<dyn EventBus>,
+    pub(crate) signals: Option<Arc<dyn TaskSignals>>,
     live: Mutex<HashMap<String, Arc<LiveTask>>>,
     /// Whether a sweeper evicts expired tasks now.
     sweeping: AtomicBool,
     /// Tasks created so far (a sweeper about to stop looks whether one came meanwhile).
     created: AtomicU64,
     /// Set once the task handing other instances' signals to the tasks here runs.
-    signals: std::sync::Once,
+    hearing: std::sync::Once,
 }
 
 impl Tasks {
-    pub(crate) fn new(options: TaskOptions, bus: Arc<dyn EventBus>) -> Self {
+    pub(crate) fn new(
+        options: TaskOptions,
+        bus: Arc<dyn EventBus>,
+        signals: Option<Arc<dyn TaskSignals>>,
+    ) -> Self {
         Self {
             options,
             bus,
+            signals,
             live: Mutex::default(),
             sweeping: AtomicBool::new(false),
             created: AtomicU64::new(0),
-            signals: std::sync::Once::new(),
+            hearing: std::sync::Once::new(),
         }
     }
 
@@ -210,23 +216,23 @@ impl Tasks {
     /// signal (answers, cancels of tasks running here) to the tasks' handlers; it ends with
     /// the server's tasks.
     fn hear_signals(self: &Arc<Self>) {
-        self.signals.call_once(|| {
-            let Some(mut signals) = self.bus.task_signals() else {
+        self.hearing.call_once(|| {
+            let Some(mut signals) = self.signals.as_ref().map(|s| s.signals()) else {
                 return;
             };
             let tasks: Weak<Self> = Arc::downgrade(self);
             tokio::spawn(async move {
                 loop {
                     let signal = match signals.recv().await {
-                        Ok(signal) => signal,
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        Some(Ok(signal)) => signal,
+                        Some(Err(Missed(missed))) => {
                             tracing::warn!(
                                 target: "presa_server",
                                 "{missed} task signals of other instances were missed"
                             );
                             continue;
                         }
-                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                        None => return,
                     };
                     let Some(tasks) = tasks.upgrade() else { return };
                     match signal {

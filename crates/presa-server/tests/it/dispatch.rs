@@ -551,7 +551,7 @@ async fn definitions_change_while_serving() {
     s.add_tool(Tool::without_params("late"), |_: Value, _| async { "late" })
         .unwrap();
     assert_eq!(
-        changes.recv().await.unwrap(),
+        changes.recv().await.unwrap().unwrap(),
         Change::ListChanged(ListKind::Tools)
     );
     assert_eq!(
@@ -562,7 +562,7 @@ async fn definitions_change_while_serving() {
     );
     assert!(s.remove_tool("late"));
     assert_eq!(
-        changes.recv().await.unwrap(),
+        changes.recv().await.unwrap().unwrap(),
         Change::ListChanged(ListKind::Tools)
     );
     assert!(
@@ -579,7 +579,7 @@ async fn definitions_change_while_serving() {
     s.add_resource(Resource::new("mem://x", "x"), |_| async { "x" })
         .unwrap();
     assert_eq!(
-        changes.recv().await.unwrap(),
+        changes.recv().await.unwrap().unwrap(),
         Change::ListChanged(ListKind::Resources)
     );
     assert!(s.remove_resource("mem://x"));

@@ -17,7 +17,7 @@ struct Wire {
     to_server: mpsc::Sender<Incoming>,
     from_server: mpsc::Receiver<Transmit>,
     /// Told whenever a task changes: what waiting for a status listens to.
-    changes: broadcast::Receiver<Change>,
+    changes: BusReceiver<Change>,
 }
 
 impl Wire {
@@ -485,7 +485,7 @@ async fn a_full_store_answers_inline_and_a_finished_task_expires_after_its_reten
     let mut changes = server.changes();
     gate.open.notify_one();
     loop {
-        if let Change::TaskChanged(changed) = changes.recv().await.unwrap()
+        if let Some(Ok(Change::TaskChanged(changed))) = changes.recv().await
             && changed == id
         {
             let got = wire
@@ -629,12 +629,12 @@ impl EventBus for LaggingBus {
         let _ = self.0.send(change);
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<Change> {
+    fn subscribe(&self) -> BusReceiver<Change> {
         let receiver = self.0.subscribe();
         for _ in 0..3 {
             let _ = self.0.send(Change::ListChanged(ListKind::Prompts));
         }
-        receiver
+        receiver.into()
     }
 }
 
@@ -1051,7 +1051,7 @@ async fn a_tasks_end_is_saved_once_the_store_takes_it_again() {
     gate.open.notify_one();
     // the end is told once it is saved, after two failed tries
     loop {
-        if let Ok(Change::TaskChanged(changed)) = changes.recv().await
+        if let Some(Ok(Change::TaskChanged(changed))) = changes.recv().await
             && changed == id
             && store.inner.get(&id, 0).await.unwrap().unwrap().status == TaskStatus::Completed
         {

@@ -104,7 +104,7 @@ async fn serve(
             builder = builder.request_state_key(key);
         }
         if let Some((bus, _)) = &shared {
-            builder = builder.event_bus(Arc::clone(bus));
+            builder = builder.shared_bus(Arc::clone(bus));
         }
         builder
     };
@@ -132,7 +132,7 @@ async fn serve(
 async fn connect(
     _name: &str,
     redis: &Redis,
-) -> Result<(Arc<dyn presa::server::EventBus>, Arc<dyn SessionStore>), String> {
+) -> Result<(Arc<presa::redis::RedisBus>, Arc<dyn SessionStore>), String> {
     use presa::redis::RedisOptions;
     let options = match redis {
         Redis::Standalone(url) => RedisOptions::new(url),
@@ -156,7 +156,7 @@ async fn connect(
 async fn connect(
     name: &str,
     _: &Redis,
-) -> Result<(Arc<dyn presa::server::EventBus>, Arc<dyn SessionStore>), String> {
+) -> Result<(Arc<presa::redis::RedisBus>, Arc<dyn SessionStore>), String> {
     Err(format!(
         "built without the `redis` feature: \
          cargo run -p presa --features redis --example {name} -- …"

@@ -356,7 +356,7 @@ async fn instance(
     let server = Server::builder("desk", "1.0.0")
         .subscribe(true)
         .list_changed(true)
-        .event_bus(std::sync::Arc::new(redis.event_bus().await.unwrap()))
+        .shared_bus(std::sync::Arc::new(redis.event_bus().await.unwrap()))
         .resource(
             Resource::new("file:///status.txt", "status"),
             |_cx: Context| async { "idle" },
@@ -883,7 +883,7 @@ async fn task_instance(redis: &presa::redis::Redis) -> presa::http::RunningServe
     use presa::http::{AuthOptions, HttpOptions, VerifyError};
     use presa::server::{AuthInfo, Context, InputError, Server, TaskOptions};
     let server = Server::builder("desk", "1.0.0")
-        .event_bus(std::sync::Arc::new(redis.event_bus().await.unwrap()))
+        .shared_bus(std::sync::Arc::new(redis.event_bus().await.unwrap()))
         .tasks(TaskOptions::default().store(redis.task_store()))
         .tool(
             Tool::without_params("asks").task_support(TaskSupport::Optional),
