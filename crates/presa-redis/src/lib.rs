@@ -31,7 +31,7 @@
 //! let app = presa_http::router_with_store::<()>(
 //!     server,
 //!     presa_http::HttpOptions::default(),
-//!     Arc::new(redis.session_store().await?),
+//!     presa_http::SessionStorage::shared(Arc::new(redis.session_store().await?)),
 //! );
 //! # drop(app);
 //! # Ok(())

@@ -5,8 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use presa_http::{
-    LoggedEvent, Relayed, SessionState, SessionStore, SessionStoreError, StoreFuture,
+    EventLog, LoggedEvent, Relay, Relayed, SessionState, SessionStore, SessionStoreError,
+    StoreFuture,
 };
+use presa_server::BusReceiver;
 use redis::Script;
 use tokio::sync::broadcast;
 
@@ -116,11 +118,11 @@ pub struct RedisSessionStore {
     save: Arc<Script>,
     events_after: Arc<Script>,
     log: Arc<Script>,
-    relay: Arc<Relay>,
+    relay: Arc<RelayChannel>,
 }
 
 /// The channel client messages are relayed over, and this instance's receivers of it.
-struct Relay {
+struct RelayChannel {
     channel: Channel,
     heard: broadcast::Sender<Relayed>,
 }
@@ -149,9 +151,11 @@ fn ttl_arg(ttl: Option<Duration>) -> String {
 }
 
 impl Redis {
-    /// A [`SessionStore`](presa_http::SessionStore) for initialize-era sessions on this Redis,
-    /// with their GET streams' event logs; it opens a connection of its own for the channel
-    /// that relays client messages between instances.
+    /// A [`SharedSessionStore`](presa_http::SharedSessionStore) for initialize-era sessions on
+    /// this Redis (give it to presa-http as
+    /// [`SessionStorage::shared`](presa_http::SessionStorage::shared)), with their GET streams'
+    /// event logs; it opens a connection of its own for the channel that relays client messages
+    /// between instances.
     ///
     /// # Errors
     ///
@@ -176,7 +180,7 @@ impl RedisSessionStore {
             save: Arc::new(Script::new(SAVE)),
             events_after: Arc::new(Script::new(EVENTS_AFTER)),
             log: Arc::new(Script::new(LOG)),
-            relay: Arc::new(Relay { channel, heard }),
+            relay: Arc::new(RelayChannel { channel, heard }),
         })
     }
 
@@ -264,11 +268,12 @@ impl SessionStore for RedisSessionStore {
                 .map_err(|e| failed(format!("could not remove session {id}"), e))
         })
     }
+}
 
-    fn is_shared(&self) -> bool {
-        true
-    }
-
+/// The GET streams' events: a Redis Stream per session, capped at
+/// [`RedisOptions::events_kept`](crate::RedisOptions::events_kept) entries and expiring with
+/// the session.
+impl EventLog for RedisSessionStore {
     fn log_events(&self, events: Vec<LoggedEvent>, ttl: Option<Duration>) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             let kept = self.redis.options().get_events_kept();
@@ -346,13 +351,16 @@ impl SessionStore for RedisSessionStore {
             Ok(Some(events))
         })
     }
+}
 
+/// Client messages between instances, over the pub/sub channel `<prefix>:relay`.
+impl Relay for RedisSessionStore {
     fn relay(&self, message: Relayed) {
         self.relay.channel.publish(message);
     }
 
-    fn relayed(&self) -> Option<broadcast::Receiver<Relayed>> {
-        Some(self.relay.heard.subscribe())
+    fn relayed(&self) -> BusReceiver<Relayed> {
+        self.relay.heard.subscribe().into()
     }
 }
 

@@ -13,7 +13,7 @@ use presa_core::{
 };
 use presa_core::{RequestStateCodec, RequestStateKey};
 
-use crate::events::{EventBus, InMemoryBus, TaskSignals};
+use crate::events::{EventBus, InMemoryBus, SharedBus, TaskSignals};
 use crate::middleware::{McpRequest, Middleware, Stack};
 
 use crate::context::Context;
@@ -195,9 +195,10 @@ impl ServerBuilder {
     /// A bus shared by several instances, which also carries task signals between them (a
     /// client's `tasks/update` or `tasks/cancel` that reached another instance than the one
     /// running the task), e.g. presa-redis's `RedisBus`.
-    pub fn shared_bus<B: EventBus + TaskSignals>(mut self, bus: Arc<B>) -> Self {
-        self.signals = Some(Arc::clone(&bus) as Arc<dyn TaskSignals>);
-        self.bus = Some(bus);
+    pub fn shared_bus(mut self, bus: impl Into<SharedBus>) -> Self {
+        let SharedBus { changes, signals } = bus.into();
+        self.bus = Some(changes);
+        self.signals = Some(signals);
         self
     }
 

@@ -2,6 +2,7 @@
 //! the signals that carry a client's word about a task to the instance running it.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
@@ -97,6 +98,24 @@ pub trait TaskSignals: Send + Sync + fmt::Debug + 'static {
     fn signal(&self, signal: TaskSignal);
     /// Receives what the other instances signal from now on.
     fn signals(&self) -> BusReceiver<TaskSignal>;
+}
+
+/// A bus several instances share: the changes it fans out, and the [`TaskSignals`] it carries
+/// between instances. Made from any bus that is both, e.g. presa-redis's `RedisBus`; given to
+/// [`ServerBuilder::shared_bus`](crate::ServerBuilder::shared_bus).
+#[derive(Clone, Debug)]
+pub struct SharedBus {
+    pub(crate) changes: Arc<dyn EventBus>,
+    pub(crate) signals: Arc<dyn TaskSignals>,
+}
+
+impl<B: EventBus + TaskSignals> From<Arc<B>> for SharedBus {
+    fn from(bus: Arc<B>) -> Self {
+        Self {
+            signals: Arc::clone(&bus) as Arc<dyn TaskSignals>,
+            changes: bus,
+        }
+    }
 }
 
 /// What a bus hands one listener: its items in order, from when it subscribed. A listener that

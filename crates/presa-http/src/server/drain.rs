@@ -21,12 +21,12 @@ use super::shared::Shared;
 /// ```
 /// use std::time::Duration;
 /// use axum::Router;
-/// use presa_http::{HttpOptions, InMemorySessionStore, router_with_drain};
+/// use presa_http::{HttpOptions, SessionStorage, router_with_drain};
 /// use presa_server::Server;
 ///
 /// # async fn run() {
 /// let server = Server::builder("app", "1.0.0").build().unwrap();
-/// let store = std::sync::Arc::new(InMemorySessionStore::default());
+/// let store = SessionStorage::default();
 /// let (mcp, drain) = router_with_drain::<()>(server, HttpOptions::default(), store);
 /// let app: Router = Router::new().merge(mcp);
 /// // … serve `app`; when told to stop:

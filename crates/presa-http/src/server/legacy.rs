@@ -144,8 +144,10 @@ pub(crate) async fn post(
         }
     }
     // an answer or a cancellation that another instance serving the session waits for
-    for relayed in session.for_elsewhere(&messages) {
-        shared.store.relay(relayed);
+    if let Some(relay) = shared.storage.sharing() {
+        for relayed in session.for_elsewhere(&messages) {
+            relay.relay(relayed);
+        }
     }
     let requests: Vec<RequestId> = messages
         .iter()
@@ -418,11 +420,11 @@ pub(crate) async fn get(
         (_, Some((replay, live))) => (replay, live, None),
         (Some((stream, seq)), None) => {
             // a stream this instance does not hold: another one may have logged it
-            if !shared.store.is_shared() {
+            let Some(store) = shared.storage.sharing() else {
                 return unknown_event_id();
-            }
+            };
             match session
-                .continue_from_log(&*shared.store, shared.ttl(), stream, seq, primed)
+                .continue_from_log(&**store, shared.ttl(), stream, seq, primed)
                 .await
             {
                 Ok(Some((replay, priming, live))) => (replay, Some(live), priming),

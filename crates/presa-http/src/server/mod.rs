@@ -54,8 +54,8 @@ pub use metrics::{PrometheusError, PrometheusMetrics};
 pub use options::{Allow, CancellationPolicy, HttpOptions, SubjectFn};
 pub use origin::{Origin, OriginLayer};
 pub use store::{
-    InMemorySessionStore, LoggedEvent, Relayed, SessionState, SessionStore, SessionStoreError,
-    StoreFuture,
+    EventLog, InMemorySessionStore, LoggedEvent, Relay, Relayed, SessionState, SessionStorage,
+    SessionStore, SessionStoreError, SharedSessionStore, StoreFuture,
 };
 
 use shared::Shared;
@@ -78,14 +78,15 @@ use shared::Shared;
 ///     .merge(router(server, HttpOptions::default()));
 /// ```
 pub fn router<S: Clone + Send + Sync + 'static>(server: Server, options: HttpOptions) -> Router<S> {
-    router_with_store(server, options, Arc::new(InMemorySessionStore::default()))
+    router_with_store(server, options, SessionStorage::default())
 }
 
-/// [`router`] with a session store of your own.
+/// [`router`] with a session store of your own ([`SessionStorage::shared`] for one that
+/// several instances share).
 pub fn router_with_store<S: Clone + Send + Sync + 'static>(
     server: Server,
     options: HttpOptions,
-    sessions: Arc<dyn SessionStore>,
+    sessions: SessionStorage,
 ) -> Router<S> {
     let hosts = options.hosts_allowed_on(options.host.parse().ok());
     build(Shared::new(server, options, sessions), hosts)
@@ -96,7 +97,7 @@ pub fn router_with_store<S: Clone + Send + Sync + 'static>(
 pub fn router_with_drain<S: Clone + Send + Sync + 'static>(
     server: Server,
     options: HttpOptions,
-    sessions: Arc<dyn SessionStore>,
+    sessions: SessionStorage,
 ) -> (Router<S>, Drain) {
     let hosts = options.hosts_allowed_on(options.host.parse().ok());
     let shared = Shared::new(server, options, sessions);
@@ -239,7 +240,7 @@ impl RunningServer {
 /// # Ok(()) }
 /// ```
 pub async fn serve(server: Server, options: HttpOptions) -> Result<RunningServer, HttpServeError> {
-    serve_with_store(server, options, Arc::new(InMemorySessionStore::default())).await
+    serve_with_store(server, options, SessionStorage::default()).await
 }
 
 /// [`serve`] with a session store of your own: several instances sharing one store (e.g.
@@ -251,7 +252,7 @@ pub async fn serve(server: Server, options: HttpOptions) -> Result<RunningServer
 pub async fn serve_with_store(
     server: Server,
     options: HttpOptions,
-    sessions: Arc<dyn SessionStore>,
+    sessions: SessionStorage,
 ) -> Result<RunningServer, HttpServeError> {
     let listener = TcpListener::bind((options.host.as_str(), options.port))
         .await

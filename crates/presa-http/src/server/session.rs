@@ -15,7 +15,9 @@ use presa_core::{
 use presa_server::ConnectionState;
 use presa_server::{Arrival, Change, DrivenConnection, InsufficientScope, Outbox, Server};
 
-use super::store::{LoggedEvent, Relayed, SessionState, SessionStore, SessionStoreError};
+use super::store::{
+    LoggedEvent, Relayed, SessionState, SessionStore, SessionStoreError, SharedSessionStore,
+};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -571,7 +573,7 @@ impl HttpSession {
     /// `seq` of the stream.
     pub(crate) async fn continue_from_log(
         &self,
-        store: &dyn SessionStore,
+        store: &dyn SharedSessionStore,
         ttl: Option<Duration>,
         stream: u64,
         seq: u64,

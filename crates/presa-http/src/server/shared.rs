@@ -11,13 +11,13 @@ use axum::http::HeaderMap;
 use futures_util::StreamExt;
 use presa_core::{Cancelled, Era, Message, NotificationMethod, RequestId};
 use presa_server::{Arrival, AuthInfo, Change, DrivenConnection, Missed, Server, TransmitQueue};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
 use super::auth::principal;
 use super::live::{Admission, InUse, LiveSessions, SessionsFull};
 use super::options::{CancellationPolicy, HttpOptions};
 use super::session::{HttpSession, Sharing};
-use super::store::{LoggedEvent, SessionStore, SessionStoreError};
+use super::store::{EventLog, LoggedEvent, SessionStorage, SessionStore, SessionStoreError};
 use presa_core::ErrorReport;
 
 /// The requests a posted `notifications/cancelled` may stop, by subject and request id.
@@ -30,7 +30,9 @@ pub(crate) struct Shared(Arc<SharedState>);
 pub(crate) struct SharedState {
     pub(crate) server: Server,
     pub(crate) options: Arc<HttpOptions>,
-    /// Where session state is kept.
+    /// Where session state is kept, and whether other instances share it.
+    pub(crate) storage: SessionStorage,
+    /// The storage's state store.
     pub(crate) store: Arc<dyn SessionStore>,
     /// The sessions whose live parts this process holds.
     pub(crate) live: Arc<LiveSessions>,
@@ -126,11 +128,12 @@ impl std::ops::Deref for Shared {
 }
 
 impl Shared {
-    pub(crate) fn new(server: Server, options: HttpOptions, store: Arc<dyn SessionStore>) -> Self {
+    pub(crate) fn new(server: Server, options: HttpOptions, storage: SessionStorage) -> Self {
         Self(Arc::new(SharedState {
             server,
             options: Arc::new(options),
-            store,
+            store: storage.store(),
+            storage,
             live: Arc::default(),
             cancellable: Mutex::default(),
             in_flight: Mutex::default(),
@@ -149,11 +152,10 @@ impl Shared {
     pub(crate) fn sharing(&self) -> Option<Sharing> {
         self.sharing
             .get_or_init(|| {
-                if !self.store.is_shared() {
-                    return None;
-                }
+                let shared = self.storage.sharing()?;
+                let event_log: Arc<dyn EventLog> = Arc::clone(shared) as Arc<dyn EventLog>;
                 let (log, events) = mpsc::channel(LOG_ROOM);
-                tokio::spawn(write_log(events, Arc::downgrade(&self.store), self.ttl()));
+                tokio::spawn(write_log(events, Arc::downgrade(&event_log), self.ttl()));
                 // an instance's own prefix for the ids of its requests to clients: random, or
                 // (no randomness) the process id and the clock
                 let request_ids: Arc<str> = match presa_server::random_id() {
@@ -175,11 +177,11 @@ impl Shared {
     pub(crate) fn start_relay(&self) {
         let sessions = Arc::downgrade(&self.live);
         self.relay.get_or_init(|| {
-            let mut relayed = self.store.relayed()?;
+            let mut relayed = self.storage.sharing()?.relayed();
             let task = tokio::spawn(async move {
                 loop {
                     match relayed.recv().await {
-                        Ok(relayed) => {
+                        Some(Ok(relayed)) => {
                             let Some(sessions) = sessions.upgrade() else {
                                 return;
                             };
@@ -210,11 +212,11 @@ impl Shared {
                                 ),
                             }
                         }
-                        Err(broadcast::error::RecvError::Lagged(missed)) => tracing::warn!(
+                        Some(Err(Missed(missed))) => tracing::warn!(
                             target: "presa_http",
                             "{missed} relayed client messages were missed: the relay overflowed"
                         ),
-                        Err(broadcast::error::RecvError::Closed) => return,
+                        None => return,
                     }
                 }
             });
@@ -288,7 +290,7 @@ impl Shared {
                 "session {} ended to make room for a new one",
                 evicted.id()
             );
-            if !self.store.is_shared()
+            if !self.storage.is_shared()
                 && let Err(error) = self.store.remove(evicted.id()).await
             {
                 tracing::warn!(
@@ -399,7 +401,7 @@ impl Shared {
         let server = &self.server;
         let store = Arc::downgrade(&self.store);
         let ttl = self.ttl();
-        let shared_store = self.store.is_shared();
+        let shared_store = self.storage.is_shared();
         self.announcer.get_or_init(|| {
             let mut changes = server.changes();
             let task = tokio::spawn(async move {
@@ -555,7 +557,7 @@ const REFRESH_AT_ONCE: usize = 32;
 /// sender (the endpoint's and its sessions') is gone.
 async fn write_log(
     mut events: mpsc::Receiver<LoggedEvent>,
-    store: Weak<dyn SessionStore>,
+    store: Weak<dyn EventLog>,
     ttl: Option<Duration>,
 ) {
     let mut batch = Vec::with_capacity(LOG_BATCH);

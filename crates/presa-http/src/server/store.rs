@@ -1,5 +1,6 @@
 //! Where initialize-era sessions keep their state: the [`SessionStore`] trait, its in-memory
-//! default, and the state itself as plain data.
+//! default, and the state itself as plain data; and what instances sharing sessions need
+//! besides: the [`EventLog`] of their GET streams and the [`Relay`] between them.
 
 use std::collections::HashMap;
 use std::error::Error;
@@ -10,9 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use presa_core::ProtocolVersion;
-use presa_server::ConnectionState;
+use presa_server::{BusReceiver, ConnectionState};
 use serde::{Deserialize, Serialize};
-use tokio::sync::broadcast;
 
 /// What an initialize-era session is between its requests, as plain data that a store outside
 /// the process can keep: everything an instance needs to serve the session's next request.
@@ -104,18 +104,19 @@ pub type StoreFuture<'a, T> =
 /// transaction or a SQL `UPDATE … WHERE revision = ?`). An instance whose save lost loads the
 /// newer state, puts its own changes on top and saves again.
 ///
-/// [`InMemorySessionStore`] serves one process. With a store shared by several instances, any
-/// instance serves a session's plain requests from its state; what lives in one process (a
+/// [`InMemorySessionStore`] serves one process. With a store shared by several instances (a
+/// [`SharedSessionStore`], given as [`SessionStorage::shared`]), any instance serves a
+/// session's plain requests from its state; what lives in one process (a
 /// handler waiting for the client's answer to its request, the events kept for
 /// `Last-Event-ID`, the GET stream) still needs requests routed to it. 2026-07-28 clients need
 /// no store at all.
 ///
 /// ```
 /// use std::sync::Arc;
-/// use presa_http::{InMemorySessionStore, router_with_store, HttpOptions};
+/// use presa_http::{HttpOptions, InMemorySessionStore, SessionStorage, router_with_store};
 ///
 /// let server = presa_server::Server::builder("app", "1.0.0").build().unwrap();
-/// let store = Arc::new(InMemorySessionStore::default());
+/// let store = SessionStorage::local(Arc::new(InMemorySessionStore::default()));
 /// let app: axum::Router = router_with_store(server, HttpOptions::default(), store);
 /// ```
 pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
@@ -139,26 +140,16 @@ pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
 
     /// Forgets session `id` (nothing happens when it is unknown), its event log with it.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()>;
+}
 
-    /// Whether other instances share this store. The endpoint then also keeps each session's
-    /// GET-stream events in the store's event log ([`log_events`](Self::log_events)), so that a
-    /// client resuming with `Last-Event-ID` on any instance gets them
-    /// ([`events_after`](Self::events_after)); sends what another instance may be waiting for
-    /// through [`relay`](Self::relay); and gives the requests it sends clients ids no other
-    /// instance gives. The three methods below matter only when this is `true`; by default it
-    /// is `false`, for a store of one process.
-    fn is_shared(&self) -> bool {
-        false
-    }
-
+/// The events of sessions' GET streams, kept where every instance sharing the sessions reads
+/// them, so that a client resuming with `Last-Event-ID` on any instance gets what it missed.
+pub trait EventLog: Send + Sync + fmt::Debug + 'static {
     /// Appends `events` to their sessions' event logs, in order, each log keeping the newest
     /// events it has room for and expiring with its session's state (`ttl` from now). The
     /// endpoint calls it in the background, with events already sent to their clients: one that
     /// fails is logged and lost to resumption elsewhere, nothing more.
-    fn log_events(&self, events: Vec<LoggedEvent>, ttl: Option<Duration>) -> StoreFuture<'_, ()> {
-        let _ = (events, ttl);
-        Box::pin(std::future::ready(Ok(())))
-    }
+    fn log_events(&self, events: Vec<LoggedEvent>, ttl: Option<Duration>) -> StoreFuture<'_, ()>;
 
     /// The logged events of session `session`'s stream `stream` that came after event `seq`,
     /// in order, when the log still holds that event (or the stream's opening, when `seq` is
@@ -169,26 +160,90 @@ pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
         session: &'a str,
         stream: u64,
         seq: u64,
-    ) -> StoreFuture<'a, Option<Vec<LoggedEvent>>> {
-        let _ = (session, stream, seq);
-        Box::pin(std::future::ready(Ok(None)))
+    ) -> StoreFuture<'a, Option<Vec<LoggedEvent>>>;
+}
+
+/// Carries a client's message from the instance it was posted to to the others, one of which
+/// may be waiting for it: an answer to a request it sent, a cancellation of a request it
+/// serves.
+pub trait Relay: Send + Sync + fmt::Debug + 'static {
+    /// Sends `message` to every other instance (to their [`relayed`](Self::relayed)
+    /// receivers), in the background: at most once, in the order sent.
+    fn relay(&self, message: Relayed);
+
+    /// What other instances relay from now on.
+    fn relayed(&self) -> BusReceiver<Relayed>;
+}
+
+/// A session store that several instances share, e.g. presa-redis's: the sessions' state
+/// ([`SessionStore`]), their GET streams' [`EventLog`], and the [`Relay`] between instances. An
+/// endpoint given one ([`SessionStorage::shared`]) also gives the requests it sends clients
+/// ids no other instance gives. Implemented for every type that is all three.
+pub trait SharedSessionStore: SessionStore + EventLog + Relay {}
+
+impl<T: SessionStore + EventLog + Relay> SharedSessionStore for T {}
+
+/// Where an endpoint keeps its initialize-era sessions: in a store of this instance alone, or
+/// in one that several instances share.
+///
+/// ```
+/// use std::sync::Arc;
+/// use presa_http::{InMemorySessionStore, SessionStorage};
+///
+/// let local = SessionStorage::local(Arc::new(InMemorySessionStore::default()));
+/// assert!(!local.is_shared());
+/// ```
+#[derive(Clone, Debug)]
+pub enum SessionStorage {
+    /// A store only this instance uses (the in-memory default, or one that outlives restarts).
+    Local(Arc<dyn SessionStore>),
+    /// A store several instances share: each serves any session, resumes any stream from the
+    /// log, and relays to the others what they wait for.
+    Shared(Arc<dyn SharedSessionStore>),
+}
+
+impl SessionStorage {
+    /// `store`, for this instance alone.
+    pub fn local(store: Arc<impl SessionStore>) -> Self {
+        Self::Local(store)
     }
 
-    /// Sends `message` to every other instance sharing the store (to their
-    /// [`relayed`](Self::relayed) receivers), in the background: at most once, in the order
-    /// sent.
-    fn relay(&self, message: Relayed) {
-        let _ = message;
+    /// `store`, shared by several instances.
+    pub fn shared(store: Arc<impl SharedSessionStore>) -> Self {
+        Self::Shared(store)
     }
 
-    /// What other instances relay from now on; `None` for a store no other instance shares.
-    fn relayed(&self) -> Option<broadcast::Receiver<Relayed>> {
-        None
+    /// Whether several instances share it.
+    pub fn is_shared(&self) -> bool {
+        matches!(self, Self::Shared(_))
+    }
+
+    /// The sessions' state.
+    pub(crate) fn store(&self) -> Arc<dyn SessionStore> {
+        match self {
+            Self::Local(store) => Arc::clone(store),
+            Self::Shared(store) => Arc::clone(store) as Arc<dyn SessionStore>,
+        }
+    }
+
+    /// What only a shared store has.
+    pub(crate) fn sharing(&self) -> Option<&Arc<dyn SharedSessionStore>> {
+        match self {
+            Self::Local(_) => None,
+            Self::Shared(store) => Some(store),
+        }
+    }
+}
+
+impl Default for SessionStorage {
+    /// An [`InMemorySessionStore`] of this instance.
+    fn default() -> Self {
+        Self::local(Arc::new(InMemorySessionStore::default()))
     }
 }
 
 /// One event of a session's GET stream, as a shared store's event log keeps it (see
-/// [`SessionStore::log_events`]): the SSE event `<stream>-<seq>`.
+/// [`EventLog::log_events`]): the SSE event `<stream>-<seq>`.
 ///
 /// ```
 /// use presa_http::LoggedEvent;
@@ -248,7 +303,7 @@ impl LoggedEvent {
 /// A message of a session's client, posted to one instance, that another instance sharing the
 /// session store may be waiting for: an answer to a request the server sent (its id names the
 /// instance that sent it), or a `notifications/cancelled` for a request being served elsewhere
-/// (see [`SessionStore::relay`]). It serializes as plain JSON, for a store that carries it
+/// (see [`Relay`]). It serializes as plain JSON, for a store that carries it
 /// between processes:
 ///
 /// ```

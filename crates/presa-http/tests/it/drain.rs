@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use presa_core::Tool;
-use presa_http::{Drain, HttpOptions, InMemorySessionStore, router_with_drain};
+use presa_http::{Drain, HttpOptions, InMemorySessionStore, SessionStorage, router_with_drain};
 use presa_server::Server;
 use presa_test::message::{initialize_with, legacy_request, request};
 use serde_json::{Value, json};
@@ -72,7 +72,7 @@ async fn fixture_with(options: HttpOptions) -> Fixture {
         .build()
         .unwrap();
     let store = Arc::new(InMemorySessionStore::default());
-    let (mcp, drain) = router_with_drain(server, options, store);
+    let (mcp, drain) = router_with_drain(server, options, SessionStorage::local(store));
     let app: axum::Router = axum::Router::new().merge(mcp);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());

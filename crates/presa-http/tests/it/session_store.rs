@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use presa_core::{LoggingLevel, Resource, Tool};
 use presa_http::{
-    HttpOptions, Relayed, SessionState, SessionStore, SessionStoreError, StoreFuture,
-    router_with_store,
+    EventLog, HttpOptions, LoggedEvent, Relay, Relayed, SessionState, SessionStorage, SessionStore,
+    SessionStoreError, StoreFuture, router_with_store,
 };
-use presa_server::{Context, Server};
+use presa_server::{BusReceiver, Context, Server};
 use serde_json::{Value, json};
 
 /// A store that keeps each state as JSON text, as one outside the process would, and counts
@@ -122,21 +122,37 @@ impl SessionStore for JsonStore {
             Ok(())
         })
     }
+}
 
-    fn is_shared(&self) -> bool {
-        self.relay.is_some()
+/// No log: a stream resumes only on the instance that holds it.
+impl EventLog for JsonStore {
+    fn log_events(&self, _: Vec<LoggedEvent>, _: Option<Duration>) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
     }
 
+    fn events_after<'a>(
+        &'a self,
+        _: &'a str,
+        _: u64,
+        _: u64,
+    ) -> StoreFuture<'a, Option<Vec<LoggedEvent>>> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
+}
+
+impl Relay for JsonStore {
     fn relay(&self, message: Relayed) {
         if let Some(relay) = &self.relay {
             let _ = relay.send(message);
         }
     }
 
-    fn relayed(&self) -> Option<tokio::sync::broadcast::Receiver<Relayed>> {
-        self.relay
-            .as_ref()
-            .map(tokio::sync::broadcast::Sender::subscribe)
+    fn relayed(&self) -> BusReceiver<Relayed> {
+        match &self.relay {
+            Some(relay) => relay.subscribe().into(),
+            // a store made for one instance: nothing is ever relayed
+            None => tokio::sync::broadcast::channel(1).1.into(),
+        }
     }
 }
 
@@ -206,7 +222,13 @@ async fn gated_instance(store: Arc<JsonStore>, gate: Arc<Gate>) -> String {
 }
 
 async fn instance_with(store: Arc<JsonStore>, gate: Arc<Gate>, options: HttpOptions) -> String {
-    let app: axum::Router = router_with_store(server(gate), options, store);
+    // the store made to be shared (it relays) is given as shared storage
+    let storage = if store.relay.is_some() {
+        SessionStorage::shared(store)
+    } else {
+        SessionStorage::local(store)
+    };
+    let app: axum::Router = router_with_store(server(gate), options, storage);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });

@@ -8,11 +8,10 @@
 //! descriptor limit with it).
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use presa::core::ErrorReport;
-use presa::http::{HttpOptions, InMemorySessionStore, SessionStore, serve_with_store};
-use presa::server::{BuildError, Server, ServerBuilder};
+use presa::http::{HttpOptions, SessionStorage, serve_with_store};
+use presa::server::{BuildError, Server, ServerBuilder, SharedBus};
 use presa::stdio::ServeOptions;
 
 /// What the command line asked for.
@@ -104,7 +103,7 @@ async fn serve(
             builder = builder.request_state_key(key);
         }
         if let Some((bus, _)) = &shared {
-            builder = builder.shared_bus(Arc::clone(bus));
+            builder = builder.shared_bus(bus.clone());
         }
         builder
     };
@@ -114,10 +113,7 @@ async fn serve(
             .await
             .map_err(|e| ErrorReport(&e).to_string()),
         Some(address) => {
-            let sessions = shared.map_or_else(
-                || Arc::new(InMemorySessionStore::default()) as Arc<dyn SessionStore>,
-                |(_, sessions)| sessions,
-            );
+            let sessions = shared.map_or_else(SessionStorage::default, |(_, sessions)| sessions);
             let mut options = HttpOptions::default();
             if let Some(max) = args.max_connections {
                 options = options.max_connections(max);
@@ -129,10 +125,7 @@ async fn serve(
 
 /// The event bus and the session store on Redis.
 #[cfg(feature = "redis")]
-async fn connect(
-    _name: &str,
-    redis: &Redis,
-) -> Result<(Arc<presa::redis::RedisBus>, Arc<dyn SessionStore>), String> {
+async fn connect(_name: &str, redis: &Redis) -> Result<(SharedBus, SessionStorage), String> {
     use presa::redis::RedisOptions;
     let options = match redis {
         Redis::Standalone(url) => RedisOptions::new(url),
@@ -149,14 +142,14 @@ async fn connect(
         .session_store()
         .await
         .map_err(|e| ErrorReport(&e).to_string())?;
-    Ok((Arc::new(bus), Arc::new(sessions)))
+    Ok((
+        SharedBus::from(std::sync::Arc::new(bus)),
+        SessionStorage::shared(std::sync::Arc::new(sessions)),
+    ))
 }
 
 #[cfg(not(feature = "redis"))]
-async fn connect(
-    name: &str,
-    _: &Redis,
-) -> Result<(Arc<presa::redis::RedisBus>, Arc<dyn SessionStore>), String> {
+async fn connect(name: &str, _: &Redis) -> Result<(SharedBus, SessionStorage), String> {
     Err(format!(
         "built without the `redis` feature: \
          cargo run -p presa --features redis --example {name} -- …"
@@ -167,7 +160,7 @@ async fn serve_http(
     server: Server,
     address: &str,
     options: HttpOptions,
-    sessions: Arc<dyn SessionStore>,
+    sessions: SessionStorage,
 ) -> Result<(), String> {
     let (host, port) = address.rsplit_once(':').ok_or("--http takes HOST:PORT")?;
     let port: u16 = port.parse().map_err(|_| format!("not a port: {port}"))?;
