@@ -159,18 +159,16 @@ pub fn is_stateless_message(message: &crate::Message) -> bool {
 /// use presa_core::{Era, EraSigns};
 ///
 /// // a POST without a session or a version header: an initialize-era client's first message
-/// assert_eq!(EraSigns::default().era(), Era::Initialize);
-/// // the header decides without a session
+/// assert_eq!(EraSigns::default().era(|| false), Era::Initialize);
+/// // the header decides without a session (the shape is not even asked)
 /// let header = EraSigns { version_header: Some("2026-07-28"), ..EraSigns::default() };
-/// assert_eq!(header.era(), Era::Stateless);
+/// assert_eq!(header.era(|| unreachable!()), Era::Stateless);
 /// // a 2026-07-28 request is one on a session too
-/// let shaped = EraSigns { stateless_shape: true, on_session: true, ..EraSigns::default() };
-/// assert_eq!(shaped.era(), Era::Stateless);
+/// let session = EraSigns { on_session: true, ..EraSigns::default() };
+/// assert_eq!(session.era(|| true), Era::Stateless);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EraSigns<'a> {
-    /// The message is shaped for 2026-07-28 ([`is_stateless_message`]).
-    pub stateless_shape: bool,
     /// It arrived on an initialize-era session (stdio, in-process, or an HTTP session id).
     pub on_session: bool,
     /// The revision the transport's own metadata names (HTTP's `MCP-Protocol-Version`).
@@ -178,23 +176,32 @@ pub struct EraSigns<'a> {
 }
 
 impl EraSigns<'_> {
-    /// The era that serves the message. Its shape comes first: a 2026-07-28 request is checked
-    /// as one whatever session or header it arrives with, so that a session anyone can make is
-    /// no way around those checks. Otherwise a session's message is the session's; without a
+    /// The era that serves the message, given how to tell whether it is shaped for 2026-07-28
+    /// ([`is_stateless_message`]). The shape comes first: a 2026-07-28 request is checked as
+    /// one whatever session or header it arrives with, so that a session anyone can make is no
+    /// way around those checks. Otherwise a session's message is the session's; without a
     /// session the version header decides (one that names no revision goes to 2026-07-28,
     /// whose checks refuse it by name), and without one it is the initialize era's.
-    pub fn era(&self) -> Era {
-        if self.stateless_shape {
+    ///
+    /// The shape costs a scan of the params, so it is asked only where it can change the
+    /// answer: not for a message without a session whose header names 2026-07-28 (every
+    /// 2026-07-28 POST), which is 2026-07-28's whatever its shape.
+    pub fn era(&self, stateless_shape: impl FnOnce() -> bool) -> Era {
+        let header = self
+            .version_header
+            .map(|header| header.parse::<ProtocolVersion>().map(ProtocolVersion::era));
+        if !self.on_session && matches!(header, Some(Ok(Era::Stateless))) {
+            return Era::Stateless;
+        }
+        if stateless_shape() {
             return Era::Stateless;
         }
         if self.on_session {
             return Era::Initialize;
         }
-        match self.version_header {
+        match header {
             None => Era::Initialize,
-            Some(header) => header
-                .parse::<ProtocolVersion>()
-                .map_or(Era::Stateless, ProtocolVersion::era),
+            Some(era) => era.unwrap_or(Era::Stateless),
         }
     }
 }
@@ -407,13 +414,12 @@ mod tests {
 
     #[test]
     fn a_messages_shape_then_its_session_then_its_version_header_pick_its_era() {
-        let era = |stateless_shape, on_session, version_header| {
+        let era = |stateless_shape: bool, on_session, version_header| {
             EraSigns {
-                stateless_shape,
                 on_session,
                 version_header,
             }
-            .era()
+            .era(|| stateless_shape)
         };
         // the shape wins over a session and over any header
         assert_eq!(era(true, true, Some("2025-06-18")), Era::Stateless);

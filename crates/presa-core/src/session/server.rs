@@ -347,11 +347,10 @@ impl ServerSession {
     fn handle_request(&mut self, request: Request) {
         let (meta, shaped) = params_meta_and_shape(request.params.as_deref());
         let signs = EraSigns {
-            stateless_shape: shaped,
             on_session: true,
             version_header: None,
         };
-        if signs.era() == Era::Stateless {
+        if signs.era(|| shaped) == Era::Stateless {
             return self.handle_stateless(request, meta, None);
         }
         let keeps_subscriptions = self.keeps_subscriptions();

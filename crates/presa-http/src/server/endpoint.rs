@@ -135,11 +135,10 @@ async fn route(
 ) -> Response {
     // (a batch has a session id: without one it was refused above)
     let era = EraSigns {
-        stateless_shape: matches!(&packet, Packet::Single(m) if is_stateless_message(m)),
         on_session: session_id.is_some(),
         version_header: header_str(headers, presa_core::MCP_PROTOCOL_VERSION_HEADER),
     }
-    .era();
+    .era(|| matches!(&packet, Packet::Single(m) if is_stateless_message(m)));
     if era == Era::Initialize {
         if !shared.supports_initialize_era() {
             let supported = shared.server.supported_versions().to_strings().join(", ");
