@@ -489,4 +489,53 @@ mod tests {
             Err(OAuthError::InvalidUrl { reason, .. }) if reason.starts_with("the MCP server's challenge names")
         ));
     }
+
+    #[tokio::test]
+    async fn a_refused_connection_is_an_http_error_whose_source_says_so() {
+        use std::error::Error as _;
+        let closed = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap()
+        };
+        let url = Url::parse(&format!("http://{closed}/token")).unwrap();
+        let error = post_json(&reqwest::Client::new(), &url, &Value::Null)
+            .await
+            .err()
+            .unwrap();
+        let OAuthError::Http {
+            source: Some(failure),
+            ..
+        } = &error
+        else {
+            panic!("expected an HTTP error with a source, got {error:?}");
+        };
+        assert!(failure.is_connect(), "{failure}");
+        assert!(!failure.is_timeout(), "{failure}");
+        let source = error.source().unwrap().to_string();
+        assert!(
+            !error.to_string().contains(&source),
+            "{error} repeats {source}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_server_that_never_answers_is_a_timeout() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = Url::parse(&format!("http://{}/token", listener.local_addr().unwrap())).unwrap();
+        // accepted by the kernel's backlog, never read: the request waits for its timeout
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_millis(200))
+            .build()
+            .unwrap();
+        let error = post_json(&http, &url, &Value::Null).await.err().unwrap();
+        let OAuthError::Http {
+            source: Some(failure),
+            ..
+        } = &error
+        else {
+            panic!("expected an HTTP error with a source, got {error:?}");
+        };
+        assert!(failure.is_timeout(), "{failure}");
+        drop(listener);
+    }
 }
