@@ -54,12 +54,6 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
          resources, sampling carries tools and content, input responses carry sampling results)",
     ),
     (
-        "presa-core",
-        &["jsonrpc", "request_meta", "types", "version"],
-        "not yet untangled: the envelope reads _meta, the types read params and revisions, and \
-         the revisions read capabilities",
-    ),
-    (
         "presa-schema",
         &["apply", "node"],
         "validation recurses: a node applies its keywords, whose subschemas are nodes",

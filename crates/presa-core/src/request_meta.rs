@@ -4,10 +4,12 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::jsonrpc::object_text;
 use crate::{
     ClientCapabilities, Era, ErrorCode, ErrorObject, Implementation, LoggingLevel,
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROGRESS_TOKEN,
-    META_PROTOCOL_VERSION, Meta, ProgressToken, ProtocolVersion, SupportedVersions,
+    META_PROTOCOL_VERSION, Meta, MetaExt, Notification, ProgressToken, ProtocolVersion, RequestId,
+    SupportedVersions,
 };
 
 /// The context a 2026-07-28 request carries in `params._meta`, read and checked.
@@ -58,6 +60,22 @@ pub fn params_meta(params: Option<&RawValue>) -> Option<Meta> {
     read_meta(params).ok().flatten()
 }
 
+impl Notification {
+    /// The subscription a 2026-07-28 notification belongs to:
+    /// `_meta["io.modelcontextprotocol/subscriptionId"]` of its params.
+    ///
+    /// ```
+    /// use presa_core::{Notification, RequestId};
+    ///
+    /// let tagged = Notification::new("notifications/tools/list_changed", &serde_json::json!({
+    ///     "_meta": {"io.modelcontextprotocol/subscriptionId": 7}})).unwrap();
+    /// assert_eq!(tagged.subscription_id(), Some(RequestId::from(7)));
+    /// ```
+    pub fn subscription_id(&self) -> Option<RequestId> {
+        params_meta(self.params.as_deref())?.subscription_id()
+    }
+}
+
 /// `_meta` read in full: `Err` for params (an object) that cannot be read into values, such as
 /// a number out of range, a lone surrogate escape or nesting past serde_json's limit.
 fn read_meta(params: Option<&RawValue>) -> Result<Option<Meta>, serde_json::Error> {
@@ -65,43 +83,6 @@ fn read_meta(params: Option<&RawValue>) -> Result<Option<Meta>, serde_json::Erro
         Some(text) => Ok(serde_json::from_str::<MetaOnly>(text)?.meta),
         None => Ok(None),
     }
-}
-
-/// Reads a request's params as `T`; absent params read as `{}`. MCP's params are an object:
-/// anything else (an array, which serde's derived readers would take as the fields in order)
-/// is refused. Failure is `-32602`.
-///
-/// ```
-/// use presa_core::{ErrorCode, parse_params};
-/// use serde_json::value::RawValue;
-///
-/// #[derive(serde::Deserialize)]
-/// struct Call { name: String }
-///
-/// let object = RawValue::from_string(r#"{"name":"add"}"#.to_owned()).unwrap();
-/// assert_eq!(parse_params::<Call>(Some(&object)).unwrap().name, "add");
-/// let array = RawValue::from_string(r#"["add"]"#.to_owned()).unwrap();
-/// let refused = parse_params::<Call>(Some(&array)).err().unwrap();
-/// assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
-/// ```
-pub fn parse_params<T: serde::de::DeserializeOwned>(
-    params: Option<&RawValue>,
-) -> Result<T, ErrorObject> {
-    let text = match params {
-        None => "{}",
-        Some(params) => object_text(params).ok_or_else(|| {
-            ErrorObject::invalid_params("Invalid params: params must be an object")
-        })?,
-    };
-    serde_json::from_str(text)
-        .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
-}
-
-/// The text of raw params that are a JSON object: what a struct reader may read members from
-/// (serde's derived readers take an array too, its elements as the fields in order).
-pub(crate) fn object_text(params: &RawValue) -> Option<&str> {
-    let text = params.get();
-    text.trim_start().starts_with('{').then_some(text)
 }
 
 /// [`params_meta`] and [`is_stateless_params`] in one reading, for a server taking requests of

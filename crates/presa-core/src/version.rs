@@ -43,22 +43,6 @@ pub enum TasksFlavor {
     Extension,
 }
 
-/// Which tasks one request may use (see [`ProtocolVersion::request_tasks`]): its revision's,
-/// and on 2026-07-28 only when the request itself declared the tasks extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RequestTasks {
-    /// The revision has no tasks.
-    Unavailable,
-    /// 2025-11-25's experimental tasks (a `tools/call` asks for a task with its `task` param).
-    Experimental,
-    /// The tasks extension, declared by this request.
-    Extension,
-    /// The revision has the tasks extension, but this request did not declare it: what needs
-    /// tasks (a task-only tool, a `tasks/*` method, `taskIds` on a listen) is refused with
-    /// `-32021` naming the extension.
-    Undeclared,
-}
-
 /// The two families of revisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Era {
@@ -142,32 +126,6 @@ impl ProtocolVersion {
             Self::V2025_11_25 => Some(TasksFlavor::Experimental),
             _ if matches!(self.era(), Era::Stateless) => Some(TasksFlavor::Extension),
             _ => None,
-        }
-    }
-
-    /// Which tasks a request of this revision from a client declaring `client` may use: the one
-    /// rule behind every "does this request speak tasks" decision.
-    ///
-    /// ```
-    /// use presa_core::{ClientCapabilities, ProtocolVersion, RequestTasks, TASKS_EXTENSION};
-    ///
-    /// let plain = ClientCapabilities::default();
-    /// let mut declared = ClientCapabilities::default();
-    /// declared.extensions = Some([(TASKS_EXTENSION.to_owned(), serde_json::json!({}))].into_iter().collect());
-    /// let v2026 = ProtocolVersion::V2026_07_28;
-    /// assert_eq!(v2026.request_tasks(&declared), RequestTasks::Extension);
-    /// assert_eq!(v2026.request_tasks(&plain), RequestTasks::Undeclared);
-    /// assert_eq!(ProtocolVersion::V2025_11_25.request_tasks(&plain), RequestTasks::Experimental);
-    /// assert_eq!(ProtocolVersion::V2025_06_18.request_tasks(&declared), RequestTasks::Unavailable);
-    /// ```
-    pub fn request_tasks(self, client: &crate::ClientCapabilities) -> RequestTasks {
-        match self.tasks() {
-            None => RequestTasks::Unavailable,
-            Some(TasksFlavor::Experimental) => RequestTasks::Experimental,
-            Some(TasksFlavor::Extension) if client.has_extension(crate::TASKS_EXTENSION) => {
-                RequestTasks::Extension
-            }
-            Some(TasksFlavor::Extension) => RequestTasks::Undeclared,
         }
     }
 

@@ -230,7 +230,7 @@ impl ReceivedHeaders {
             return Ok(());
         };
         let body_value = params
-            .and_then(crate::request_meta::object_text)
+            .and_then(crate::jsonrpc::object_text)
             .and_then(|text| routed_member(text, field));
         self.check_name(method, body_value.as_deref())
     }
@@ -262,7 +262,7 @@ impl ReceivedHeaders {
             return Ok(());
         };
         let body_value = params
-            .and_then(crate::request_meta::object_text)
+            .and_then(crate::jsonrpc::object_text)
             .and_then(|text| routed_member(text, field));
         self.check_name(method, body_value.as_deref())
     }
@@ -306,7 +306,7 @@ impl ReceivedHeaders {
 }
 
 /// The string member `field` of params given as the text of a JSON object (see
-/// [`object_text`](crate::request_meta::object_text): an array has no members), if there is
+/// [`object_text`](crate::jsonrpc::object_text): an array has no members), if there is
 /// one. Only that member is read; params the probe cannot take (a duplicate member) are read in
 /// full, the last duplicate winning as in any JSON reader.
 fn routed_member(json: &str, field: &str) -> Option<String> {

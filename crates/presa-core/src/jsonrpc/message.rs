@@ -85,21 +85,6 @@ impl Request {
 }
 
 impl Notification {
-    /// The subscription a 2026-07-28 notification belongs to:
-    /// `_meta["io.modelcontextprotocol/subscriptionId"]` of its params.
-    ///
-    /// ```
-    /// use presa_core::{Notification, RequestId};
-    ///
-    /// let tagged = Notification::new("notifications/tools/list_changed", &serde_json::json!({
-    ///     "_meta": {"io.modelcontextprotocol/subscriptionId": 7}})).unwrap();
-    /// assert_eq!(tagged.subscription_id(), Some(RequestId::from(7)));
-    /// ```
-    pub fn subscription_id(&self) -> Option<RequestId> {
-        use crate::MetaExt;
-        crate::params_meta(self.params.as_deref())?.subscription_id()
-    }
-
     /// A notification whose params are serialized from `params`.
     pub fn new(
         method: impl Into<String>,

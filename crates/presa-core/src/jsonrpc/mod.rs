@@ -4,8 +4,10 @@ mod decode;
 mod error;
 mod id;
 mod message;
+mod params;
 
 pub use decode::*;
 pub use error::*;
 pub use id::*;
 pub use message::*;
+pub use params::*;

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::endpoint::{CANCELLED, Endpoint, Finished, PROGRESS, RequestError, Transmit};
 use super::outbound::RequestOptions;
 use super::server::{ClientContext, IncomingRequest};
-use crate::request_meta::parse_params;
+use crate::jsonrpc::parse_params;
 use crate::{
     CancelledNotificationParams, ClientCapabilities, Era, ErrorObject, Implementation,
     InitializeRequestParams, InitializeResult, LoggingLevel, Message, Notification, ParamHeaders,

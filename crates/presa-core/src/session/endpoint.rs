@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::inbound::{Inbound, ProgressRefused};
 use super::outbound::{Outbound, Pending, RequestOptions};
-use crate::request_meta::parse_params;
+use crate::jsonrpc::parse_params;
 use crate::{
     CancelledNotificationParams, ErrorObject, Message, Notification, ProgressNotificationParams,
     ProgressToken, ProtocolVersion, RawJson, Request, RequestId, Response, ResponsePayload, to_raw,

@@ -13,7 +13,7 @@ use super::endpoint::{
 #[cfg(doc)]
 use super::limits::SessionLimits;
 use super::outbound::RequestOptions;
-use crate::request_meta::parse_params;
+use crate::jsonrpc::parse_params;
 use crate::{
     ClientCapabilities, Era, EraSigns, ErrorObject, Implementation, LoggingLevel,
     LoggingMessageNotificationParams, Message, Notification, ProgressNotificationParams,

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::JsonObject;
+use crate::{JsonObject, ProtocolVersion, TasksFlavor};
 
 /// What a client supports. Sent in `initialize` (initialize era) or in every request's `_meta`
 /// (2026-07-28, key `io.modelcontextprotocol/clientCapabilities`).
@@ -363,6 +363,50 @@ pub struct ServerTaskRequests {
     /// Members this version of presa does not know.
     #[serde(flatten)]
     pub other: JsonObject,
+}
+
+/// Which tasks one request may use (see [`ProtocolVersion::request_tasks`]): its revision's,
+/// and on 2026-07-28 only when the request itself declared the tasks extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RequestTasks {
+    /// The revision has no tasks.
+    Unavailable,
+    /// 2025-11-25's experimental tasks (a `tools/call` asks for a task with its `task` param).
+    Experimental,
+    /// The tasks extension, declared by this request.
+    Extension,
+    /// The revision has the tasks extension, but this request did not declare it: what needs
+    /// tasks (a task-only tool, a `tasks/*` method, `taskIds` on a listen) is refused with
+    /// `-32021` naming the extension.
+    Undeclared,
+}
+
+impl ProtocolVersion {
+    /// Which tasks a request of this revision from a client declaring `client` may use: the one
+    /// rule behind every "does this request speak tasks" decision.
+    ///
+    /// ```
+    /// use presa_core::{ClientCapabilities, ProtocolVersion, RequestTasks, TASKS_EXTENSION};
+    ///
+    /// let plain = ClientCapabilities::default();
+    /// let mut declared = ClientCapabilities::default();
+    /// declared.extensions = Some([(TASKS_EXTENSION.to_owned(), serde_json::json!({}))].into_iter().collect());
+    /// let v2026 = ProtocolVersion::V2026_07_28;
+    /// assert_eq!(v2026.request_tasks(&declared), RequestTasks::Extension);
+    /// assert_eq!(v2026.request_tasks(&plain), RequestTasks::Undeclared);
+    /// assert_eq!(ProtocolVersion::V2025_11_25.request_tasks(&plain), RequestTasks::Experimental);
+    /// assert_eq!(ProtocolVersion::V2025_06_18.request_tasks(&declared), RequestTasks::Unavailable);
+    /// ```
+    pub fn request_tasks(self, client: &ClientCapabilities) -> RequestTasks {
+        match self.tasks() {
+            None => RequestTasks::Unavailable,
+            Some(TasksFlavor::Experimental) => RequestTasks::Experimental,
+            Some(TasksFlavor::Extension) if client.has_extension(crate::TASKS_EXTENSION) => {
+                RequestTasks::Extension
+            }
+            Some(TasksFlavor::Extension) => RequestTasks::Undeclared,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::super::limits::json_len;
 use super::{ClientContext, ServerSession};
-use crate::request_meta::parse_params;
+use crate::jsonrpc::parse_params;
 use crate::{
     ErrorObject, InitializeRequestParams, InitializeResult, LoggingLevel, Request,
     unsupported_version_error,

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::Map;
 
 use super::ServerSession;
-use crate::request_meta::parse_params;
+use crate::jsonrpc::parse_params;
 use crate::{
     ErrorObject, MAX_WATCHED_RESOURCES, Request, SubscribeRequestParams, watchable_resources,
 };
