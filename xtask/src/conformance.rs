@@ -2,8 +2,10 @@
 //!
 //! Installs the pinned runner and Node 22 from `conformance/runner/package-lock.json` (reused when
 //! present), builds the fixtures, starts the server fixture on a free port, runs the required
-//! scenarios of both revisions for the server and the client, then every other scenario for
-//! information, and judges the required ones against `conformance/expected-failures.yml`.
+//! scenarios of both revisions for the server and the client, then every scenario the runner
+//! has, and judges each run against `conformance/expected-failures.yml` (scenarios that still
+//! fail) and `conformance/expected-skips.yml` (SKIPPED checks that cannot run): a check that
+//! never ran is not a pass.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -46,7 +48,8 @@ options:
   --side server|client      run one side only (default: both)
   --revision REV            run one revision only: 2025-11-25 or 2026-07-28 (default: both)
   --scenario NAME           run one scenario (of the selected sides and revisions)
-  --no-informational        skip the informational runs of every other scenario";
+  --no-informational        skip the runs of every scenario the runner has (server-all,
+                            client-all)";
 
 fn parse(args: &[String]) -> Result<Selection, String> {
     let mut selection = Selection {
@@ -252,41 +255,30 @@ struct Outcome {
 }
 
 impl Outcome {
-    /// Passed: checks exist, at least one succeeded, none failed or warned (the runner's own
-    /// baseline counts a WARNING as a failure), and, for a scenario the runner passes vacuously
-    /// when nothing is exercised, nothing was skipped that the client should have exercised.
-    fn passed(&self, scenario: &str) -> bool {
-        if SKIPPED_UPSTREAM.contains(&scenario) {
-            // the runner counts its one SKIPPED check as no failure; so do we
-            return self.failure == 0 && self.warning == 0;
-        }
-        self.success > 0
-            && self.failure == 0
+    /// The SKIPPED checks of `scenario` that `allowed` does not list: checks that never ran.
+    fn unexpected_skips<'a>(&'a self, scenario: &str, allowed: &Listing) -> Vec<&'a str> {
+        let listed = allowed.get(scenario);
+        self.skipped_checks
+            .iter()
+            .map(String::as_str)
+            .filter(|name| !listed.is_some_and(|listed| listed.contains_key(*name)))
+            .collect()
+    }
+
+    /// Passed: no check failed or warned (the runner's own baseline counts a WARNING as a
+    /// failure), every SKIPPED check is one `allowed` lists, and something ran: a check
+    /// succeeded, or the scenario's only checks are listed skips.
+    fn passed(&self, scenario: &str, allowed: &Listing) -> bool {
+        self.failure == 0
             && self.warning == 0
-            && !self
-                .skipped_checks
-                .iter()
-                .any(|name| vacuous(scenario, name))
+            && self.unexpected_skips(scenario, allowed).is_empty()
+            && (self.success > 0 || self.skipped > 0)
     }
 }
 
-/// Scenarios the runner itself only skips (their one check is SKIPPED whatever the fixture does):
-/// `tasks-status-notifications` waits for a rewrite of its harness against
-/// `subscriptions/listen` upstream.
-const SKIPPED_UPSTREAM: [&str; 1] = ["tasks-status-notifications"];
-
-/// Whether a SKIPPED check of `scenario` means the client left something unexercised.
-///
-/// `http-standard-headers` (2026-07-28 only) marks every method the client never sent as
-/// SKIPPED. That includes `initialize` and `notifications/initialized`, which a client of that
-/// revision never sends: those two rows are always skipped, and fine.
-fn vacuous(scenario: &str, check_name: &str) -> bool {
-    const HANDSHAKE: [&str; 2] = [
-        "ClientMcpMethodHeader_initialize",
-        "ClientMcpMethodHeader_notifications_initialized",
-    ];
-    scenario == "http-standard-headers" && !HANDSHAKE.contains(&check_name)
-}
+/// Per key (a run of expected failures, a scenario of allowed skips), each listed name with
+/// its reason.
+type Listing = BTreeMap<String, BTreeMap<String, String>>;
 
 /// Reads every checks.json under `dir`, by scenario name.
 fn outcomes(dir: &Path, side: Side) -> BTreeMap<String, Outcome> {
@@ -369,12 +361,12 @@ fn scenario_name(relative: &Path, side: Side) -> Option<String> {
         .then(|| without_prefix[..stamp - 1].to_owned())
 }
 
-/// `conformance/expected-failures.yml`: per run (`server-2026-07-28`, …), the required scenarios
-/// that still fail, each with the issue that will fix it.
-fn baseline(root: &Path) -> Result<BTreeMap<String, BTreeMap<String, String>>, String> {
-    let path = root.join("conformance/expected-failures.yml");
-    let text = fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-    let mut runs: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+/// A listing of `conformance/`: `conformance/expected-failures.yml` (per run, the scenarios
+/// that still fail, each with the issue that will fix it) or `conformance/expected-skips.yml`
+/// (per scenario, the SKIPPED checks that cannot run, each with why).
+fn listing(path: &Path) -> Result<Listing, String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let mut runs = Listing::new();
     let mut current: Option<String> = None;
     for (number, line) in text.lines().enumerate() {
         let trimmed = line.trim();
@@ -396,7 +388,7 @@ fn baseline(root: &Path) -> Result<BTreeMap<String, BTreeMap<String, String>>, S
             };
             if reason.is_empty() {
                 return Err(format!(
-                    "{}:{}: {name} needs a reason (# issue N: why)",
+                    "{}:{}: {name} needs a reason (# why)",
                     path.display(),
                     number + 1
                 ));
@@ -436,7 +428,8 @@ fn conformance(selection: &Selection) -> Result<bool, String> {
     let root = crate::workspace_root();
     let runner = Runner::install(&root)?;
     let (server_bin, client_bin) = build_fixtures(&root)?;
-    let baseline = baseline(&root)?;
+    let expected_failures = listing(&root.join("conformance/expected-failures.yml"))?;
+    let allowed_skips = listing(&root.join("conformance/expected-skips.yml"))?;
     let out = root.join("target/conformance");
     let _ = fs::remove_dir_all(&out);
     let server = if selection.sides.contains(&Side::Server) {
@@ -451,6 +444,8 @@ fn conformance(selection: &Selection) -> Result<bool, String> {
 
     let mut ok = true;
     let (mut passed, mut failed) = (0usize, 0usize);
+    // every SKIPPED check of every run, to find listed skips that no longer happen
+    let mut seen_skips: BTreeSet<(String, String)> = BTreeSet::new();
     for &side in &selection.sides {
         for revision in &selection.revisions {
             let run = format!("{}-{revision}", side.name());
@@ -487,12 +482,16 @@ fn conformance(selection: &Selection) -> Result<bool, String> {
                 None => runner.required(side, revision)?,
             };
             let found = outcomes(&dir, side);
-            let expected = baseline.get(&run).cloned().unwrap_or_default();
+            seen_skips.extend(skips_of(&found));
+            let expected = expected_failures.get(&run).cloned().unwrap_or_default();
             let (p, f, run_ok) = judge(
-                &run,
-                &required,
-                &found,
-                &expected,
+                &Judged {
+                    run: &run,
+                    required: &required,
+                    found: &found,
+                    expected: &expected,
+                    allowed_skips: &allowed_skips,
+                },
                 selection.scenario.is_some(),
             );
             println!(
@@ -534,21 +533,44 @@ fn conformance(selection: &Selection) -> Result<bool, String> {
                 [&output.stdout[..], &output.stderr[..]].concat(),
             );
             let found = outcomes(&dir, side);
-            let good = found.iter().filter(|(name, o)| o.passed(name)).count();
-            println!(
-                "\nconformance: {run} (informational): {good} of {} scenarios pass",
-                found.len()
-            );
-            for name in SKIPPED_UPSTREAM
-                .iter()
-                .filter(|name| found.contains_key(**name))
-            {
-                println!(
-                    "  ({name}: its one check is SKIPPED upstream; counted as the runner does)"
-                );
+            seen_skips.extend(skips_of(&found));
+            // every scenario the runner has, judged as the required ones are
+            println!("\nconformance: {run} (every scenario)");
+            if found.is_empty() {
+                println!("  the runner wrote no checks.json (see {run}.log)");
+                ok = false;
             }
-            for (name, outcome) in found.iter().filter(|(name, o)| !o.passed(name)) {
-                println!("  {:<55} {}", name, summary(outcome));
+            let everything: Vec<String> = found.keys().cloned().collect();
+            let expected = expected_failures.get(&run).cloned().unwrap_or_default();
+            let (p, f, run_ok) = judge(
+                &Judged {
+                    run: &run,
+                    required: &everything,
+                    found: &found,
+                    expected: &expected,
+                    allowed_skips: &allowed_skips,
+                },
+                false,
+            );
+            passed += p;
+            failed += f;
+            ok &= run_ok;
+        }
+    }
+    let full = selection.scenario.is_none()
+        && selection.informational
+        && selection.sides.len() == SIDES.len()
+        && selection.revisions.len() == REVISIONS.len();
+    if full {
+        for (scenario, checks) in &allowed_skips {
+            for name in checks.keys() {
+                if !seen_skips.contains(&(scenario.clone(), name.clone())) {
+                    println!(
+                        "  STALE: {scenario} {name} is listed in conformance/expected-skips.yml \
+                         but no run skipped it"
+                    );
+                    ok = false;
+                }
             }
         }
     }
@@ -568,20 +590,47 @@ fn summary(outcome: &Outcome) -> String {
     text
 }
 
-/// Prints the table of one run and judges it against the baseline: (passed, failed, as expected).
-fn judge(
-    run: &str,
-    required: &[String],
-    found: &BTreeMap<String, Outcome>,
-    expected: &BTreeMap<String, String>,
-    single: bool,
-) -> (usize, usize, bool) {
+/// One run's results and what they are judged against.
+struct Judged<'a> {
+    run: &'a str,
+    /// The scenarios that count.
+    required: &'a [String],
+    found: &'a BTreeMap<String, Outcome>,
+    /// The scenarios expected to fail in this run, with why.
+    expected: &'a BTreeMap<String, String>,
+    /// Per scenario, the SKIPPED checks that cannot run, with why.
+    allowed_skips: &'a Listing,
+}
+
+/// Every SKIPPED check in `found`, as (scenario, check name).
+fn skips_of(found: &BTreeMap<String, Outcome>) -> Vec<(String, String)> {
+    found
+        .iter()
+        .flat_map(|(scenario, outcome)| {
+            outcome
+                .skipped_checks
+                .iter()
+                .map(move |name| (scenario.clone(), name.clone()))
+        })
+        .collect()
+}
+
+/// Prints the table of one run, its checks and every SKIPPED check nobody listed, and judges it
+/// against the baselines: (passed, failed, as expected).
+fn judge(judged: &Judged<'_>, single: bool) -> (usize, usize, bool) {
+    let Judged {
+        run,
+        required,
+        found,
+        expected,
+        allowed_skips,
+    } = *judged;
     let mut ok = true;
     let (mut passed, mut failed) = (0, 0);
     println!("  {:<55} {:<9} details", "scenario", "result");
     for scenario in required {
         let outcome = found.get(scenario);
-        let good = outcome.is_some_and(|o| o.passed(scenario));
+        let good = outcome.is_some_and(|o| o.passed(scenario, allowed_skips));
         let listed = expected.get(scenario);
         let verdict = match (good, listed) {
             (true, None) => "pass",
@@ -607,19 +656,38 @@ fn judge(
             (None, _) => "no checks.json written".into(),
         };
         println!("  {scenario:<55} {verdict:<9} {details}");
+        if let Some(outcome) = outcome {
+            for name in outcome.unexpected_skips(scenario, allowed_skips) {
+                println!(
+                    "  {:<55} {:<9} never ran, and conformance/expected-skips.yml does not say why",
+                    format!("  {name}"),
+                    "SKIPPED"
+                );
+            }
+        }
     }
     let known: BTreeSet<&String> = required.iter().collect();
     if !single {
         for name in expected.keys().filter(|name| !known.contains(name)) {
             println!(
-                "  {name:<55} {:<9} listed in the baseline but not a required scenario",
+                "  {name:<55} {:<9} listed in the baseline but not a scenario of this run",
                 "STALE"
             );
             ok = false;
         }
     }
+    let (mut checks, mut skipped, mut unexpected) = (0, 0, 0);
+    for (scenario, outcome) in required
+        .iter()
+        .filter_map(|scenario| Some((scenario, found.get(scenario)?)))
+    {
+        checks += outcome.success + outcome.failure + outcome.warning + outcome.skipped;
+        skipped += outcome.skipped;
+        unexpected += outcome.unexpected_skips(scenario, allowed_skips).len();
+    }
     println!(
-        "  {run}: {passed} passed, {failed} failed{}",
+        "  {run}: {passed} passed, {failed} failed; {checks} checks, {skipped} SKIPPED, \
+         {unexpected} of them unexpected{}",
         if ok {
             ""
         } else {
@@ -631,6 +699,8 @@ fn judge(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -654,45 +724,80 @@ mod tests {
         );
     }
 
+    fn allowed() -> Listing {
+        let mut allowed = Listing::new();
+        allowed
+            .entry("tasks-status-notifications".into())
+            .or_default()
+            .insert("TasksStatusNotificationsScenario".into(), "upstream".into());
+        allowed
+            .entry("http-standard-headers".into())
+            .or_default()
+            .insert(
+                "ClientMcpMethodHeader_initialize".into(),
+                "no handshake".into(),
+            );
+        allowed
+    }
+
     #[test]
-    fn a_scenario_skipped_upstream_counts_as_the_runner_counts_it() {
+    fn a_listed_skip_passes_and_any_other_skip_fails() {
+        let allowed = allowed();
         let skipped = Outcome {
             skipped: 1,
-            skipped_checks: vec!["tasks-status-notifications".into()],
+            skipped_checks: vec!["TasksStatusNotificationsScenario".into()],
             ..Outcome::default()
         };
-        assert!(skipped.passed("tasks-status-notifications"));
-        assert!(!skipped.passed("tasks-lifecycle"));
+        assert!(skipped.passed("tasks-status-notifications", &allowed));
+        assert!(!skipped.passed("tasks-lifecycle", &allowed));
         let failed = Outcome {
             failure: 1,
             ..skipped.clone()
         };
-        assert!(!failed.passed("tasks-status-notifications"));
-    }
-
-    #[test]
-    fn vacuous_passes_do_not_count() {
-        let empty = Outcome::default();
-        assert!(!empty.passed("initialize"));
-        let skipped = Outcome {
-            success: 3,
-            skipped: 1,
-            skipped_checks: vec!["ClientMcpNameHeader_tools_call".into()],
-            ..Outcome::default()
-        };
-        assert!(!skipped.passed("http-standard-headers"));
-        assert!(skipped.passed("tools-list"));
-        // a 2026-07-28 client never sends the handshake: those rows are always skipped
-        let handshake = Outcome {
+        assert!(!failed.passed("tasks-status-notifications", &allowed));
+        let mixed = Outcome {
             success: 9,
             skipped: 2,
             skipped_checks: vec![
                 "ClientMcpMethodHeader_initialize".into(),
-                "ClientMcpMethodHeader_notifications_initialized".into(),
+                "ClientMcpNameHeader_tools_call".into(),
             ],
             ..Outcome::default()
         };
-        assert!(handshake.passed("http-standard-headers"));
+        assert!(!mixed.passed("http-standard-headers", &allowed));
+        assert_eq!(
+            mixed.unexpected_skips("http-standard-headers", &allowed),
+            ["ClientMcpNameHeader_tools_call"]
+        );
+    }
+
+    #[test]
+    fn nothing_ran_is_no_pass() {
+        assert!(!Outcome::default().passed("initialize", &allowed()));
+        let warned = Outcome {
+            success: 3,
+            warning: 1,
+            ..Outcome::default()
+        };
+        assert!(!warned.passed("tools-list", &allowed()));
+    }
+
+    #[test]
+    fn listings_need_a_reason_for_every_entry() {
+        let dir = std::env::temp_dir().join(format!("xtask-listing-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("skips.yml");
+        fs::write(
+            &path,
+            "# comment\nscenario-a:\n  - check-1  # why\n\nscenario-b:\n",
+        )
+        .unwrap();
+        let read = listing(&path).unwrap();
+        assert_eq!(read["scenario-a"]["check-1"], "why");
+        assert!(read["scenario-b"].is_empty());
+        fs::write(&path, "scenario-a:\n  - check-1\n").unwrap();
+        assert!(listing(&path).unwrap_err().contains("needs a reason"));
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

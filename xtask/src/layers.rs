@@ -29,6 +29,7 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         &[
             "context",
             "definitions",
+            "extension",
             "middleware",
             "prompt",
             "resource",
@@ -38,8 +39,8 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
             "tool",
         ],
         "a handler is called with a Context, the Context holds the Server, and the Server holds \
-         the handlers (with their scopes), the middleware that sees each request's Context and \
-         the tasks that run handlers later",
+         the handlers (with their scopes, and the extensions' method handlers), the middleware \
+         that sees each request's Context and the tasks that run handlers later",
     ),
     (
         "presa-core",

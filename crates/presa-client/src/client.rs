@@ -121,6 +121,22 @@ impl Client {
         &self.inner.info
     }
 
+    /// The extensions the server declared (`capabilities.extensions`): each id with its
+    /// settings. Empty when it declared none.
+    pub fn server_extensions(&self) -> &presa_core::JsonObject {
+        static NONE: std::sync::OnceLock<presa_core::JsonObject> = std::sync::OnceLock::new();
+        match &self.inner.info.capabilities.extensions {
+            Some(extensions) => extensions,
+            None => NONE.get_or_init(presa_core::JsonObject::new),
+        }
+    }
+
+    /// Whether the server declared extension `id`; its settings are
+    /// [`server_extensions`](Self::server_extensions)`()[id]`.
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.inner.info.capabilities.has_extension(id)
+    }
+
     /// The revision spoken with the server.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.inner.info.protocol_version

@@ -49,6 +49,8 @@ pub struct ClientOptions {
     client_info: Implementation,
     protocol_version: Option<ProtocolVersion>,
     capabilities: Option<ClientCapabilities>,
+    /// Extensions declared with [`ClientOptions::extension`].
+    extensions: presa_core::JsonObject,
     request_timeout: Option<Duration>,
     probe_timeout: Duration,
     tasks: bool,
@@ -75,6 +77,7 @@ impl fmt::Debug for ClientOptions {
             .field("client_info", &self.client_info)
             .field("protocol_version", &self.protocol_version)
             .field("capabilities", &self.capabilities)
+            .field("extensions", &self.extensions)
             .field("request_timeout", &self.request_timeout)
             .field("probe_timeout", &self.probe_timeout)
             .field("tasks", &self.tasks)
@@ -93,6 +96,7 @@ impl ClientOptions {
             client_info,
             protocol_version: None,
             capabilities: None,
+            extensions: presa_core::JsonObject::new(),
             request_timeout: Some(Duration::from_secs(60)),
             probe_timeout: Duration::from_secs(10),
             tasks: false,
@@ -151,6 +155,23 @@ impl ClientOptions {
     /// added to these capabilities when tasks are allowed and taken out of them when not.
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Declares extension `id` with its `settings` (a JSON object; `json!({})` for none) in the
+    /// capabilities the client sends: at `initialize`, or with every 2026-07-28 request. Added
+    /// to the capabilities set with [`capabilities`](Self::capabilities) or implied by the
+    /// handlers, whichever applies; the last declaration of an id wins.
+    ///
+    /// ```
+    /// use presa_client::ClientOptions;
+    ///
+    /// let options = ClientOptions::default()
+    ///     .extension("io.modelcontextprotocol/ui", serde_json::json!({"mimeTypes": ["text/html;profile=mcp-app"]}));
+    /// assert!(options.get_capabilities().has_extension("io.modelcontextprotocol/ui"));
+    /// ```
+    pub fn extension(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
+        self.extensions.insert(id.into(), settings);
         self
     }
 
@@ -251,6 +272,7 @@ impl ClientOptions {
             .unwrap_or_else(|| self.handler_capabilities());
         // the opt-in is the one rule for the tasks declaration, set capabilities or not
         let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+        extensions.extend(self.extensions.clone());
         if self.tasks {
             extensions
                 .entry(presa_core::TASKS_EXTENSION)

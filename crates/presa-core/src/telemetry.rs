@@ -3,9 +3,6 @@
 //! OpenTelemetry's propagators read and write the trace context in it (SEP-414: `traceparent`,
 //! `tracestate`, `baggage`, unprefixed).
 
-use std::collections::HashSet;
-use std::sync::OnceLock;
-
 #[cfg(feature = "otel")]
 use crate::Meta;
 use crate::RequestId;
@@ -80,25 +77,7 @@ impl SpanTarget {
 /// assert_eq!(presa_core::method_attribute("made/up"), "_OTHER");
 /// ```
 pub fn method_attribute(method: &str) -> &'static str {
-    // FNV: a few instructions a byte for these short names (SipHash costs ten times as much);
-    // the set is fixed, so a peer cannot steer its collisions
-    static KNOWN: OnceLock<HashSet<&'static str, fnv::FnvBuildHasher>> = OnceLock::new();
-    let known = KNOWN.get_or_init(|| {
-        ["2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28"]
-            .into_iter()
-            .flat_map(|revision| {
-                [
-                    crate::request_methods_in(revision),
-                    crate::embedded_methods_in(revision),
-                    crate::notification_methods_in(revision),
-                ]
-            })
-            .flatten()
-            .flatten()
-            .copied()
-            .collect()
-    });
-    known.get(method).copied().unwrap_or("_OTHER")
+    crate::defined_method(method).unwrap_or("_OTHER")
 }
 
 /// Marks a request's `span` failed with the JSON-RPC `error`, as the conventions say: its code

@@ -88,11 +88,17 @@ impl ServerBuilder {
         }
     }
 
-    fn record(mut self, result: Result<(), BuildError>) -> Self {
+    /// Keeps the first refusal, for [`build`](Self::build) to report.
+    pub(crate) fn record(mut self, result: Result<(), BuildError>) -> Self {
         if let (Err(error), None) = (result, &self.error) {
             self.error = Some(error);
         }
         self
+    }
+
+    /// The extensions being declared, and their methods.
+    pub(crate) fn extensions_mut(&mut self) -> &mut crate::extension::Extensions {
+        &mut self.options.extensions
     }
 
     // ----- identity and options -----

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use presa_core::{
-    ClientCapabilities, ClientContext, Era, Implementation, LoggingLevel, Meta, ProtocolVersion,
-    ReceivedHeaders, RequestId, RequestStateCodec, RequestStateError,
+    ClientCapabilities, ClientContext, Era, Implementation, LoggingLevel, Meta, NotificationMethod,
+    ProtocolVersion, ReceivedHeaders, RequestId, RequestStateCodec, RequestStateError,
 };
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -450,6 +450,40 @@ impl Context {
         &self.inner.client.capabilities
     }
 
+    /// The settings of extension `id` as the client declared it for this request, or `None`
+    /// when it did not. On 2026-07-28 a client declares its capabilities with each request, so
+    /// an extension that needs the client's support asks here, per request.
+    ///
+    /// ```
+    /// use presa_core::{ClientCapabilities, ClientContext, ProtocolVersion};
+    /// use presa_server::Context;
+    ///
+    /// let mut capabilities = ClientCapabilities::default();
+    /// capabilities.extensions = Some(serde_json::json!({"com.example/things": {"max": 3}})
+    ///     .as_object().unwrap().clone());
+    /// let cx = Context::for_client(ClientContext {
+    ///     protocol_version: ProtocolVersion::V2026_07_28,
+    ///     capabilities,
+    ///     client_info: None,
+    /// });
+    /// assert_eq!(cx.client_extension("com.example/things").unwrap()["max"], 3);
+    /// assert!(cx.client_extension("com.example/other").is_none());
+    /// ```
+    pub fn client_extension(&self, id: &str) -> Option<&Value> {
+        self.inner.client.capabilities.extensions.as_ref()?.get(id)
+    }
+
+    /// Whether the client renders MCP Apps (SEP-1865) for this request: it declared the
+    /// `io.modelcontextprotocol/ui` extension with the app MIME type. A tool with an app
+    /// answers every client with `content` that stands on its own; this says whether the page
+    /// will be shown too.
+    pub fn client_supports_apps(&self) -> bool {
+        use serde::Deserialize as _;
+        self.client_extension(presa_core::apps::APPS_EXTENSION)
+            .and_then(|settings| presa_core::apps::UiClientSettings::deserialize(settings).ok())
+            .is_some_and(|settings| settings.renders_apps())
+    }
+
     /// The client's identity, when it gave one. Self-asserted: for display and logs, not for
     /// security decisions.
     pub fn client_info(&self) -> Option<&Implementation> {
@@ -472,6 +506,38 @@ impl Context {
             .peer
             .progress(&self.inner.request_id, progress, total, message)
             .await;
+    }
+
+    /// Sends notification `N` (an extension's, a [`NotificationMethod`] of your own) to the
+    /// client, on this request's stream: where the request's progress and log messages go.
+    /// Fails only when `params` cannot be serialized.
+    ///
+    /// ```
+    /// use presa_core::NotificationMethod;
+    /// use presa_server::{Context, ProtocolError, Server};
+    ///
+    /// enum Ticked {}
+    /// impl NotificationMethod for Ticked {
+    ///     const METHOD: &'static str = "notifications/example/ticked";
+    ///     type Params = serde_json::Value;
+    /// }
+    ///
+    /// let server = Server::builder("clock", "1")
+    ///     .tool(presa_core::Tool::without_params("tick"), |_: serde_json::Value, cx: Context| async move {
+    ///         cx.notify::<Ticked>(&serde_json::json!({"at": 1})).await?;
+    ///         Ok::<_, serde_json::Error>("ticked")
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub async fn notify<N: NotificationMethod>(
+        &self,
+        params: &N::Params,
+    ) -> Result<(), serde_json::Error> {
+        let notification = presa_core::Notification::new(N::METHOD, params)?;
+        self.send_notification(notification).await;
+        Ok(())
     }
 
     /// Closes this request's response stream early so that the client polls: on Streamable HTTP
@@ -540,7 +606,7 @@ impl Context {
     }
 
     /// Sends a notification on this request's stream while it is in flight.
-    pub(crate) async fn notify(&self, notification: presa_core::Notification) {
+    pub(crate) async fn send_notification(&self, notification: presa_core::Notification) {
         self.inner
             .peer
             .notify(Some(&self.inner.request_id), notification)

@@ -10,6 +10,7 @@ use presa_core::{
     paginate, parse_params, request_state_binding,
 };
 use serde::Serialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::catch::catch_unwind;
@@ -192,8 +193,36 @@ impl Server {
             tasks if declared.tasks && tasks.starts_with("tasks/") => {
                 Box::pin(self.task_method(method, params, cx)).await
             }
-            _ => Err(ErrorObject::method_not_found(method)),
+            _ => match self.inner.options.extensions.methods.get(method) {
+                Some(handler) => {
+                    let result = handler.call(params, cx).await?;
+                    self.stamped_value(era, result)
+                }
+                None => Err(ErrorObject::method_not_found(method)),
+            },
         }
+    }
+
+    /// A custom method's result as JSON, stamped as [`stamped`](Self::stamped) stamps the
+    /// built-in ones when it is an object (a result that is not breaks MCP's rule, and goes out
+    /// as the handler made it).
+    fn stamped_value(&self, era: Era, mut result: Value) -> Result<RawJson, ErrorObject> {
+        if era == Era::Stateless
+            && let Value::Object(fields) = &mut result
+        {
+            fields
+                .entry("resultType")
+                .or_insert_with(|| Value::from("complete"));
+            let mut meta = match fields.remove("_meta") {
+                Some(Value::Object(meta)) => Some(meta),
+                _ => None,
+            };
+            self.stamp_server_info(&mut meta);
+            if let Some(meta) = meta {
+                fields.insert("_meta".to_owned(), Value::Object(meta));
+            }
+        }
+        raw(&result)
     }
 
     /// A result as JSON, stamped when it answers a 2026-07-28 request: `resultType` and the
@@ -233,12 +262,12 @@ impl Server {
         }
     }
 
-    fn cache_hints(&self, era: Era) -> (Option<u64>, Option<presa_core::CacheScope>) {
+    /// The caching hints of a list answering a request of `era`: the server's on 2026-07-28,
+    /// none in the initialize era.
+    fn list_cache_hints(&self, era: Era) -> (Option<u64>, Option<presa_core::CacheScope>) {
         if era == Era::Stateless {
-            (
-                Some(self.inner.options.cache_ttl_ms),
-                Some(self.inner.options.cache_scope),
-            )
+            let hints = self.cache_hints();
+            (Some(hints.ttl_ms), Some(hints.scope))
         } else {
             (None, None)
         }
@@ -283,7 +312,7 @@ impl Server {
         if let Some(json) = cached.flatten().and_then(|slot| slot.get()) {
             return Ok(json.clone());
         }
-        let (ttl_ms, cache_scope) = self.cache_hints(era);
+        let (ttl_ms, cache_scope) = self.list_cache_hints(era);
         let items = match &visible {
             Some(visible) => visible
                 .get(range)
@@ -369,7 +398,7 @@ impl Server {
             }
             Ran::Suspended(Suspension::Error(error)) => return Err(error),
         };
-        let (ttl_ms, cache_scope) = self.cache_hints(era);
+        let (ttl_ms, cache_scope) = self.list_cache_hints(era);
         let result = ReadResourceResult {
             contents,
             ttl_ms,

@@ -23,7 +23,9 @@ use crate::context::{Cancellation, Peer};
 use crate::events::Change;
 use crate::input::InputError;
 use crate::server::Server;
-use crate::start::{Handling, announce, answer_of, guarded, open_request, poll_once};
+use crate::start::{
+    Handling, announce, answer_of, guarded, open_notification, open_request, poll_once,
+};
 use crate::transport::Arrival;
 
 mod peer;
@@ -651,7 +653,20 @@ impl Driven {
                     error,
                     arrival: arrival.clone(),
                 }),
-                // Initialized, progress on server requests and other notifications: nothing to do.
+                ServerEvent::Notification(notification) => {
+                    let peer = state.peer.get_or_insert_with(|| {
+                        Arc::new(DrivenPeer {
+                            driven: Arc::downgrade(self),
+                        })
+                    });
+                    let client = state.session.initialize_era_client();
+                    if let Some(taking) =
+                        open_notification(&self.server, notification, client, peer, arrival)
+                    {
+                        started.notifications.push(taking);
+                    }
+                }
+                // Initialized, and progress on server requests: nothing to do.
                 _ => {}
             }
         }
@@ -662,6 +677,12 @@ impl Driven {
     fn run(self: &Arc<Self>, started: ToRun) {
         for answered in started.answered {
             answered.observe(&self.server);
+        }
+        for mut taking in started.notifications {
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            if taking.as_mut().poll(&mut cx).is_pending() {
+                tokio::spawn(taking);
+            }
         }
         for Handling {
             id,

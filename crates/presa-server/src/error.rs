@@ -83,6 +83,25 @@ pub enum BuildError {
         /// Why.
         reason: String,
     },
+    /// An extension cannot be declared as given (see [`ServerBuilder::extension`]).
+    ///
+    /// [`ServerBuilder::extension`]: crate::ServerBuilder::extension
+    Extension {
+        /// The extension's id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// A custom method cannot be served under that name (see [`ServerBuilder::method`]): MCP
+    /// defines it, or it is registered twice.
+    ///
+    /// [`ServerBuilder::method`]: crate::ServerBuilder::method
+    Method {
+        /// The method.
+        method: String,
+        /// Why.
+        reason: String,
+    },
     /// A completion was registered for something that does not exist.
     UnknownCompletionTarget {
         /// The prompt name or template URI.
@@ -180,6 +199,8 @@ impl fmt::Display for BuildError {
             } => write!(f, "elicitation form {type_name}: {reason}"),
             Self::RequestStateKey(_) => f.write_str("invalid request state key"),
             Self::Randomness(_) => f.write_str("no randomness for a request state key"),
+            Self::Extension { id, reason } => write!(f, "extension {id:?}: {reason}"),
+            Self::Method { method, reason } => write!(f, "method {method:?}: {reason}"),
             Self::UnknownCompletionTarget { target, argument } => {
                 write!(
                     f,

@@ -15,6 +15,7 @@
 //! **Architecture invariant:** presa-server depends on presa-core and presa-schema and never on
 //! presa-client, and it opens no sockets or pipes itself.
 
+mod apps;
 mod auth;
 mod builder;
 mod call;
@@ -27,6 +28,8 @@ mod dispatch;
 mod driven;
 mod error;
 mod events;
+mod extend;
+mod extension;
 #[cfg(feature = "schemars")]
 mod form;
 mod input;
@@ -42,6 +45,7 @@ mod resource;
 mod rounds;
 mod scopes;
 mod server;
+mod skills;
 mod start;
 mod state;
 mod tasks;
@@ -67,6 +71,7 @@ pub use presa_core::{
     Tool, ToolAnnotations,
 };
 
+pub use apps::App;
 pub use auth::{AuthInfo, InsufficientScope};
 pub use builder::ServerBuilder;
 pub use call::CallInfo;
@@ -76,6 +81,8 @@ pub use definitions::{SchemaCompiler, is_valid_tool_name};
 pub use driven::{ConnectionState, DrivenConnection, Outbox};
 pub use error::*;
 pub use events::*;
+pub use extend::{Extension, MethodFn, NotificationFn};
+pub use extension::{MethodHandler, NotificationHandler};
 #[cfg(feature = "schemars")]
 pub use input::Elicitation;
 pub use input::InputError;
@@ -89,6 +96,7 @@ pub use prompt::*;
 pub use resource::*;
 pub use scopes::{RequireScopes, Scoped};
 pub use server::*;
+pub use skills::{SkillError, Skills, SkillsHandle};
 pub use state::MissingState;
 pub use tasks::{
     InMemoryTaskStore, TaskLimits, TaskOptions, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,

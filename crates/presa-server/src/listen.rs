@@ -57,7 +57,7 @@ impl Server {
         let mut changes = self.changes();
         let ack = SubscriptionsAcknowledgedNotificationParams::new(&id, honoured.clone());
         if let Ok(ack) = Notification::new("notifications/subscriptions/acknowledged", &ack) {
-            cx.notify(ack).await;
+            cx.send_notification(ack).await;
         }
         loop {
             let change = tokio::select! {
@@ -98,14 +98,14 @@ impl Server {
                     // that too
                     changes.skip_queued();
                     for notification in self.resync(&honoured, &watched_tasks, &cx, &id).await {
-                        cx.notify(notification).await;
+                        cx.send_notification(notification).await;
                     }
                     continue;
                 }
                 None => break,
             };
             if let Ok(notification) = notification {
-                cx.notify(notification).await;
+                cx.send_notification(notification).await;
             }
         }
         raw(&SubscriptionsListenResult::closed(&id))

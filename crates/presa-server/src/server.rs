@@ -42,6 +42,8 @@ pub(crate) struct Options {
     pub(crate) tasks: crate::tasks::TaskOptions,
     /// What a client may make a session hold.
     pub(crate) limits: presa_core::SessionLimits,
+    /// The extensions declared, and the methods served for them.
+    pub(crate) extensions: crate::extension::Extensions,
 }
 
 impl Default for Options {
@@ -63,6 +65,7 @@ impl Default for Options {
             caller_key: None,
             tasks: crate::tasks::TaskOptions::default(),
             limits: presa_core::SessionLimits::default(),
+            extensions: crate::extension::Extensions::default(),
         }
     }
 }
@@ -93,6 +96,16 @@ pub(crate) struct Inner {
     /// The instruments the server's metrics are recorded with.
     #[cfg(feature = "otel")]
     pub(crate) metrics: Arc<crate::metrics::ServerMetrics>,
+}
+
+/// How long a result may be reused, and by whom: `ttlMs` and `cacheScope` of a 2026-07-28
+/// result. The default, 0 and private, asks clients not to reuse it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheHints {
+    /// Freshness in milliseconds.
+    pub ttl_ms: u64,
+    /// Who may reuse it.
+    pub scope: CacheScope,
 }
 
 /// An MCP server: definitions (tools, resources, resource templates, prompts) as plain data plus
@@ -166,7 +179,14 @@ impl Server {
 
     fn capabilities_of(&self, definitions: &Definitions) -> ServerCapabilities {
         let o = &self.inner.options;
-        definitions.capabilities(o.list_changed, o.subscribe, o.logging)
+        let mut capabilities = definitions.capabilities(o.list_changed, o.subscribe, o.logging);
+        if !o.extensions.declared.is_empty() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .extend(o.extensions.declared.clone());
+        }
+        capabilities
     }
 
     /// The names of the current tools, in listing order.
@@ -215,6 +235,17 @@ impl Server {
             .session_config
             .get_or_init(|| Arc::new(self.session_config_of(&snapshot)));
         Arc::clone(config)
+    }
+
+    /// The caching hints the server's 2026-07-28 lists carry ([`ServerBuilder::cache`]): what an
+    /// extension's cacheable results should carry too.
+    ///
+    /// [`ServerBuilder::cache`]: crate::ServerBuilder::cache
+    pub fn cache_hints(&self) -> CacheHints {
+        CacheHints {
+            ttl_ms: self.inner.options.cache_ttl_ms,
+            scope: self.inner.options.cache_scope,
+        }
     }
 
     /// Whether list-changed notifications are sent when definitions change.

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use presa_core::{
-    ErrorObject, IncomingRequest, Notification, RawJson, RequestError, RequestId, RequestMethod,
-    ServerSession, SubscriptionsListen,
+    ClientContext, ErrorObject, IncomingRequest, Notification, RawJson, RequestError, RequestId,
+    RequestMeta, RequestMethod, ServerSession, SubscriptionsListen,
 };
 use serde_json::Value;
 use tracing::Instrument;
@@ -86,6 +86,62 @@ pub(crate) fn open_request(
         cancellation,
         listen,
     }
+}
+
+/// Opens a notification an extension's handler takes (`None` when no handler does): the
+/// handler's future, with a context of the client `client` describes (the session's handshake,
+/// else what the notification's own `_meta` says, else the newest revision with no
+/// capabilities). A notification has no id: its context's [`request_id`] is 0.
+///
+/// [`request_id`]: Context::request_id
+pub(crate) fn open_notification(
+    server: &Server,
+    notification: Notification,
+    client: Option<&ClientContext>,
+    peer: &Arc<dyn Peer>,
+    arrival: &Arrival,
+) -> Option<BoxFuture<'static, ()>> {
+    let handler = server
+        .inner
+        .options
+        .extensions
+        .notifications
+        .get(&notification.method)?;
+    let meta = presa_core::params_meta(notification.params.as_deref());
+    let client = client.cloned().unwrap_or_else(|| {
+        let sent = RequestMeta::from_params(notification.params.as_deref()).ok();
+        ClientContext {
+            protocol_version: sent
+                .as_ref()
+                .and_then(|meta| meta.protocol_version.parse().ok())
+                .unwrap_or(presa_core::ProtocolVersion::LATEST),
+            capabilities: sent
+                .as_ref()
+                .map(|meta| meta.client_capabilities.clone())
+                .unwrap_or_default(),
+            client_info: sent.and_then(|meta| meta.client_info),
+        }
+    });
+    let cx = Context::new(
+        RequestId::Number(0),
+        Arc::new(client),
+        meta,
+        Arc::clone(peer),
+        Cancellation::new(),
+        arrival.clone(),
+        None,
+        Some(server.clone()),
+    );
+    // the handler is called on the first poll, out of the connection's lock
+    let handler = Arc::clone(handler);
+    let params = notification.params;
+    let taking: BoxFuture<'static, ()> =
+        Box::pin(async move { handler.notify(params.as_deref(), cx).await });
+    Some(Box::pin(async move {
+        if let Err(panic) = crate::catch::catch_unwind(taking).await {
+            tracing::warn!(error = %panic, "a notification handler panicked");
+        }
+    }))
 }
 
 /// `handling`, boxed, inside `span` when a subscriber wants it: a disabled span would still be

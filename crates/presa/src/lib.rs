@@ -59,6 +59,11 @@ struct AuthorizationGuide;
 #[doc = include_str!("../../../docs/transports.md")]
 struct TransportsGuide;
 
+/// The examples of docs/extensions.md, compiled and run as doc tests.
+#[cfg(all(doctest, feature = "server", feature = "client"))]
+#[doc = include_str!("../../../docs/extensions.md")]
+struct ExtensionsGuide;
+
 /// The examples of docs/initialize-era.md, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "in-process", feature = "http"))]
 #[doc = include_str!("../../../docs/initialize-era.md")]

@@ -36,7 +36,8 @@
 //! Tools ask the client for input (sampling, elicitation, roots) through the same calls in both
 //! eras. List changes are announced (`listChanged`) and resources can be subscribed to, in both
 //! eras (`resources/subscribe`, `subscriptions/listen`). The `tasks-*` tools run as tasks (the
-//! 2026-07-28 extension, and 2025-11-25's tasks) for clients that allow it; skills are not served.
+//! 2026-07-28 extension, and 2025-11-25's tasks) for clients that allow it. The skills under `conformance/skills/` are served
+//! (the Skills extension, SEP-2640, with `resources/directory/read`).
 
 mod input_tools;
 mod prompts;
@@ -51,7 +52,7 @@ use std::sync::{Arc, OnceLock};
 
 use presa_core::CacheScope;
 use presa_http::{Allow, HttpOptions};
-use presa_server::{BuildError, Server};
+use presa_server::{Server, Skills};
 use tokio::io::AsyncReadExt as _;
 
 /// The environment variable naming the port to listen on.
@@ -66,8 +67,11 @@ const USAGE: &str = "usage: presa-conformance-server [--port N] [--exit-on-stdin
 /// for a server that lives as long as the process.
 pub(crate) type ServerCell = Arc<OnceLock<Server>>;
 
+/// The skills the server serves, a directory of skill folders beside the fixtures.
+const SKILLS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
+
 /// The conformance server: every definition the scenarios call.
-fn conformance_server() -> Result<Server, BuildError> {
+fn conformance_server() -> Result<Server, Box<dyn Error>> {
     let cell = ServerCell::default();
     let builder = Server::builder("presa-conformance-server", env!("CARGO_PKG_VERSION"))
         .title("presa conformance server")
@@ -80,6 +84,8 @@ fn conformance_server() -> Result<Server, BuildError> {
     let builder = prompts::register(builder);
     let builder = input_tools::register(builder);
     let builder = task_tools::register(builder);
+    // after the resources: the runner reads `test://static-text` as the first one listed
+    let builder = builder.with(Skills::from_dir(SKILLS_DIR)?);
     let server = builder.build()?;
     // the cell is new and this is the only place that fills it
     let _ = cell.set(server.clone());
@@ -216,5 +222,7 @@ mod tests {
         let caps = server.capabilities();
         assert!(caps.tools.is_some() && caps.prompts.is_some() && caps.resources.is_some());
         assert!(caps.completions.is_some() && caps.logging.is_some());
+        let skills = &caps.extensions.as_ref().unwrap()[presa_core::skills::SKILLS_EXTENSION];
+        assert_eq!(skills["directoryRead"], true);
     }
 }

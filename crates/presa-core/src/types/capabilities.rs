@@ -365,6 +365,62 @@ pub struct ServerTaskRequests {
     pub other: JsonObject,
 }
 
+/// Checks an extension identifier against the naming rules of `_meta` keys, with the prefix
+/// the specification makes mandatory for extensions: `prefix/name`, the prefix dot-separated
+/// labels (each starts with a letter, ends with a letter or digit, and has letters, digits and
+/// hyphens between), the name starting and ending with a letter or digit, with letters,
+/// digits, hyphens, underscores and dots between. `Err` says which rule the id breaks.
+///
+/// ```
+/// use presa_core::check_extension_id;
+///
+/// assert!(check_extension_id("io.modelcontextprotocol/ui").is_ok());
+/// assert!(check_extension_id("com.example/my_ext-2").is_ok());
+/// assert!(check_extension_id("skills").is_err());
+/// assert!(check_extension_id("io..example/x").is_err());
+/// assert!(check_extension_id("io.example/-x").is_err());
+/// ```
+pub fn check_extension_id(id: &str) -> Result<(), &'static str> {
+    let Some((prefix, name)) = id.rsplit_once('/') else {
+        return Err("an extension id needs a prefix: `prefix/name`, e.g. `com.example/things`");
+    };
+    for label in prefix.split('.') {
+        let starts = label
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic());
+        let ends = label
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
+        let inside = label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !(starts && ends && inside) {
+            return Err(
+                "each dot-separated label of the prefix must start with a letter, end \
+                        with a letter or digit, and hold only letters, digits and hyphens",
+            );
+        }
+    }
+    let starts = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    let ends = name
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    let inside = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !(starts && ends && inside) {
+        return Err(
+            "the name after the prefix must start and end with a letter or digit, and \
+                    hold only letters, digits, hyphens, underscores and dots",
+        );
+    }
+    Ok(())
+}
+
 /// Which tasks one request may use (see [`ProtocolVersion::request_tasks`]): its revision's,
 /// and on 2026-07-28 only when the request itself declared the tasks extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,5 +1,8 @@
 //! Methods as marker types: each names a method and ties it to its params and result types.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -271,6 +274,40 @@ const NOTIFICATIONS_2026_07_28: &[&str] = &[
     ResourceUpdated::METHOD,
     SubscriptionsAcknowledged::METHOD,
 ];
+
+/// `method` as a revision of MCP defines it (a request, an embedded input request or a
+/// notification, of any revision, in either direction), or `None` for a method no revision
+/// defines: one an extension brings, or one a peer made up.
+///
+/// ```
+/// use presa_core::defined_method;
+///
+/// assert_eq!(defined_method("tools/call"), Some("tools/call"));
+/// assert_eq!(defined_method("notifications/initialized"), Some("notifications/initialized"));
+/// assert_eq!(defined_method("skills/list"), None);
+/// ```
+pub fn defined_method(method: &str) -> Option<&'static str> {
+    // FNV: a few instructions a byte for these short names (SipHash costs ten times as much);
+    // the set is fixed, so a peer cannot steer its collisions
+    static DEFINED: OnceLock<HashSet<&'static str, fnv::FnvBuildHasher>> = OnceLock::new();
+    let defined = DEFINED.get_or_init(|| {
+        crate::ProtocolVersion::ALL
+            .iter()
+            .flat_map(|revision| {
+                let revision = revision.as_str();
+                [
+                    request_methods_in(revision),
+                    embedded_methods_in(revision),
+                    notification_methods_in(revision),
+                ]
+            })
+            .flatten()
+            .flatten()
+            .copied()
+            .collect()
+    });
+    defined.get(method).copied()
+}
 
 /// The JSON-RPC request methods a revision defines, both directions (`None` for an unknown
 /// revision string). For 2026-07-28 this excludes the methods that exist only as embedded input

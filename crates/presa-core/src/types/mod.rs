@@ -17,6 +17,7 @@
 #[macro_use]
 mod serde_util;
 
+pub mod apps;
 mod capabilities;
 mod common;
 mod completion;
@@ -34,6 +35,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+pub mod skills;
 mod subscriptions;
 mod tasks;
 pub mod tasks_extension;

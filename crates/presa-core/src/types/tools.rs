@@ -163,6 +163,30 @@ impl Tool {
         self
     }
 
+    /// The tool with an app (MCP Apps, SEP-1865): the `ui://` page that shows its results in a
+    /// host that renders apps, in `_meta.ui` (and in the deprecated `_meta["ui/resourceUri"]`
+    /// that hosts still read). The tool's `content` is what every other client shows, so it
+    /// should say the same in words. For who may call it, see [`ui_meta`](Self::ui_meta).
+    ///
+    /// ```
+    /// use presa_core::Tool;
+    ///
+    /// let tool = Tool::without_params("forecast").ui("ui://weather/forecast");
+    /// assert_eq!(tool.meta.unwrap()["ui"]["resourceUri"], "ui://weather/forecast");
+    /// ```
+    #[must_use]
+    pub fn ui(self, resource_uri: impl Into<String>) -> Self {
+        self.ui_meta(crate::apps::UiToolMeta::new(resource_uri))
+    }
+
+    /// The tool with its app as `meta` says (its page, and who may call it: a tool only the
+    /// page calls is `visibility([UiVisibility::App])`).
+    #[must_use]
+    pub fn ui_meta(mut self, meta: crate::apps::UiToolMeta) -> Self {
+        meta.merge_into(self.meta.get_or_insert_with(Meta::new));
+        self
+    }
+
     /// Whether the tool runs as a task (see [`task_support`](Self::task_support)).
     pub fn get_task_support(&self) -> TaskSupport {
         self.execution

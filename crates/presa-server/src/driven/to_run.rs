@@ -8,11 +8,14 @@ use crate::start::Handling;
 use crate::transport::Arrival;
 
 /// What one input set going, acted on once the connection's lock is released: the requests it
-/// started, and those the session answered by itself, to observe.
+/// started, those the session answered by itself, to observe, and the notifications handlers
+/// take.
 #[derive(Default)]
 pub(super) struct ToRun {
     pub(super) requests: Started,
     pub(super) answered: Vec<Answered>,
+    /// Notifications an extension's handler takes: their handling, not yet polled.
+    pub(super) notifications: Vec<crate::BoxFuture<'static, ()>>,
 }
 
 impl ToRun {

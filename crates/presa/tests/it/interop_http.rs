@@ -9,6 +9,9 @@
 //!   TypeScript v1, TypeScript v2 and Python in the initialize era (an `Mcp-Session-Id`
 //!   session, ended with `DELETE` by the TypeScript clients); TypeScript v2 (pinned) and Python
 //!   (probing with `server/discover`) on 2026-07-28.
+//! - presa's `skills` example (the Skills extension, SEP-2640) read by the TypeScript SDK v2's
+//!   client as a host reads it, in both eras: the declaration, `skills/list`, and each
+//!   `SKILL.md` through `resources/read`, its digest and size as listed.
 //! - presa's HTTP client driving independent servers: server-everything on its own Streamable
 //!   HTTP entry point (initialize era only: presa's `server/discover` probe must fall back to
 //!   `initialize`), and servers built on the TypeScript SDK v2 (`createMcpHandler`) and on the
@@ -146,4 +149,59 @@ async fn presa_http_client_runs_a_server_everything_task_that_asks_mid_way() {
     let report = task.wait().await.unwrap();
     assert!(report.text().contains("the language"), "{}", report.text());
     client.close().await;
+}
+
+/// The TypeScript SDK's client lists the skills of presa's `skills` example and reads each
+/// `SKILL.md`: what it reads has the digest and size the listing gives, and its frontmatter
+/// names the skill.
+fn typescript_client_reads_presa_skills(era: &str) {
+    let mut command = std::process::Command::new(interop::skills());
+    command.args(["--http", "127.0.0.1:0"]);
+    let server = Listening::start("the skills example", command);
+    let mut client = node().script("skills-client.mjs");
+    client.args([era, server.url()]);
+    let report = interop::report(client);
+    assert_eq!(
+        report["declared"],
+        serde_json::json!({"directoryRead": true}),
+        "{report:#}"
+    );
+    let skills = report["skills"].as_array().unwrap();
+    let uris: Vec<&str> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://acme/support/triage/SKILL.md",
+            "skill://release-notes/SKILL.md"
+        ],
+        "{report:#}"
+    );
+    for (skill, read) in skills.iter().zip(report["read"].as_array().unwrap()) {
+        let listed = skill["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|file| file["uri"] == skill["uri"])
+            .unwrap();
+        assert_eq!(read["digest"], listed["digest"], "{read:#}");
+        assert_eq!(read["size"], listed["size"], "{read:#}");
+        assert_eq!(read["mimeType"], "text/markdown");
+        let name = skill["frontmatter"]["name"].as_str().unwrap();
+        assert!(
+            read["text"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("---\nname: {name}\n"))
+        );
+    }
+}
+
+#[test]
+fn typescript_sdk_v2_client_reads_presa_skills_in_the_initialize_era() {
+    typescript_client_reads_presa_skills("2025");
+}
+
+#[test]
+fn typescript_sdk_v2_client_reads_presa_skills_on_2026_07_28() {
+    typescript_client_reads_presa_skills("2026");
 }

@@ -6,6 +6,7 @@
 
 #[cfg(feature = "schemars")]
 mod cancellation;
+mod extensions;
 #[cfg(feature = "schemars")]
 mod first_hour;
 mod harness;
@@ -41,6 +42,7 @@ mod patterns;
 mod quickstart;
 #[cfg(all(feature = "redis", feature = "client", feature = "stdio"))]
 mod scale_out;
+mod skills;
 mod stdio_processes;
 #[cfg(feature = "schemars")]
 mod tasks;

@@ -196,6 +196,12 @@ pub(crate) fn notes() -> &'static Path {
     NOTES.get_or_init(|| build_example("notes"))
 }
 
+/// The `skills` example's binary, built as [`library`] is.
+pub(crate) fn skills() -> &'static Path {
+    static SKILLS: OnceLock<PathBuf> = OnceLock::new();
+    SKILLS.get_or_init(|| build_example("skills"))
+}
+
 /// Builds example `name` with this test binary's features and profile; returns its binary.
 fn build_example(name: &str) -> PathBuf {
     let dir = profile_dir();

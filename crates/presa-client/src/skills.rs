@@ -1,0 +1,294 @@
+//! The Skills extension (SEP-2640) as a host uses it: list skills without reading any file, and
+//! load one by reading its `SKILL.md` first, then its other files, each verified against the
+//! listing before it is used.
+
+use std::fmt;
+
+use presa_core::skills::{
+    FrontmatterError, GetSkill, GetSkillRequestParams, ListSkills, SKILLS_EXTENSION, Skill,
+    SkillResource, SkillResources, parse_frontmatter, sha256_digest,
+};
+use presa_core::{PaginatedRequestParams, RequestMethod, ResourceContents};
+
+use crate::client::Client;
+use crate::error::ClientError;
+
+/// How many `skills/list` pages [`Client::skills`] follows before it stops: a server that keeps
+/// handing out cursors cannot keep the client listing forever.
+const MAX_PAGES: usize = 1000;
+
+impl Client {
+    /// Every skill the server lists, across all pages, without reading any of their files.
+    /// [`ClientError::NotOffered`] when the server did not declare the Skills extension.
+    pub async fn skills(&self) -> Result<Vec<Skill>, ClientError> {
+        self.require_skills(ListSkills::METHOD)?;
+        let mut skills = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let params = PaginatedRequestParams {
+                meta: None,
+                cursor: cursor.take(),
+            };
+            let page = self.request::<ListSkills>(&params).await?;
+            skills.extend(page.skills);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(skills),
+            }
+        }
+        Ok(skills)
+    }
+
+    /// The skill whose `SKILL.md` is at `uri`, as the server describes it now (`skills/get`),
+    /// loaded with [`load_skill_entry`](Self::load_skill_entry).
+    pub async fn load_skill(&self, uri: &str) -> Result<LoadedSkill, SkillLoadError> {
+        self.require_skills(GetSkill::METHOD)
+            .map_err(SkillLoadError::Client)?;
+        let params = GetSkillRequestParams {
+            meta: None,
+            uri: uri.to_owned(),
+        };
+        let described = self.request::<GetSkill>(&params).await?;
+        self.load_skill_entry(&described.skill).await
+    }
+
+    /// Loads the skill `entry` describes (from [`skills`](Self::skills), or held from before):
+    /// reads its `SKILL.md` first and checks it against the entry (digest, size, and the
+    /// frontmatter field by field), then each other file it lists (digest and size). The first
+    /// file that does not match stops the loading with a [`SkillLoadError`]; nothing
+    /// unverified is returned. A `"dynamic"` skill, which publishes nothing to verify, is
+    /// declined.
+    pub async fn load_skill_entry(&self, entry: &Skill) -> Result<LoadedSkill, SkillLoadError> {
+        let SkillResources::Listed(listed) = &entry.resources else {
+            return Err(SkillLoadError::Dynamic {
+                uri: entry.uri.clone(),
+            });
+        };
+        let main = listed
+            .iter()
+            .find(|file| file.uri == entry.uri)
+            .ok_or_else(|| SkillLoadError::Unlisted {
+                uri: entry.uri.clone(),
+            })?;
+        let skill_md = self.read_verified(main).await?;
+        let text = std::str::from_utf8(&skill_md.bytes).map_err(|_| SkillLoadError::NotText {
+            uri: entry.uri.clone(),
+        })?;
+        let frontmatter =
+            parse_frontmatter(text).map_err(|source| SkillLoadError::Frontmatter {
+                uri: entry.uri.clone(),
+                source,
+            })?;
+        let fields = frontmatter.keys().chain(entry.frontmatter.keys());
+        if let Some(field) = fields
+            .into_iter()
+            .find(|field| frontmatter.get(*field) != entry.frontmatter.get(*field))
+        {
+            return Err(SkillLoadError::FrontmatterMismatch {
+                uri: entry.uri.clone(),
+                field: field.clone(),
+            });
+        }
+        let mut files = vec![skill_md];
+        for file in listed.iter().filter(|file| file.uri != entry.uri) {
+            files.push(self.read_verified(file).await?);
+        }
+        Ok(LoadedSkill {
+            skill: entry.clone(),
+            files,
+        })
+    }
+
+    /// Reads the file `listed` names and checks its bytes against the listing.
+    async fn read_verified(&self, listed: &SkillResource) -> Result<SkillFile, SkillLoadError> {
+        let result = self.read_resource(listed.uri.clone()).await?;
+        let contents = result
+            .contents
+            .into_iter()
+            .find(|contents| contents.uri() == listed.uri)
+            .ok_or_else(|| SkillLoadError::NoContents {
+                uri: listed.uri.clone(),
+            })?;
+        let (bytes, mime_type) = match contents {
+            ResourceContents::Text(text) => (text.text.into_bytes(), text.mime_type),
+            ResourceContents::Blob(blob) => {
+                let bytes = blob.decode().map_err(|_| SkillLoadError::NoContents {
+                    uri: listed.uri.clone(),
+                })?;
+                (bytes, blob.mime_type)
+            }
+        };
+        if bytes.len() as u64 != listed.size {
+            return Err(SkillLoadError::SizeMismatch {
+                uri: listed.uri.clone(),
+                listed: listed.size,
+                read: bytes.len() as u64,
+            });
+        }
+        let digest = sha256_digest(&bytes);
+        if digest != listed.digest {
+            return Err(SkillLoadError::DigestMismatch {
+                uri: listed.uri.clone(),
+                listed: listed.digest.clone(),
+                read: digest,
+            });
+        }
+        Ok(SkillFile {
+            uri: listed.uri.clone(),
+            mime_type,
+            bytes,
+        })
+    }
+
+    fn require_skills(&self, method: &str) -> Result<(), ClientError> {
+        if self.has_extension(SKILLS_EXTENSION) {
+            Ok(())
+        } else {
+            Err(ClientError::NotOffered {
+                method: method.to_owned(),
+                capability: "extensions.io.modelcontextprotocol/skills",
+            })
+        }
+    }
+}
+
+/// A skill whose files were all read and verified.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedSkill {
+    /// The entry it was verified against.
+    pub skill: Skill,
+    /// Its files, `SKILL.md` first, then in the entry's order.
+    pub files: Vec<SkillFile>,
+}
+
+impl LoadedSkill {
+    /// The `SKILL.md` text.
+    pub fn skill_md(&self) -> &str {
+        self.files
+            .first()
+            .and_then(|file| std::str::from_utf8(&file.bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// The file at `uri`.
+    pub fn file(&self, uri: &str) -> Option<&SkillFile> {
+        self.files.iter().find(|file| file.uri == uri)
+    }
+}
+
+/// One verified file of a skill.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillFile {
+    /// Its URI.
+    pub uri: String,
+    /// Its MIME type, as the server gave it.
+    pub mime_type: Option<String>,
+    /// Its bytes (of a text resource, the UTF-8 bytes of its text).
+    pub bytes: Vec<u8>,
+}
+
+/// Why a skill was not loaded: a call failed, or what was read does not match the listing.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SkillLoadError {
+    /// A call failed (`skills/get`, `resources/read`), or the server does not serve Skills.
+    Client(ClientError),
+    /// The skill's files are `"dynamic"`: nothing to verify them against.
+    Dynamic {
+        /// The skill.
+        uri: String,
+    },
+    /// The listing does not name the skill's own `SKILL.md`.
+    Unlisted {
+        /// The skill.
+        uri: String,
+    },
+    /// The read returned no contents for the file.
+    NoContents {
+        /// The file.
+        uri: String,
+    },
+    /// The file has another size than listed.
+    SizeMismatch {
+        /// The file.
+        uri: String,
+        /// The listed size.
+        listed: u64,
+        /// The size read.
+        read: u64,
+    },
+    /// The file has another digest than listed.
+    DigestMismatch {
+        /// The file.
+        uri: String,
+        /// The listed digest.
+        listed: String,
+        /// The digest of what was read.
+        read: String,
+    },
+    /// The `SKILL.md` is not UTF-8 text.
+    NotText {
+        /// The skill.
+        uri: String,
+    },
+    /// The `SKILL.md` frontmatter cannot be read.
+    Frontmatter {
+        /// The skill.
+        uri: String,
+        /// Why.
+        source: FrontmatterError,
+    },
+    /// A frontmatter field of the `SKILL.md` differs from the listing's.
+    FrontmatterMismatch {
+        /// The skill.
+        uri: String,
+        /// The first field that differs.
+        field: String,
+    },
+}
+
+impl From<ClientError> for SkillLoadError {
+    fn from(error: ClientError) -> Self {
+        Self::Client(error)
+    }
+}
+
+impl fmt::Display for SkillLoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Client(_) => f.write_str("a call for the skill failed"),
+            Self::Dynamic { uri } => {
+                write!(
+                    f,
+                    "{uri}: the skill's files are dynamic, with nothing to verify"
+                )
+            }
+            Self::Unlisted { uri } => write!(f, "{uri}: the listing does not name its SKILL.md"),
+            Self::NoContents { uri } => write!(f, "{uri}: the read returned no contents"),
+            Self::SizeMismatch { uri, listed, read } => {
+                write!(f, "{uri}: {read} bytes read, {listed} listed")
+            }
+            Self::DigestMismatch { uri, listed, read } => {
+                write!(f, "{uri}: digest {read}, {listed} listed")
+            }
+            Self::NotText { uri } => write!(f, "{uri}: SKILL.md is not UTF-8 text"),
+            Self::Frontmatter { uri, .. } => write!(f, "{uri}: the frontmatter cannot be read"),
+            Self::FrontmatterMismatch { uri, field } => {
+                write!(
+                    f,
+                    "{uri}: frontmatter field {field:?} differs from the listing's"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SkillLoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Client(error) => Some(error),
+            Self::Frontmatter { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Reading skills from a directory: every folder with a `SKILL.md` is a skill; no file is taken
+//! from outside its skill's folder.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use presa_core::skills::{MAX_SKILL_BYTES, SKILL_MD};
+
+use super::SkillError;
+
+/// How deep folders may nest below the skills directory.
+const MAX_DEPTH: usize = 32;
+
+/// A file of a skill: its path within the skill and its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SkillFile {
+    pub(crate) path: String,
+    pub(crate) bytes: Vec<u8>,
+}
+
+impl SkillFile {
+    pub(crate) fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        Self {
+            path: path.into(),
+            bytes: bytes.into(),
+        }
+    }
+}
+
+/// A file found below the skills directory.
+struct Found {
+    /// Where it is.
+    path: PathBuf,
+    /// Where it leads, for a symbolic link.
+    target: Option<PathBuf>,
+}
+
+/// The skills below `root`, each its skill path and files, in path order.
+pub(crate) fn walk(root: &Path) -> Result<Vec<(String, Vec<SkillFile>)>, SkillError> {
+    let mut found = BTreeMap::new();
+    visit(root, "", 0, &mut found)?;
+    if found.contains_key(SKILL_MD) {
+        return Err(SkillError::InvalidPath {
+            path: root.join(SKILL_MD).display().to_string(),
+            reason: "the skills directory is itself a skill: give the folder that holds the \
+                     skill folders",
+        });
+    }
+    let skill_dirs: Vec<&str> = found
+        .keys()
+        .filter_map(|relative| relative.strip_suffix(SKILL_MD)?.strip_suffix('/'))
+        .collect();
+    let mut skills = Vec::with_capacity(skill_dirs.len());
+    for dir in skill_dirs {
+        let folder = root.join(dir);
+        let canonical = fs::canonicalize(&folder).map_err(|source| SkillError::Io {
+            path: folder.clone(),
+            source,
+        })?;
+        let prefix = format!("{dir}/");
+        let mut files = Vec::new();
+        let mut bytes = 0u64;
+        for (relative, file) in found.range(prefix.clone()..) {
+            let Some(within) = relative.strip_prefix(&prefix) else {
+                break;
+            };
+            if let Some(target) = &file.target
+                && !target.starts_with(&canonical)
+            {
+                return Err(SkillError::Escapes {
+                    path: file.path.clone(),
+                });
+            }
+            let read = fs::read(&file.path).map_err(|source| SkillError::Io {
+                path: file.path.clone(),
+                source,
+            })?;
+            bytes += read.len() as u64;
+            if bytes > MAX_SKILL_BYTES {
+                return Err(SkillError::TooLarge {
+                    skill: dir.to_owned(),
+                    bytes,
+                });
+            }
+            files.push(SkillFile::new(within, read));
+        }
+        skills.push((dir.to_owned(), files));
+    }
+    Ok(skills)
+}
+
+/// Records every file below `dir` (at `relative` below the skills directory) in `found`.
+fn visit(
+    dir: &Path,
+    relative: &str,
+    depth: usize,
+    found: &mut BTreeMap<String, Found>,
+) -> Result<(), SkillError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SkillError::Io { path, source }
+    };
+    if depth > MAX_DEPTH {
+        return Err(SkillError::InvalidPath {
+            path: dir.display().to_string(),
+            reason: "folders nest more than 32 levels deep",
+        });
+    }
+    let mut entries = fs::read_dir(dir)
+        .map_err(io(dir))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(io(dir))?;
+    entries.sort_by_key(fs::DirEntry::file_name);
+    for entry in entries {
+        let path = entry.path();
+        let Ok(name) = entry.file_name().into_string() else {
+            return Err(SkillError::InvalidPath {
+                path: path.display().to_string(),
+                reason: "a file name must be UTF-8",
+            });
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let below = if relative.is_empty() {
+            name
+        } else {
+            format!("{relative}/{name}")
+        };
+        let kind = fs::symlink_metadata(&path).map_err(io(&path))?;
+        if kind.is_dir() {
+            visit(&path, &below, depth + 1, found)?;
+        } else if kind.is_symlink() {
+            let target = fs::canonicalize(&path).map_err(io(&path))?;
+            if target.is_dir() {
+                return Err(SkillError::Escapes { path });
+            }
+            found.insert(
+                below,
+                Found {
+                    path,
+                    target: Some(target),
+                },
+            );
+        } else if kind.is_file() {
+            found.insert(below, Found { path, target: None });
+        }
+    }
+    Ok(())
+}

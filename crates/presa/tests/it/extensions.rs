@@ -1,0 +1,249 @@
+//! Extensions: a server declares one and serves its custom methods; a client declares its own,
+//! reads the server's, and calls the methods typed. One test body on every transport
+//! (in-process, stdio over pipes, Streamable HTTP on 127.0.0.1) under 2026-07-28 and under
+//! 2025-11-25.
+
+use std::sync::{Arc, Mutex};
+
+use presa::client::{Client, ClientOptions};
+use presa::core::{ErrorCode, Notification, NotificationMethod, RequestMethod, Tool};
+use presa::server::{
+    Audit, AuditRecord, BuildError, Context, MethodHandler, Outcome, ProtocolError, Server,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::harness::{ALICE, BOB, GUARD, Harness, everywhere};
+
+const EXTENSION: &str = "com.example/echoes";
+
+#[derive(Serialize, Deserialize)]
+struct ShoutParams {
+    text: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Shouted {
+    text: String,
+    /// What the handler's context said of the client's declaration of [`EXTENSION`].
+    client_declared: Option<Value>,
+    protocol_version: String,
+}
+
+enum Shout {}
+
+impl RequestMethod for Shout {
+    const METHOD: &'static str = "echoes/shout";
+    type Params = ShoutParams;
+    type Result = Shouted;
+}
+
+#[derive(Serialize, Deserialize)]
+struct PokeParams {
+    who: String,
+}
+
+enum Poke {}
+
+impl NotificationMethod for Poke {
+    const METHOD: &'static str = "notifications/echoes/poke";
+    type Params = PokeParams;
+}
+
+enum Heard {}
+
+impl NotificationMethod for Heard {
+    const METHOD: &'static str = "notifications/echoes/heard";
+    type Params = Value;
+}
+
+/// A server declaring [`EXTENSION`] and serving its methods; pokes go to `poked`, and every
+/// request is audited into `records`.
+fn echoes(
+    poked: mpsc::UnboundedSender<(String, String)>,
+    records: Arc<Mutex<Vec<AuditRecord>>>,
+) -> Server {
+    Server::builder("echoes", "1.0.0")
+        .extension(EXTENSION, json!({"loud": true}))
+        .tool_sync(
+            Tool::without_params("plain"),
+            |_: Value, _cx: Context| "plain",
+        )
+        .method::<Shout>(|params: ShoutParams, cx: Context| async move {
+            if params.text.is_empty() {
+                return Err(ProtocolError::new(
+                    ErrorCode::INVALID_PARAMS,
+                    "nothing to shout",
+                ));
+            }
+            cx.notify::<Heard>(&json!({"text": params.text}))
+                .await
+                .map_err(|e| ProtocolError::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;
+            Ok(Shouted {
+                text: params.text.to_uppercase(),
+                client_declared: cx.client_extension(EXTENSION).cloned(),
+                protocol_version: cx.protocol_version().to_string(),
+            })
+        })
+        .notification::<Poke>(move |params: PokeParams, cx: Context| {
+            let poked = poked.clone();
+            async move {
+                let _ = poked.send((params.who, cx.protocol_version().to_string()));
+            }
+        })
+        .middleware(Audit::new(move |record| {
+            records.lock().unwrap().push(record.clone());
+        }))
+        .build()
+        .unwrap()
+}
+
+fn declaring(options: ClientOptions) -> ClientOptions {
+    options.extension(EXTENSION, json!({"whisper": false}))
+}
+
+async fn shout(client: &Client, text: &str) -> Result<Shouted, presa::client::ClientError> {
+    client
+        .request::<Shout>(&ShoutParams { text: text.into() })
+        .await
+}
+
+#[tokio::test]
+async fn custom_methods_and_notifications_are_served_like_built_in_ones() {
+    everywhere(|transport, version| async move {
+        let (poked, mut pokes) = mpsc::unbounded_channel();
+        let records: Arc<Mutex<Vec<AuditRecord>>> = Arc::default();
+        let server = echoes(poked, Arc::clone(&records));
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect_with(ALICE, declaring).await;
+        let bob = harness.connect(BOB).await;
+        let at = format!("{transport:?} {version}");
+
+        // the declaration, as the client reads it
+        assert!(alice.has_extension(EXTENSION), "{at}");
+        assert_eq!(
+            alice.server_extensions()[EXTENSION],
+            json!({"loud": true}),
+            "{at}"
+        );
+        assert!(!alice.has_extension("com.example/other"), "{at}");
+
+        // typed params and result; the per-request check sees each client's own declaration
+        let mut heard = alice.notifications();
+        let shouted = shout(&alice, "hello").await.unwrap();
+        assert_eq!(
+            shouted,
+            Shouted {
+                text: "HELLO".into(),
+                client_declared: Some(json!({"whisper": false})),
+                protocol_version: version.to_string(),
+            },
+            "{at}"
+        );
+        let notification = tokio::time::timeout(GUARD, heard.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(notification.method, Heard::METHOD, "{at}");
+        assert_eq!(
+            shout(&bob, "hi").await.unwrap().client_declared,
+            None,
+            "{at}"
+        );
+
+        // params that do not read, the handler's own error, a method nobody serves
+        let unreadable = alice
+            .request_raw(Shout::METHOD, json!({"text": 7}))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            unreadable.as_server_error().unwrap().code,
+            ErrorCode::INVALID_PARAMS,
+            "{at}"
+        );
+        let refused = shout(&alice, "").await.unwrap_err();
+        let refused = refused.as_server_error().unwrap();
+        assert_eq!(
+            (refused.code, refused.message.as_str()),
+            (ErrorCode::INVALID_PARAMS, "nothing to shout"),
+            "{at}"
+        );
+        let unknown = alice
+            .request_raw("echoes/whisper", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            unknown.as_server_error().unwrap().code,
+            ErrorCode::METHOD_NOT_FOUND,
+            "{at}"
+        );
+
+        // a notification reaches its handler
+        alice
+            .notify(Notification::new(Poke::METHOD, &json!({"who": "alice"})).unwrap())
+            .await
+            .unwrap();
+        let (who, revision) = tokio::time::timeout(GUARD, pokes.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (who.as_str(), revision),
+            ("alice", version.to_string()),
+            "{at}"
+        );
+
+        harness.stop().await;
+        // the middleware saw the custom requests as it sees built-in ones
+        let records = records.lock().unwrap();
+        let shouts: Vec<(&str, &Outcome)> = records
+            .iter()
+            .filter(|r| r.method == Shout::METHOD)
+            .map(|r| (r.caller.as_deref().unwrap_or("-"), &r.outcome))
+            .collect();
+        assert_eq!(shouts.len(), 4, "{at}: {shouts:?}");
+        assert_eq!(
+            shouts[..2],
+            [("alice", &Outcome::Ok), ("bob", &Outcome::Ok)],
+            "{at}"
+        );
+    })
+    .await;
+}
+
+#[test]
+fn a_custom_method_cannot_shadow_a_built_in_one() {
+    struct Nothing;
+    impl MethodHandler for Nothing {
+        fn call(
+            &self,
+            _params: Option<&serde_json::value::RawValue>,
+            _cx: Context,
+        ) -> presa::server::BoxFuture<'static, Result<Value, presa::core::ErrorObject>> {
+            Box::pin(async { Ok(json!({})) })
+        }
+    }
+    for method in ["tools/call", "initialize", "server/discover", "tasks/get"] {
+        let refused = Server::builder("shadow", "1")
+            .method_handler(method, Arc::new(Nothing))
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&refused, BuildError::Method { method: m, .. } if m == method),
+            "{method}: {refused}"
+        );
+        assert!(
+            refused
+                .to_string()
+                .starts_with(&format!("method {method:?}: ")),
+            "{refused}"
+        );
+    }
+    let refused = Server::builder("shadow", "1")
+        .extension("echoes", json!({}))
+        .build()
+        .unwrap_err();
+    assert!(matches!(refused, BuildError::Extension { .. }), "{refused}");
+}
