@@ -21,7 +21,7 @@ use crate::params::{object_or_null, tool_params};
 use crate::{CallBuilder, CallOptions, Client, ClientError};
 
 /// Listing all pages stops with an error after this many pages.
-const MAX_PAGES: usize = 10_000;
+pub(crate) const MAX_PAGES: usize = 10_000;
 
 /// One page of a paginated list.
 trait Page: DeserializeOwned + HasResultType + Cacheable + Send + 'static {

@@ -31,19 +31,8 @@ pub(crate) fn object_or_null(
         Ok(Value::Null) => Ok(None),
         Ok(other) => Err(ClientError::InvalidParams(format!(
             "expected a JSON object, got {}",
-            kind(&other)
+            presa_core::json_kind(&other)
         ))),
         Err(e) => Err(ClientError::InvalidParams(e.to_string())),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

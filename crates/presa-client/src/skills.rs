@@ -5,24 +5,25 @@
 use std::fmt;
 
 use presa_core::skills::{
-    FrontmatterError, GetSkill, GetSkillRequestParams, ListSkills, SKILLS_EXTENSION, Skill,
-    SkillResource, SkillResources, parse_frontmatter, sha256_digest,
+    FrontmatterError, GetSkill, GetSkillRequestParams, ListSkills, MAX_SKILL_BYTES,
+    MAX_SKILL_FILES, SKILLS_EXTENSION, Skill, SkillResource, SkillResources, parse_frontmatter,
+    sha256_digest,
 };
 use presa_core::{PaginatedRequestParams, RequestMethod, ResourceContents};
 
+use crate::calls::MAX_PAGES;
 use crate::client::Client;
 use crate::error::ClientError;
 
-/// How many `skills/list` pages [`Client::skills`] follows before it stops: a server that keeps
-/// handing out cursors cannot keep the client listing forever.
-const MAX_PAGES: usize = 1000;
-
 impl Client {
     /// Every skill the server lists, across all pages, without reading any of their files.
-    /// [`ClientError::NotOffered`] when the server did not declare the Skills extension.
+    /// [`ClientError::NotOffered`] when the server did not declare the Skills extension; a
+    /// server that repeats a cursor, or pages on past the limit the other lists have, is
+    /// [`ClientError::InvalidResult`].
     pub async fn skills(&self) -> Result<Vec<Skill>, ClientError> {
         self.require_skills(ListSkills::METHOD)?;
         let mut skills = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut cursor = None;
         for _ in 0..MAX_PAGES {
             let params = PaginatedRequestParams {
@@ -31,12 +32,21 @@ impl Client {
             };
             let page = self.request::<ListSkills>(&params).await?;
             skills.extend(page.skills);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => return Ok(skills),
+            let Some(next) = page.next_cursor else {
+                return Ok(skills);
+            };
+            if !seen.insert(next.clone()) {
+                return Err(ClientError::InvalidResult(format!(
+                    "{} repeated cursor {next:?}",
+                    ListSkills::METHOD
+                )));
             }
+            cursor = Some(next);
         }
-        Ok(skills)
+        Err(ClientError::InvalidResult(format!(
+            "{} returned more than {MAX_PAGES} pages",
+            ListSkills::METHOD
+        )))
     }
 
     /// The skill whose `SKILL.md` is at `uri`, as the server describes it now (`skills/get`),
@@ -49,6 +59,12 @@ impl Client {
             uri: uri.to_owned(),
         };
         let described = self.request::<GetSkill>(&params).await?;
+        if described.skill.uri != uri {
+            return Err(SkillLoadError::InvalidListing {
+                uri: uri.to_owned(),
+                reason: format!("skills/get described {} instead", described.skill.uri),
+            });
+        }
         self.load_skill_entry(&described.skill).await
     }
 
@@ -64,6 +80,7 @@ impl Client {
                 uri: entry.uri.clone(),
             });
         };
+        check_listing(entry, listed)?;
         let main = listed
             .iter()
             .find(|file| file.uri == entry.uri)
@@ -82,7 +99,7 @@ impl Client {
         let fields = frontmatter.keys().chain(entry.frontmatter.keys());
         if let Some(field) = fields
             .into_iter()
-            .find(|field| frontmatter.get(*field) != entry.frontmatter.get(*field))
+            .find(|field| !same_json(frontmatter.get(*field), entry.frontmatter.get(*field)))
         {
             return Err(SkillLoadError::FrontmatterMismatch {
                 uri: entry.uri.clone(),
@@ -152,6 +169,67 @@ impl Client {
     }
 }
 
+/// Refuses a listing a host must not act on: a skill URI that is not a `SKILL.md`, a file
+/// outside the skill's folder or listed twice, more files or bytes than the limits.
+fn check_listing(entry: &Skill, listed: &[SkillResource]) -> Result<(), SkillLoadError> {
+    let refused = |reason: String| SkillLoadError::InvalidListing {
+        uri: entry.uri.clone(),
+        reason,
+    };
+    let root = entry
+        .root()
+        .ok_or_else(|| refused("the skill's URI does not end in /SKILL.md".to_owned()))?;
+    if listed.len() > MAX_SKILL_FILES {
+        return Err(refused(format!(
+            "{} files listed, more than {MAX_SKILL_FILES}",
+            listed.len()
+        )));
+    }
+    let bytes = listed
+        .iter()
+        .fold(0u64, |sum, file| sum.saturating_add(file.size));
+    if bytes > MAX_SKILL_BYTES {
+        return Err(refused(format!(
+            "{bytes} bytes listed, more than {MAX_SKILL_BYTES}"
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for file in listed {
+        let within = file
+            .uri
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.starts_with('/') && !rest.split('/').any(|s| s == ".."));
+        if !within {
+            return Err(refused(format!(
+                "{} is outside the skill's folder",
+                file.uri
+            )));
+        }
+        if !seen.insert(file.uri.as_str()) {
+            return Err(refused(format!("{} is listed twice", file.uri)));
+        }
+    }
+    Ok(())
+}
+
+/// Whether two frontmatter values say the same, as a JavaScript host compares them: numbers
+/// by value (`1` and `1.0` alike), a field set to `null` as one left out, everything else as
+/// JSON.
+fn same_json(a: Option<&serde_json::Value>, b: Option<&serde_json::Value>) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Some(Value::Number(a)), Some(Value::Number(b))) => a.as_f64() == b.as_f64(),
+        (Some(Value::Array(a)), Some(Value::Array(b))) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_json(Some(a), Some(b)))
+        }
+        (Some(Value::Object(a)), Some(Value::Object(b))) => {
+            a.len() == b.len() && a.iter().all(|(key, a)| same_json(Some(a), b.get(key)))
+        }
+        (None | Some(Value::Null), None | Some(Value::Null)) => true,
+        (a, b) => a == b,
+    }
+}
+
 /// A skill whose files were all read and verified.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedSkill {
@@ -197,6 +275,14 @@ pub enum SkillLoadError {
     Dynamic {
         /// The skill.
         uri: String,
+    },
+    /// The listing is one a host must not act on: files outside the skill's folder or listed
+    /// twice, more than 512 files or 16 MiB, or another skill than the one asked for.
+    InvalidListing {
+        /// The skill.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
     },
     /// The listing does not name the skill's own `SKILL.md`.
     Unlisted {
@@ -263,6 +349,7 @@ impl fmt::Display for SkillLoadError {
                     "{uri}: the skill's files are dynamic, with nothing to verify"
                 )
             }
+            Self::InvalidListing { uri, reason } => write!(f, "{uri}: {reason}"),
             Self::Unlisted { uri } => write!(f, "{uri}: the listing does not name its SKILL.md"),
             Self::NoContents { uri } => write!(f, "{uri}: the read returned no contents"),
             Self::SizeMismatch { uri, listed, read } => {
@@ -290,5 +377,77 @@ impl std::error::Error for SkillLoadError {
             Self::Frontmatter { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn entry(files: &[(&str, u64)]) -> (Skill, Vec<SkillResource>) {
+        let listed: Vec<SkillResource> = files
+            .iter()
+            .map(|(uri, size)| SkillResource {
+                uri: (*uri).to_owned(),
+                digest: sha256_digest(b""),
+                size: *size,
+            })
+            .collect();
+        let skill = Skill {
+            uri: "skill://a/SKILL.md".into(),
+            frontmatter: json!({"name": "a", "description": "d"})
+                .as_object()
+                .unwrap()
+                .clone(),
+            resources: SkillResources::Listed(listed.clone()),
+        };
+        (skill, listed)
+    }
+
+    #[test]
+    fn a_listing_a_host_must_not_act_on_is_refused_before_any_read() {
+        let (skill, listed) = entry(&[("skill://a/SKILL.md", 3), ("skill://a/x/y.md", 4)]);
+        assert!(check_listing(&skill, &listed).is_ok());
+        for files in [
+            &[("skill://a/SKILL.md", 3), ("skill://b/secret", 4)][..],
+            &[("skill://a/SKILL.md", 3), ("skill://a/../b/secret", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://ab/x", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/SKILL.md", 3)],
+            &[("skill://a/SKILL.md", MAX_SKILL_BYTES), ("skill://a/x", 1)],
+        ] {
+            let (skill, listed) = entry(files);
+            let refused = check_listing(&skill, &listed).unwrap_err();
+            assert!(
+                matches!(refused, SkillLoadError::InvalidListing { .. }),
+                "{refused}"
+            );
+        }
+        let many: Vec<(String, u64)> = (0..=MAX_SKILL_FILES)
+            .map(|i| (format!("skill://a/f{i}"), 0))
+            .collect();
+        let many: Vec<(&str, u64)> = many.iter().map(|(u, s)| (u.as_str(), *s)).collect();
+        let (skill, listed) = entry(&many);
+        assert!(check_listing(&skill, &listed).is_err());
+    }
+
+    #[test]
+    fn numbers_compare_by_value_as_a_javascript_host_compares_them() {
+        assert!(same_json(Some(&json!(1)), Some(&json!(1.0))));
+        assert!(same_json(
+            Some(&json!({"v": [1, "x"]})),
+            Some(&json!({"v": [1.0, "x"]}))
+        ));
+        assert!(!same_json(Some(&json!(1)), Some(&json!("1"))));
+        assert!(!same_json(
+            Some(&json!({"v": 1})),
+            Some(&json!({"v": 1, "w": 2}))
+        ));
+        assert!(same_json(None, None));
+        assert!(same_json(Some(&json!(null)), None));
+        assert!(!same_json(Some(&json!(false)), None));
     }
 }

@@ -502,6 +502,18 @@ fn encode_into(out: &mut String, value: &str, reserved: bool) {
     }
 }
 
+/// Percent-encodes every byte of `value` but RFC 3986's unreserved characters (letters, digits,
+/// `-`, `.`, `_`, `~`): what a path segment of a URI can carry whatever the text.
+///
+/// ```
+/// assert_eq!(presa_core::percent_encode("W 9/ä.md"), "W%209%2F%C3%A4.md");
+/// ```
+pub fn percent_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    encode_into(&mut out, value, false);
+    out
+}
+
 /// Decodes `%XX` escapes; `None` for a malformed escape or a result that is not UTF-8.
 ///
 /// ```

@@ -715,6 +715,9 @@ impl ServerBuilder {
             self.signals,
         ));
         let info_value = serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null);
+        let notification_permits = Arc::new(tokio::sync::Semaphore::new(
+            self.options.limits.in_flight_requests(),
+        ));
         Ok(Server {
             inner: Arc::new(Inner {
                 info_meta: info_meta(&info_value),
@@ -728,6 +731,7 @@ impl ServerBuilder {
                 tasks,
                 bus,
                 state: self.state,
+                notification_permits,
                 #[cfg(feature = "schemars")]
                 forms: self.forms,
                 #[cfg(feature = "otel")]

@@ -90,6 +90,55 @@ pub(crate) trait Peer: Send + Sync + fmt::Debug {
     }
 }
 
+/// The peer of a notification handler's context: what it sends relates to no request (a
+/// notification has none), so it goes to the session as a whole, as a task's messages do.
+#[derive(Debug)]
+pub(crate) struct SessionPeer(pub(crate) Arc<dyn Peer>);
+
+impl Peer for SessionPeer {
+    fn progress(
+        &self,
+        _: &RequestId,
+        _: f64,
+        _: Option<f64>,
+        _: Option<String>,
+    ) -> BoxFuture<'static, ()> {
+        // no progress token: nothing asked for progress
+        Box::pin(async {})
+    }
+
+    fn log(
+        &self,
+        _: Option<&RequestId>,
+        level: LoggingLevel,
+        logger: Option<String>,
+        data: Value,
+    ) -> BoxFuture<'static, ()> {
+        self.0.log(None, level, logger, data)
+    }
+
+    fn notify(
+        &self,
+        _: Option<&RequestId>,
+        notification: presa_core::Notification,
+    ) -> BoxFuture<'static, ()> {
+        self.0.notify(None, notification)
+    }
+
+    fn reaches_client(&self) -> bool {
+        self.0.reaches_client()
+    }
+
+    fn request(
+        &self,
+        _: Option<&RequestId>,
+        method: &str,
+        params: Value,
+    ) -> BoxFuture<'static, Result<Value, InputError>> {
+        self.0.request(None, method, params)
+    }
+}
+
 /// A peer that drops everything (a detached context).
 #[derive(Debug, Default)]
 pub(crate) struct NoPeer;
@@ -435,7 +484,9 @@ impl Context {
         self.inner.headers.as_deref()
     }
 
-    /// The id of the request being served.
+    /// The id of the request being served: 0 in the context of a notification's handler (a
+    /// notification has no id; what that handler sends goes to the session as a whole) and of a
+    /// detached context.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id
     }
@@ -509,8 +560,9 @@ impl Context {
     }
 
     /// Sends notification `N` (an extension's, a [`NotificationMethod`] of your own) to the
-    /// client, on this request's stream: where the request's progress and log messages go.
-    /// Fails only when `params` cannot be serialized.
+    /// client, on this request's stream: where the request's progress and log messages go. Once
+    /// the request has been answered it is dropped, as they are. Fails only when `params`
+    /// cannot be serialized.
     ///
     /// ```
     /// use presa_core::NotificationMethod;

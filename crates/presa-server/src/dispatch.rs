@@ -207,9 +207,10 @@ impl Server {
     /// built-in ones when it is an object (a result that is not breaks MCP's rule, and goes out
     /// as the handler made it).
     fn stamped_value(&self, era: Era, mut result: Value) -> Result<RawJson, ErrorObject> {
-        if era == Era::Stateless
-            && let Value::Object(fields) = &mut result
-        {
+        if era == Era::Initialize {
+            return raw(&result);
+        }
+        if let Value::Object(fields) = &mut result {
             fields
                 .entry("resultType")
                 .or_insert_with(|| Value::from("complete"));
@@ -262,17 +263,6 @@ impl Server {
         }
     }
 
-    /// The caching hints of a list answering a request of `era`: the server's on 2026-07-28,
-    /// none in the initialize era.
-    fn list_cache_hints(&self, era: Era) -> (Option<u64>, Option<presa_core::CacheScope>) {
-        if era == Era::Stateless {
-            let hints = self.cache_hints();
-            (Some(hints.ttl_ms), Some(hints.scope))
-        } else {
-            (None, None)
-        }
-    }
-
     /// One page of a list: the entries' wire descriptions, the next cursor and the cache hints,
     /// made into the list's result by `build`. A page that starts where pages start is made once
     /// per snapshot and shape (`describe` is told which) and kept with the snapshot.
@@ -312,7 +302,8 @@ impl Server {
         if let Some(json) = cached.flatten().and_then(|slot| slot.get()) {
             return Ok(json.clone());
         }
-        let (ttl_ms, cache_scope) = self.list_cache_hints(era);
+        let hints = self.cache_hints().for_era(era);
+        let (ttl_ms, cache_scope) = (hints.map(|h| h.ttl_ms), hints.map(|h| h.scope));
         let items = match &visible {
             Some(visible) => visible
                 .get(range)
@@ -398,7 +389,8 @@ impl Server {
             }
             Ran::Suspended(Suspension::Error(error)) => return Err(error),
         };
-        let (ttl_ms, cache_scope) = self.list_cache_hints(era);
+        let hints = self.cache_hints().for_era(era);
+        let (ttl_ms, cache_scope) = (hints.map(|h| h.ttl_ms), hints.map(|h| h.scope));
         let result = ReadResourceResult {
             contents,
             ttl_ms,

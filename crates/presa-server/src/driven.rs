@@ -680,8 +680,19 @@ impl Driven {
         }
         for mut taking in started.notifications {
             let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-            if taking.as_mut().poll(&mut cx).is_pending() {
-                tokio::spawn(taking);
+            if taking.as_mut().poll(&mut cx).is_ready() {
+                continue;
+            }
+            let permits = Arc::clone(&self.server.inner.notification_permits);
+            match permits.try_acquire_owned() {
+                Ok(permit) => {
+                    tokio::spawn(async move {
+                        taking.await;
+                        drop(permit);
+                    });
+                }
+                // as many handlers wait as requests may be in flight: this one is dropped
+                Err(_) => tracing::debug!("a notification handler was dropped: too many running"),
             }
         }
         for Handling {

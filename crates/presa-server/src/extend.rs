@@ -92,7 +92,12 @@ impl ServerBuilder {
 
     /// Takes notification method `N` from clients with `handler`: a notification nobody takes
     /// is dropped, as MCP says, and one whose params do not read as `N::Params` too. The
-    /// handler runs on a task of its own; the connection does not wait for it.
+    /// connection does not wait for the handler: it is polled once as the notification
+    /// arrives, and moves to a task of its own if it has to wait; across the server, at most
+    /// as many wait at once as the session limits let requests be in flight
+    /// ([`SessionLimits::max_in_flight_requests`](presa_core::SessionLimits::max_in_flight_requests)),
+    /// and past that one is dropped. What it sends relates to no request, so it goes to the
+    /// session as a whole (its context's `request_id()` is 0).
     pub fn notification<N: NotificationMethod + 'static>(
         self,
         handler: impl NotificationFn<N>,

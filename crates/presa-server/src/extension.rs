@@ -155,7 +155,7 @@ impl Extensions {
         let Value::Object(settings) = settings else {
             return Err(refused(format!(
                 "its settings must be a JSON object, not {}",
-                json_kind(&settings)
+                presa_core::json_kind(&settings)
             )));
         };
         match self.declared.get(&id) {
@@ -219,17 +219,6 @@ fn check_method(method: &str, taken: bool) -> Result<(), BuildError> {
         return Err(refused("it is registered twice"));
     }
     Ok(())
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -88,6 +88,9 @@ pub(crate) struct Inner {
     pub(crate) stack: Stack,
     /// What [`ServerBuilder::state`] was given.
     pub(crate) state: StateMap,
+    /// One per notification handler running past its first poll, across the server: as many as
+    /// the session limits let requests be in flight.
+    pub(crate) notification_permits: Arc<tokio::sync::Semaphore>,
     /// The tasks, and those running here.
     pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// What [`ServerBuilder::elicitation_form`] was given.
@@ -106,6 +109,14 @@ pub struct CacheHints {
     pub ttl_ms: u64,
     /// Who may reuse it.
     pub scope: CacheScope,
+}
+
+impl CacheHints {
+    /// These hints where a result answering a request of `era` carries them: on 2026-07-28;
+    /// the initialize era's results have no such members.
+    pub fn for_era(self, era: presa_core::Era) -> Option<Self> {
+        (era == presa_core::Era::Stateless).then_some(self)
+    }
 }
 
 /// An MCP server: definitions (tools, resources, resource templates, prompts) as plain data plus

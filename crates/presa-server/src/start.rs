@@ -12,7 +12,7 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use crate::BoxFuture;
-use crate::context::{Cancellation, Context, Peer};
+use crate::context::{Cancellation, Context, Peer, SessionPeer};
 use crate::events::{Change, list_changed_method};
 use crate::input::InputError;
 use crate::middleware::{McpRequest, McpResponse, Next};
@@ -91,7 +91,8 @@ pub(crate) fn open_request(
 /// Opens a notification an extension's handler takes (`None` when no handler does): the
 /// handler's future, with a context of the client `client` describes (the session's handshake,
 /// else what the notification's own `_meta` says, else the newest revision with no
-/// capabilities). A notification has no id: its context's [`request_id`] is 0.
+/// capabilities). A notification has no id: its context's [`request_id`] is 0, and what its
+/// handler sends goes to the session as a whole ([`SessionPeer`]).
 ///
 /// [`request_id`]: Context::request_id
 pub(crate) fn open_notification(
@@ -126,7 +127,7 @@ pub(crate) fn open_notification(
         RequestId::Number(0),
         Arc::new(client),
         meta,
-        Arc::clone(peer),
+        Arc::new(SessionPeer(Arc::clone(peer))),
         Cancellation::new(),
         arrival.clone(),
         None,

@@ -258,6 +258,24 @@ impl_has_meta!(
 );
 impl_has_result_type!(EmptyResult);
 
+/// What kind of JSON value `value` is, as an error message names it: `null`, `a boolean`,
+/// `a number`, `a string`, `an array`, `an object`.
+///
+/// ```
+/// assert_eq!(presa_core::json_kind(&serde_json::json!([1])), "an array");
+/// ```
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

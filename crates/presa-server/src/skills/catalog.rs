@@ -8,7 +8,7 @@ use presa_core::skills::{
     DIRECTORY_MIME_TYPE, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_MD, SKILL_MD_MIME_TYPE, Skill,
     SkillResource, SkillResources, is_valid_skill_name, parse_frontmatter, sha256_digest,
 };
-use presa_core::{JsonObject, Resource, ResourceContents};
+use presa_core::{JsonObject, Resource, ResourceContents, percent_decode, percent_encode};
 
 use super::SkillError;
 use super::load::SkillFile;
@@ -52,7 +52,7 @@ impl Catalog {
             "skill://{}",
             skill_segments
                 .iter()
-                .map(|s| encode(s))
+                .map(|s| percent_encode(s))
                 .collect::<Vec<_>>()
                 .join("/")
         );
@@ -83,7 +83,7 @@ impl Catalog {
                 "{root}/{}",
                 file_segments
                     .iter()
-                    .map(|s| encode(s))
+                    .map(|s| percent_encode(s))
                     .collect::<Vec<_>>()
                     .join("/")
             );
@@ -128,7 +128,13 @@ impl Catalog {
             }
         }
         for (uri, file) in served {
-            self.files.entry(uri).or_insert_with(|| Arc::new(file));
+            if uri == skill_uri {
+                // a nested skill's SKILL.md, first served as its enclosing skill's file, now
+                // carries its own name and description
+                self.files.insert(uri, Arc::new(file));
+            } else {
+                self.files.entry(uri).or_insert_with(|| Arc::new(file));
+            }
         }
         self.skills.push(Skill {
             uri: skill_uri,
@@ -310,19 +316,6 @@ fn invalid(path: &str, reason: &'static str) -> SkillError {
     }
 }
 
-/// A path segment in a URI: every byte but RFC 3986's unreserved characters percent-encoded.
-fn encode(segment: &str) -> String {
-    let mut encoded = String::with_capacity(segment.len());
-    for byte in segment.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
-}
-
 /// Each directory's direct children: every level between a file's authority and its name.
 /// A file is listed by its name, with its MIME type and size.
 fn directories(files: &BTreeMap<String, Arc<ServedFile>>) -> BTreeMap<String, Vec<Resource>> {
@@ -335,7 +328,9 @@ fn directories(files: &BTreeMap<String, Arc<ServedFile>>) -> BTreeMap<String, Ve
         for depth in 1..segments.len() {
             let directory = format!("skill://{}", segments[..depth].join("/"));
             let child_uri = format!("{directory}/{}", segments[depth]);
-            let mut child = Resource::new(child_uri.clone(), segments[depth]);
+            let name =
+                percent_decode(segments[depth]).unwrap_or_else(|| segments[depth].to_owned());
+            let mut child = Resource::new(child_uri.clone(), name);
             if depth + 1 == segments.len() {
                 child.mime_type = file.resource.mime_type.clone();
                 child.size = file.resource.size;
@@ -490,6 +485,33 @@ mod tests {
             SkillFile::new("big", vec![0u8; 16 * 1024 * 1024]),
         ];
         assert!(refusal("a", large).contains("more than the 16777216"));
+    }
+
+    #[test]
+    fn a_nested_skill_md_carries_its_own_skill_s_name() {
+        let inner = "---\nname: inner\ndescription: The inner one\n---\n";
+        let mut catalog = Catalog::default();
+        catalog
+            .add(
+                "outer",
+                vec![skill_md("outer"), SkillFile::new("inner/SKILL.md", inner)],
+            )
+            .unwrap();
+        catalog
+            .add("outer/inner", vec![SkillFile::new(SKILL_MD, inner)])
+            .unwrap();
+        let resources = catalog.resources();
+        let nested = resources
+            .iter()
+            .find(|(r, _)| r.uri == "skill://outer/inner/SKILL.md")
+            .unwrap();
+        assert_eq!(
+            (nested.0.name.as_str(), nested.0.description.as_deref()),
+            ("inner", Some("The inner one"))
+        );
+        // listed in both skills, served once
+        assert_eq!(catalog.len(), 2);
+        assert_eq!(resources.len(), 2);
     }
 
     #[test]

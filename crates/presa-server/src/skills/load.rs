@@ -32,8 +32,18 @@ impl SkillFile {
 struct Found {
     /// Where it is.
     path: PathBuf,
-    /// Where it leads, for a symbolic link.
-    target: Option<PathBuf>,
+    /// What it is, when it is a symbolic link.
+    link: Link,
+}
+
+/// A symbolic link, judged only if a skill holds it.
+enum Link {
+    /// Not a link.
+    None,
+    /// A link to this regular file.
+    To(PathBuf),
+    /// A link to a folder, to something other than a file, or to nothing.
+    Unusable,
 }
 
 /// The skills below `root`, each its skill path and files, in path order.
@@ -65,24 +75,29 @@ pub(crate) fn walk(root: &Path) -> Result<Vec<(String, Vec<SkillFile>)>, SkillEr
             let Some(within) = relative.strip_prefix(&prefix) else {
                 break;
             };
-            if let Some(target) = &file.target
-                && !target.starts_with(&canonical)
-            {
+            let escapes = match &file.link {
+                Link::None => false,
+                Link::To(target) => !target.starts_with(&canonical),
+                Link::Unusable => true,
+            };
+            if escapes {
                 return Err(SkillError::Escapes {
                     path: file.path.clone(),
                 });
             }
-            let read = fs::read(&file.path).map_err(|source| SkillError::Io {
+            let io = |source| SkillError::Io {
                 path: file.path.clone(),
                 source,
-            })?;
-            bytes += read.len() as u64;
+            };
+            // the size first: nothing past the limit is read
+            bytes += fs::metadata(&file.path).map_err(io)?.len();
             if bytes > MAX_SKILL_BYTES {
                 return Err(SkillError::TooLarge {
                     skill: dir.to_owned(),
                     bytes,
                 });
             }
+            let read = fs::read(&file.path).map_err(io)?;
             files.push(SkillFile::new(within, read));
         }
         skills.push((dir.to_owned(), files));
@@ -132,19 +147,15 @@ fn visit(
         if kind.is_dir() {
             visit(&path, &below, depth + 1, found)?;
         } else if kind.is_symlink() {
-            let target = fs::canonicalize(&path).map_err(io(&path))?;
-            if target.is_dir() {
-                return Err(SkillError::Escapes { path });
-            }
-            found.insert(
-                below,
-                Found {
-                    path,
-                    target: Some(target),
-                },
-            );
+            // judged later, and only if a skill holds it
+            let link = match fs::canonicalize(&path) {
+                Ok(target) if target.is_file() => Link::To(target),
+                _ => Link::Unusable,
+            };
+            found.insert(below, Found { path, link });
         } else if kind.is_file() {
-            found.insert(below, Found { path, target: None });
+            let link = Link::None;
+            found.insert(below, Found { path, link });
         }
     }
     Ok(())

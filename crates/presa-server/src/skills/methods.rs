@@ -4,7 +4,7 @@ use presa_core::skills::{
     GetSkill, GetSkillRequestParams, GetSkillResult, ListSkills, ListSkillsResult,
     ReadResourceDirectory, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
 };
-use presa_core::{CacheScope, Era, ErrorCode, PaginatedRequestParams, paginate};
+use presa_core::{CacheScope, ErrorCode, PaginatedRequestParams, paginate};
 
 use super::SkillsHandle;
 use crate::builder::ServerBuilder;
@@ -95,12 +95,9 @@ pub(super) fn register(
 
 /// The caching hints of a 2026-07-28 answer: the server's own, as its lists carry them.
 fn cache_hints(cx: &Context) -> (Option<u64>, Option<CacheScope>) {
-    if cx.protocol_version().era() != Era::Stateless {
-        return (None, None);
-    }
-    let hints = cx
-        .server()
-        .map(crate::Server::cache_hints)
-        .unwrap_or_default();
-    (Some(hints.ttl_ms), Some(hints.scope))
+    let server = cx.server().map(crate::Server::cache_hints);
+    let hints = server
+        .unwrap_or_default()
+        .for_era(cx.protocol_version().era());
+    (hints.map(|h| h.ttl_ms), hints.map(|h| h.scope))
 }

@@ -5,8 +5,9 @@
 //! Built on the public extension API alone ([`ServerBuilder::extension`],
 //! [`ServerBuilder::method`], [`ServerBuilder::resource`], [`Server::add_resource`]).
 
+use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 use presa_core::skills::{FrontmatterError, SKILLS_EXTENSION, Skill};
@@ -139,44 +140,63 @@ impl Extension for Skills {
         };
         let mut builder = builder.extension(SKILLS_EXTENSION, settings);
         for (resource, contents) in self.catalog.resources() {
-            builder = builder.resource(resource, move |_cx: crate::Context| {
-                let contents = contents.clone();
-                async move { contents }
-            });
+            builder = builder.resource(resource, serve(contents));
         }
         self.handle.current.store(Arc::new(self.catalog));
         methods::register(builder, &self.handle, self.page_size, self.directory_read)
     }
 }
 
-/// Changes the skills a server serves: the resources of the skills that went away are removed,
-/// those of new or changed skills added, and clients told that the resource list changed.
+/// Changes the skills a server serves: the resources of new skills are added before the
+/// listing names them, changed files are served anew, and those of skills that went away are
+/// removed; clients are told that the resource list changed. The new set's page size and
+/// `directory_read` are those of the set first served.
 #[derive(Clone, Debug, Default)]
 pub struct SkillsHandle {
     current: Arc<ArcSwap<Catalog>>,
+    /// Held by a replacement, so that two never interleave.
+    replacing: Arc<Mutex<()>>,
 }
 
 impl SkillsHandle {
-    /// Serves `skills` on `server` from now on, in place of what it served.
+    /// Serves `skills` on `server` from now on, in place of what it served. On an error (a
+    /// file URI the server already serves otherwise) nothing changes.
     pub fn replace(&self, server: &Server, skills: Skills) -> Result<(), crate::BuildError> {
+        let _replacing = self
+            .replacing
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let previous = self.current.load_full();
         let mut next = skills.catalog;
         // a cursor of an earlier listing is refused, not read against this one
-        next.generation += self.current.load().generation;
-        let previous = self.current.swap(Arc::new(next.clone()));
+        next.generation += previous.generation + 1;
         let kept = next.unchanged_since(&previous);
-        for uri in previous.file_uris() {
-            if !kept.contains(uri) {
-                server.remove_resource(uri);
+        let served_before: HashSet<&String> = previous.file_uris().collect();
+        let (new, changed): (Vec<_>, Vec<_>) = next
+            .resources()
+            .into_iter()
+            .filter(|(resource, _)| !kept.contains(&resource.uri))
+            .partition(|(resource, _)| !served_before.contains(&resource.uri));
+        // new files first, so that the listing never names one that cannot be read
+        let mut added: Vec<String> = Vec::with_capacity(new.len());
+        for (resource, contents) in new {
+            let uri = resource.uri.clone();
+            if let Err(error) = server.add_resource(resource, serve(contents)) {
+                for uri in added {
+                    server.remove_resource(&uri);
+                }
+                return Err(error);
             }
+            added.push(uri);
         }
-        for (resource, contents) in next.resources() {
-            if kept.contains(&resource.uri) {
-                continue;
-            }
-            server.add_resource(resource, move |_cx: crate::Context| {
-                let contents = contents.clone();
-                async move { contents }
-            })?;
+        self.current.store(Arc::new(next.clone()));
+        for (resource, contents) in changed {
+            server.remove_resource(&resource.uri);
+            server.add_resource(resource, serve(contents))?;
+        }
+        let listed: HashSet<&String> = next.file_uris().collect();
+        for uri in previous.file_uris().filter(|uri| !listed.contains(uri)) {
+            server.remove_resource(uri);
         }
         Ok(())
     }
@@ -189,6 +209,14 @@ impl SkillsHandle {
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
         self.current.load_full()
     }
+}
+
+/// A resource handler answering `contents`.
+fn serve(
+    contents: presa_core::ResourceContents,
+) -> impl Fn(crate::Context) -> std::future::Ready<presa_core::ResourceContents> + Send + Sync + 'static
+{
+    move |_cx| std::future::ready(contents.clone())
 }
 
 /// Why skills could not be loaded.
@@ -242,7 +270,8 @@ pub enum SkillError {
         /// How many bytes they add up to.
         bytes: u64,
     },
-    /// A symbolic link leads out of its skill's folder, or to a folder.
+    /// A symbolic link in a skill leads out of its skill's folder, to a folder, to something
+    /// other than a file, or nowhere.
     Escapes {
         /// The link.
         path: PathBuf,
@@ -279,7 +308,8 @@ impl std::fmt::Display for SkillError {
             ),
             Self::Escapes { path } => write!(
                 f,
-                "{} is a symbolic link out of its skill's folder, or to a folder: not served",
+                "{} is a symbolic link out of its skill's folder, to a folder, or to no file: \
+                 not served",
                 path.display()
             ),
             Self::Duplicate { path } => write!(f, "{path:?} is given twice"),

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::harness::{ALICE, BOB, GUARD, Harness, everywhere};
+use crate::harness::{ALICE, BOB, GUARD, Harness, LEGACY, MODERN, everywhere};
 
 const EXTENSION: &str = "com.example/echoes";
 
@@ -50,6 +50,15 @@ enum Poke {}
 impl NotificationMethod for Poke {
     const METHOD: &'static str = "notifications/echoes/poke";
     type Params = PokeParams;
+}
+
+/// A method whose handler fails with an error of its own (not a `ProtocolError`).
+enum Fail {}
+
+impl RequestMethod for Fail {
+    const METHOD: &'static str = "echoes/fail";
+    type Params = Value;
+    type Result = Value;
 }
 
 enum Heard {}
@@ -90,8 +99,16 @@ fn echoes(
         .notification::<Poke>(move |params: PokeParams, cx: Context| {
             let poked = poked.clone();
             async move {
+                if params.who == "nobody" {
+                    panic!("a handler's own bug");
+                }
+                // relates to no request: goes to the session as a whole
+                let _ = cx.notify::<Heard>(&json!({"from": "poke"})).await;
                 let _ = poked.send((params.who, cx.protocol_version().to_string()));
             }
+        })
+        .method::<Fail>(|_: Value, _cx: Context| async move {
+            Err::<Value, _>(std::io::Error::other("disk on fire"))
         })
         .middleware(Audit::new(move |record| {
             records.lock().unwrap().push(record.clone());
@@ -170,6 +187,33 @@ async fn custom_methods_and_notifications_are_served_like_built_in_ones() {
             (ErrorCode::INVALID_PARAMS, "nothing to shout"),
             "{at}"
         );
+        let failed = alice
+            .request_raw(Fail::METHOD, json!({}))
+            .await
+            .unwrap_err();
+        let failed = failed.as_server_error().unwrap();
+        assert_eq!(
+            (failed.code, failed.message.as_str()),
+            (ErrorCode::INTERNAL_ERROR, "disk on fire"),
+            "{at}"
+        );
+        // a 2026-07-28 result is stamped as every result is; an initialize-era one is not
+        let raw = alice
+            .request_raw(Shout::METHOD, json!({"text": "raw"}))
+            .await
+            .unwrap();
+        if version == MODERN {
+            assert_eq!(raw["resultType"], "complete", "{at}");
+            assert_eq!(
+                raw["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "echoes",
+                "{at}"
+            );
+        } else {
+            assert!(
+                raw.get("resultType").is_none() && raw.get("_meta").is_none(),
+                "{at}: {raw}"
+            );
+        }
         let unknown = alice
             .request_raw("echoes/whisper", json!({}))
             .await
@@ -180,11 +224,11 @@ async fn custom_methods_and_notifications_are_served_like_built_in_ones() {
             "{at}"
         );
 
-        // a notification reaches its handler
-        alice
-            .notify(Notification::new(Poke::METHOD, &json!({"who": "alice"})).unwrap())
-            .await
-            .unwrap();
+        // a notification reaches its handler (after one whose handler panicked)
+        for who in ["nobody", "alice"] {
+            let poke = Notification::new(Poke::METHOD, &json!({"who": who})).unwrap();
+            alice.notify(poke).await.unwrap();
+        }
         let (who, revision) = tokio::time::timeout(GUARD, pokes.recv())
             .await
             .unwrap()
@@ -194,6 +238,19 @@ async fn custom_methods_and_notifications_are_served_like_built_in_ones() {
             ("alice", version.to_string()),
             "{at}"
         );
+        if version == LEGACY {
+            // what its handler sent went to the session, outside any request
+            loop {
+                let heard = tokio::time::timeout(GUARD, heard.recv())
+                    .await
+                    .unwrap()
+                    .unwrap();
+                let params = heard.params.as_deref().map(|p| p.get()).unwrap_or_default();
+                if heard.method == Heard::METHOD && params.contains("\"poke\"") {
+                    break;
+                }
+            }
+        }
 
         harness.stop().await;
         // the middleware saw the custom requests as it sees built-in ones
@@ -203,7 +260,7 @@ async fn custom_methods_and_notifications_are_served_like_built_in_ones() {
             .filter(|r| r.method == Shout::METHOD)
             .map(|r| (r.caller.as_deref().unwrap_or("-"), &r.outcome))
             .collect();
-        assert_eq!(shouts.len(), 4, "{at}: {shouts:?}");
+        assert_eq!(shouts.len(), 5, "{at}: {shouts:?}");
         assert_eq!(
             shouts[..2],
             [("alice", &Outcome::Ok), ("bob", &Outcome::Ok)],

@@ -4,6 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(all(
+    feature = "server",
+    feature = "client",
+    feature = "stdio",
+    feature = "http"
+))]
+mod apps;
 #[cfg(feature = "schemars")]
 mod cancellation;
 mod extensions;

@@ -320,6 +320,21 @@ fn what_cannot_be_served_is_refused_at_load_with_the_reason() {
     };
     assert_eq!(files.len(), 3);
 
+    // a link to a folder in a skill is refused; a dangling link outside every skill is not read
+    let dir = Scratch::new();
+    dir.write("a/SKILL.md", &skill_md("a", "A"));
+    std::fs::create_dir_all(dir.0.join("a/real")).unwrap();
+    link(&dir.0.join("a/real"), &dir.0.join("a/folder"));
+    let refused = Skills::from_dir(&dir.0).unwrap_err();
+    assert!(
+        matches!(&refused, SkillError::Escapes { path } if path.ends_with("a/folder")),
+        "{refused}"
+    );
+    let dir = Scratch::new();
+    dir.write("a/SKILL.md", &skill_md("a", "A"));
+    link(&dir.0.join("nowhere"), &dir.0.join("dangling"));
+    assert_eq!(Skills::from_dir(&dir.0).unwrap().entries().count(), 1);
+
     // a name that differs from its folder's, and a missing SKILL.md frontmatter
     let dir = Scratch::new();
     dir.write("b/SKILL.md", &skill_md("a", "A"));
@@ -335,6 +350,38 @@ fn what_cannot_be_served_is_refused_at_load_with_the_reason() {
         matches!(refused, SkillError::Frontmatter { .. }),
         "{refused}"
     );
+}
+
+#[tokio::test]
+async fn a_replacement_that_cannot_be_served_changes_nothing() {
+    let skills = Skills::new()
+        .skill("notes", [("SKILL.md", skill_md("notes", "Take notes"))])
+        .unwrap();
+    let handle = skills.handle();
+    let server = Server::builder("skills", "1.0.0")
+        .with(skills)
+        // a resource of its own, at a URI a new skill would take
+        .resource(
+            Resource::new("skill://todo/SKILL.md", "todo"),
+            |_cx: Context| async { "not a skill" },
+        )
+        .build()
+        .unwrap();
+    let clashing = Skills::new()
+        .skill("todo", [("SKILL.md", skill_md("todo", "Keep a list"))])
+        .unwrap();
+    assert!(handle.replace(&server, clashing).is_err());
+    let client = connect(server).await;
+    let listed: Vec<String> = client
+        .skills()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.uri)
+        .collect();
+    assert_eq!(listed, ["skill://notes/SKILL.md"]);
+    assert!(client.read_resource("skill://notes/SKILL.md").await.is_ok());
+    client.close().await;
 }
 
 #[cfg(unix)]

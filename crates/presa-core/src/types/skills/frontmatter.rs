@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
-use yaml_rust2::parser::{Event, EventReceiver, Parser};
+use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::JsonObject;
@@ -41,6 +41,8 @@ pub enum FrontmatterError {
     NotANumber(String),
     /// The block is longer than [`MAX_FRONTMATTER_BYTES`].
     TooLarge,
+    /// The block holds more than one YAML document (a `--- !tag` line starts another).
+    SeveralDocuments,
 }
 
 impl fmt::Display for FrontmatterError {
@@ -55,6 +57,9 @@ impl fmt::Display for FrontmatterError {
             Self::TooDeep => write!(f, "the frontmatter nests deeper than {MAX_DEPTH} levels"),
             Self::NotANumber(value) => {
                 write!(f, "the frontmatter holds {value}, which JSON cannot carry")
+            }
+            Self::SeveralDocuments => {
+                f.write_str("the frontmatter holds more than one YAML document")
             }
             Self::TooLarge => write!(
                 f,
@@ -103,14 +108,28 @@ pub fn parse_frontmatter(text: &str) -> Result<JsonObject, FrontmatterError> {
     if block.len() > MAX_FRONTMATTER_BYTES {
         return Err(FrontmatterError::TooLarge);
     }
-    // aliases first, in events: the loader would copy the node an alias names, so that a few
-    // lines of aliases of aliases could grow into gigabytes
-    let mut aliases = AliasFinder::default();
-    Parser::new_from_str(block)
-        .load(&mut aliases, false)
-        .map_err(|e| FrontmatterError::Yaml(e.to_string()))?;
-    if aliases.found {
-        return Err(FrontmatterError::Alias);
+    // the events first, of every document the block holds: the loader would copy the node an
+    // alias names (a few lines of aliases of aliases could grow into gigabytes), and build a
+    // tree as deep as the text nests (which dropping it would then recurse through)
+    // (one event at a time: the parser's own loader, like the tree's, recurses as deep as the
+    // text nests)
+    let mut shape = Shape::default();
+    let mut parser = Parser::new_from_str(block);
+    loop {
+        let (event, _) = parser
+            .next_token()
+            .map_err(|e| FrontmatterError::Yaml(e.to_string()))?;
+        if event == Event::StreamEnd {
+            break;
+        }
+        shape.on_event(event);
+        if shape.deepest > MAX_DEPTH {
+            // nothing deeper is read
+            return Err(FrontmatterError::TooDeep);
+        }
+    }
+    if let Some(error) = shape.refusal() {
+        return Err(error);
     }
     let documents =
         YamlLoader::load_from_str(block).map_err(|e| FrontmatterError::Yaml(e.to_string()))?;
@@ -131,15 +150,41 @@ pub fn parse_frontmatter(text: &str) -> Result<JsonObject, FrontmatterError> {
     }
 }
 
-/// Notes whether the events of a YAML stream hold an alias.
+/// What the events of a YAML stream say of its shape, read before anything is built from it.
 #[derive(Default)]
-struct AliasFinder {
-    found: bool,
+struct Shape {
+    documents: usize,
+    alias: bool,
+    depth: usize,
+    deepest: usize,
 }
 
-impl EventReceiver for AliasFinder {
+impl Shape {
+    fn refusal(&self) -> Option<FrontmatterError> {
+        if self.alias {
+            Some(FrontmatterError::Alias)
+        } else if self.documents > 1 {
+            Some(FrontmatterError::SeveralDocuments)
+        } else if self.deepest > MAX_DEPTH {
+            Some(FrontmatterError::TooDeep)
+        } else {
+            None
+        }
+    }
+}
+
+impl Shape {
     fn on_event(&mut self, event: Event) {
-        self.found |= matches!(event, Event::Alias(_));
+        match event {
+            Event::DocumentStart => self.documents += 1,
+            Event::Alias(_) => self.alias = true,
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                self.depth += 1;
+                self.deepest = self.deepest.max(self.depth);
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
     }
 }
 
@@ -238,6 +283,15 @@ mod tests {
             ("---\n- a\n- b\n---\n", FrontmatterError::NotAMapping),
             ("---\n1: a\n---\n", FrontmatterError::NonStringKey),
             ("---\na: &x [1]\nb: *x\n---\n", FrontmatterError::Alias),
+            // a second document, and an alias in it, inside the one block
+            (
+                "---\na: 1\n--- !!map\nb: &x [1]\nc: *x\n---\n",
+                FrontmatterError::Alias,
+            ),
+            (
+                "---\na: 1\n--- !!map\nb: 2\n---\n",
+                FrontmatterError::SeveralDocuments,
+            ),
             (
                 "---\na: .nan\n---\n",
                 FrontmatterError::NotANumber(".nan".into()),
@@ -258,6 +312,13 @@ mod tests {
         assert!(parse_frontmatter(&deep).is_err());
         let nested = format!("---\na: {}1{}\n---\n", "[".repeat(70), "]".repeat(70));
         assert_eq!(parse_frontmatter(&nested), Err(FrontmatterError::TooDeep));
+        // block nesting, which the scanner does not cap, refused before any tree is built
+        let deep_blocks = format!("---\n{}x\n---\n", "- ".repeat(30_000));
+        assert!(deep_blocks.len() < MAX_FRONTMATTER_BYTES);
+        assert_eq!(
+            parse_frontmatter(&deep_blocks),
+            Err(FrontmatterError::TooDeep)
+        );
         let long = format!("---\na: {}\n---\n", "x".repeat(MAX_FRONTMATTER_BYTES));
         assert_eq!(parse_frontmatter(&long), Err(FrontmatterError::TooLarge));
     }
