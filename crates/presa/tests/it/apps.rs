@@ -1,6 +1,7 @@
 //! MCP Apps (SEP-1865): a tool with an app page, served to a host that renders apps and to a
-//! client that does not, in both eras; and what the server says of the page and the tools,
-//! checked against the JSON Schema that `@modelcontextprotocol/ext-apps` ships.
+//! client that does not, in both eras; what the server says of the page and the tools, checked
+//! against the JSON Schema that `@modelcontextprotocol/ext-apps` ships; and the `apps` example
+//! in a real browser, with that package's app-bridge as the host.
 
 use presa::client::{Client, ClientOptions, ResultText as _};
 use presa::core::apps::{APP_MIME_TYPE, APPS_EXTENSION, UiCsp, UiToolMeta, UiVisibility};
@@ -162,4 +163,31 @@ async fn the_shapes_match_the_schema_ext_apps_ships() {
     // and the schemas do refuse: a tool's meta may not carry a CSP
     assert!(!tool_meta.is_valid(&json!({"resourceUri": PAGE, "csp": {}})));
     host.close().await;
+}
+
+/// The `apps` example in a real browser: a host page on the app-bridge of
+/// `@modelcontextprotocol/ext-apps` (interop/node/apps-host.mjs, bundled with esbuild) connects
+/// to the example over Streamable HTTP, renders the `forecast` tool's page in a sandboxed
+/// iframe and hands it the tool's result; the page shows it, then calls `refresh`, a tool only
+/// it may call, through the host, and shows that answer. Debian's Chromium, driven headless
+/// by puppeteer-core, reads the text the page shows. `PRESA_APPS_SCREENSHOT=path.png` keeps a
+/// screenshot of the host with the page in it.
+#[test]
+fn the_example_page_shows_its_tool_result_and_calls_its_second_tool_in_a_browser() {
+    presa_test::debian::ensure("chromium", "--version", "chromium");
+    let mut command = std::process::Command::new(interop::apps());
+    command.args(["--http", "127.0.0.1:0"]);
+    let server = interop::Listening::start("the apps example", command);
+    let mut driver = interop::node().script("apps-browser.mjs");
+    driver.args([server.url(), "forecast"]);
+    if let Some(path) = std::env::var_os("PRESA_APPS_SCREENSHOT") {
+        driver.arg(path);
+    }
+    let report = interop::report(driver);
+    assert!(report.get("pageErrors").is_none(), "{report:#}");
+    assert_eq!(
+        report["shown"], "Sunny, 21 °C; the page shows the week",
+        "{report:#}"
+    );
+    assert_eq!(report["refreshed"], "Refreshed: sunny, 22 °C", "{report:#}");
 }

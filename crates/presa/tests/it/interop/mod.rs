@@ -196,6 +196,12 @@ pub(crate) fn notes() -> &'static Path {
     NOTES.get_or_init(|| build_example("notes"))
 }
 
+/// The `apps` example's binary, built as [`library`] is.
+pub(crate) fn apps() -> &'static Path {
+    static APPS: OnceLock<PathBuf> = OnceLock::new();
+    APPS.get_or_init(|| build_example("apps"))
+}
+
 /// The `skills` example's binary, built as [`library`] is.
 pub(crate) fn skills() -> &'static Path {
     static SKILLS: OnceLock<PathBuf> = OnceLock::new();

@@ -1,0 +1,94 @@
+//! A server with an app (MCP Apps, SEP-1865): `forecast` answers in words every client shows,
+//! and names a page that a host which renders apps shows beside them. The page asks the host
+//! to call `refresh`, a tool only the page may call, and shows its answer. On stdio by
+//! default, or on Streamable HTTP at `/mcp` with `--http HOST:PORT`.
+//!
+//! ```sh
+//! cargo run -p presa --example apps -- --http 127.0.0.1:8080
+//! ```
+
+use std::process::ExitCode;
+
+use presa::core::apps::{UiToolMeta, UiVisibility};
+use presa::core::{ErrorReport, Tool};
+use presa::http::{HttpOptions, serve};
+use presa::server::{App, BuildError, Context, Server};
+use serde_json::Value;
+
+const PAGE: &str = "ui://weather/forecast";
+
+/// The page: JSON-RPC over `postMessage` with the host, no library needed.
+const HTML: &str = r#"<!doctype html>
+<meta charset="utf-8"><title>Forecast</title>
+<p id="sky">Waiting for the forecast…</p><button id="refresh">Refresh</button>
+<script>
+  let next = 1;
+  const waiting = new Map();
+  const send = message => parent.postMessage({ jsonrpc: "2.0", ...message }, "*");
+  const request = (method, params) =>
+    new Promise(resolve => { waiting.set(next, resolve); send({ id: next++, method, params }); });
+  const show = result => (document.getElementById("sky").textContent = result.content[0].text);
+  addEventListener("message", ({ data }) => {
+    if (waiting.has(data.id)) { waiting.get(data.id)(data.result); waiting.delete(data.id); }
+    if (data.method === "ui/notifications/tool-result") show(data.params);
+  });
+  document.getElementById("refresh").onclick = async () =>
+    show(await request("tools/call", { name: "refresh", arguments: {} }));
+  const app = { appInfo: { name: "forecast", version: "1.0.0" }, appCapabilities: {}, protocolVersion: "2026-01-26" };
+  request("ui/initialize", app).then(() => send({ method: "ui/notifications/initialized" }));
+</script>"#;
+
+fn server() -> Result<Server, BuildError> {
+    Server::builder("weather", "1.0.0")
+        .with(App::new(PAGE, HTML).prefers_border(true))
+        .tool_sync(
+            Tool::without_params("forecast").ui(PAGE),
+            |_: Value, cx: Context| {
+                let words = "Sunny, 21 °C";
+                if cx.client_supports_apps() {
+                    format!("{words}; the page shows the week")
+                } else {
+                    words.to_owned()
+                }
+            },
+        )
+        .tool_sync(
+            Tool::without_params("refresh")
+                .ui_meta(UiToolMeta::new(PAGE).visibility([UiVisibility::App])),
+            |_: Value, _cx: Context| "Refreshed: sunny, 22 °C",
+        )
+        .build()
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match (server(), args.as_slice()) {
+        (Err(error), _) => Err(ErrorReport(&error).to_string()),
+        (Ok(server), []) => presa::stdio::serve(server, presa::stdio::ServeOptions::default())
+            .await
+            .map_err(|e| ErrorReport(&e).to_string()),
+        (Ok(server), [flag, address]) if flag == "--http" => serve_http(server, address).await,
+        _ => Err("usage: apps [--http HOST:PORT]".to_owned()),
+    };
+    if let Err(error) = result {
+        eprintln!("apps: {error}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+async fn serve_http(server: Server, address: &str) -> Result<(), String> {
+    let (host, port) = address.rsplit_once(':').ok_or("--http takes HOST:PORT")?;
+    let port: u16 = port.parse().map_err(|_| format!("not a port: {port}"))?;
+    let options = HttpOptions::default().host(host).port(port);
+    let running = serve(server, options)
+        .await
+        .map_err(|e| ErrorReport(&e).to_string())?;
+    println!("listening {}", running.url());
+    let _ = tokio::signal::ctrl_c().await;
+    running
+        .stop()
+        .await
+        .map_err(|e| ErrorReport(&e).to_string())
+}
