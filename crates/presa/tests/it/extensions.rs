@@ -12,7 +12,7 @@ use presa::server::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 use crate::harness::{ALICE, BOB, GUARD, Harness, LEGACY, MODERN, everywhere};
 
@@ -52,6 +52,30 @@ impl NotificationMethod for Poke {
     type Params = PokeParams;
 }
 
+/// A method whose handler reports progress, then waits until it is cancelled.
+enum Wait {}
+
+impl RequestMethod for Wait {
+    const METHOD: &'static str = "echoes/wait";
+    type Params = Value;
+    type Result = Value;
+}
+
+/// What the waiting handler tells the test: it reported progress, its future was dropped.
+#[derive(Default)]
+struct Waited {
+    dropped: Notify,
+}
+
+/// Notifies when dropped: the handler's future holds one while it waits.
+struct DropSignal(Arc<Waited>);
+
+impl Drop for DropSignal {
+    fn drop(&mut self) {
+        self.0.dropped.notify_one();
+    }
+}
+
 /// A method whose handler fails with an error of its own (not a `ProtocolError`).
 enum Fail {}
 
@@ -73,6 +97,7 @@ impl NotificationMethod for Heard {
 fn echoes(
     poked: mpsc::UnboundedSender<(String, String)>,
     records: Arc<Mutex<Vec<AuditRecord>>>,
+    waited: Arc<Waited>,
 ) -> Server {
     Server::builder("echoes", "1.0.0")
         .extension(EXTENSION, json!({"loud": true}))
@@ -110,6 +135,15 @@ fn echoes(
         .method::<Fail>(|_: Value, _cx: Context| async move {
             Err::<Value, _>(std::io::Error::other("disk on fire"))
         })
+        .method::<Wait>(move |_: Value, cx: Context| {
+            let waited = Arc::clone(&waited);
+            async move {
+                let _signal = DropSignal(waited);
+                cx.progress(1.0, Some(2.0), Some("halfway")).await;
+                std::future::pending::<()>().await;
+                Ok::<Value, ProtocolError>(json!({}))
+            }
+        })
         .middleware(Audit::new(move |record| {
             records.lock().unwrap().push(record.clone());
         }))
@@ -132,7 +166,8 @@ async fn custom_methods_and_notifications_are_served_like_built_in_ones() {
     everywhere(|transport, version| async move {
         let (poked, mut pokes) = mpsc::unbounded_channel();
         let records: Arc<Mutex<Vec<AuditRecord>>> = Arc::default();
-        let server = echoes(poked, Arc::clone(&records));
+        let waited = Arc::new(Waited::default());
+        let server = echoes(poked, Arc::clone(&records), Arc::clone(&waited));
         let mut harness = Harness::start(transport, version, server).await;
         let alice = harness.connect_with(ALICE, declaring).await;
         let bob = harness.connect(BOB).await;
@@ -251,6 +286,22 @@ async fn custom_methods_and_notifications_are_served_like_built_in_ones() {
                 }
             }
         }
+
+        // progress reaches the caller; dropping the call cancels the handler
+        let (progressed, mut progress) = mpsc::unbounded_channel();
+        let waiting = alice
+            .request::<Wait>(&json!({}))
+            .on_progress(move |p| {
+                let _ = progressed.send(p.progress);
+            })
+            .into_future();
+        let call = tokio::spawn(waiting);
+        let reported = tokio::time::timeout(GUARD, progress.recv()).await.unwrap();
+        assert_eq!(reported, Some(1.0), "{at}");
+        call.abort();
+        tokio::time::timeout(GUARD, waited.dropped.notified())
+            .await
+            .unwrap_or_else(|_| panic!("{at}: the cancelled handler was not dropped"));
 
         harness.stop().await;
         // the middleware saw the custom requests as it sees built-in ones
