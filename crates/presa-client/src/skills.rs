@@ -6,8 +6,7 @@ use std::fmt;
 
 use presa_core::skills::{
     FrontmatterError, GetSkill, GetSkillRequestParams, ListSkills, MAX_SKILL_BYTES,
-    MAX_SKILL_FILES, SKILLS_EXTENSION, Skill, SkillResource, SkillResources, parse_frontmatter,
-    sha256_digest,
+    MAX_SKILL_FILES, Skill, SkillResource, SkillResources, parse_frontmatter, sha256_digest,
 };
 use presa_core::{PaginatedRequestParams, RequestMethod, ResourceContents};
 
@@ -21,7 +20,6 @@ impl Client {
     /// server that repeats a cursor, or pages on past the limit the other lists have, is
     /// [`ClientError::InvalidResult`].
     pub async fn skills(&self) -> Result<Vec<Skill>, ClientError> {
-        self.require_skills(ListSkills::METHOD)?;
         let mut skills = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut cursor = None;
@@ -52,8 +50,6 @@ impl Client {
     /// The skill whose `SKILL.md` is at `uri`, as the server describes it now (`skills/get`),
     /// loaded with [`load_skill_entry`](Self::load_skill_entry).
     pub async fn load_skill(&self, uri: &str) -> Result<LoadedSkill, SkillLoadError> {
-        self.require_skills(GetSkill::METHOD)
-            .map_err(SkillLoadError::Client)?;
         let params = GetSkillRequestParams {
             meta: None,
             uri: uri.to_owned(),
@@ -155,17 +151,6 @@ impl Client {
             mime_type,
             bytes,
         })
-    }
-
-    fn require_skills(&self, method: &str) -> Result<(), ClientError> {
-        if self.has_extension(SKILLS_EXTENSION) {
-            Ok(())
-        } else {
-            Err(ClientError::NotOffered {
-                method: method.to_owned(),
-                capability: "extensions.io.modelcontextprotocol/skills",
-            })
-        }
     }
 }
 

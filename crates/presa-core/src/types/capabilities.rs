@@ -214,6 +214,10 @@ impl ServerCapabilities {
     /// assert_eq!(capabilities.missing_for("completion/complete", version), Some("completions"));
     /// assert_eq!(capabilities.missing_for("completion/complete", ProtocolVersion::V2024_11_05), None);
     /// assert_eq!(capabilities.missing_for("ping", version), None);
+    /// assert_eq!(
+    ///     capabilities.missing_for("skills/list", version),
+    ///     Some("extensions.io.modelcontextprotocol/skills")
+    /// );
     /// ```
     pub fn missing_for(
         &self,
@@ -237,6 +241,18 @@ impl ServerCapabilities {
                 self.completions.is_some() || version < crate::ProtocolVersion::V2025_03_26,
             ),
             "logging/setLevel" => ("logging", self.logging.is_some()),
+            // the Skills extension's methods (SEP-2640)
+            "skills/list" | "skills/get" => (
+                "extensions.io.modelcontextprotocol/skills",
+                self.has_extension(SKILLS_EXTENSION),
+            ),
+            "resources/directory/read" => (
+                "extensions.io.modelcontextprotocol/skills.directoryRead",
+                self.extensions
+                    .as_ref()
+                    .and_then(|e| e.get(SKILLS_EXTENSION))
+                    .is_some_and(|settings| settings["directoryRead"] == true),
+            ),
             _ => return None,
         };
         (!declared).then_some(needed)
@@ -364,6 +380,11 @@ pub struct ServerTaskRequests {
     #[serde(flatten)]
     pub other: JsonObject,
 }
+
+/// The Skills extension's identifier (SEP-2640; see [`skills`](crate::skills)), under which a
+/// server declares it in `capabilities.extensions`. Here, beside the rule of which methods a
+/// declaration offers ([`ServerCapabilities::missing_for`]).
+pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 
 /// Checks an extension identifier against the naming rules of `_meta` keys, with the prefix
 /// the specification makes mandatory for extensions: `prefix/name`, the prefix dot-separated

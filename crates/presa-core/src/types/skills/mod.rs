@@ -37,8 +37,7 @@ use crate::{
 };
 pub use frontmatter::{FrontmatterError, MAX_FRONTMATTER_BYTES, parse_frontmatter, sha256_digest};
 
-/// The extension's identifier, under which a server declares it in `capabilities.extensions`.
-pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+pub use crate::types::capabilities::SKILLS_EXTENSION;
 
 /// The MIME type of a directory resource (what `resources/directory/read` lists a subdirectory
 /// as).
