@@ -110,7 +110,10 @@ pub(crate) fn open_notification(
         .get(&notification.method)?;
     let meta = presa_core::params_meta(notification.params.as_deref());
     let client = client.cloned().unwrap_or_else(|| {
-        let sent = RequestMeta::from_params(notification.params.as_deref()).ok();
+        // from the `_meta` read above, not a second reading of the params
+        let sent = meta
+            .as_ref()
+            .and_then(|meta| RequestMeta::from_meta(meta).ok());
         ClientContext {
             protocol_version: sent
                 .as_ref()

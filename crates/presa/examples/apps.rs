@@ -9,11 +9,13 @@
 
 use std::process::ExitCode;
 
+use presa::core::Tool;
 use presa::core::apps::{UiToolMeta, UiVisibility};
-use presa::core::{ErrorReport, Tool};
-use presa::http::{HttpOptions, serve};
-use presa::server::{App, BuildError, Context, Server};
+use presa::server::{App, BuildError, Context, Server, ServerBuilder};
 use serde_json::Value;
+
+#[path = "shared/command_line.rs"]
+mod command_line;
 
 const PAGE: &str = "ui://weather/forecast";
 
@@ -38,8 +40,8 @@ const HTML: &str = r#"<!doctype html>
   request("ui/initialize", app).then(() => send({ method: "ui/notifications/initialized" }));
 </script>"#;
 
-fn server() -> Result<Server, BuildError> {
-    Server::builder("weather", "1.0.0")
+fn server(builder: ServerBuilder) -> Result<Server, BuildError> {
+    builder
         .with(App::new(PAGE, HTML).prefers_border(true))
         .tool_sync(
             Tool::without_params("forecast").ui(PAGE),
@@ -62,33 +64,8 @@ fn server() -> Result<Server, BuildError> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match (server(), args.as_slice()) {
-        (Err(error), _) => Err(ErrorReport(&error).to_string()),
-        (Ok(server), []) => presa::stdio::serve(server, presa::stdio::ServeOptions::default())
-            .await
-            .map_err(|e| ErrorReport(&e).to_string()),
-        (Ok(server), [flag, address]) if flag == "--http" => serve_http(server, address).await,
-        _ => Err("usage: apps [--http HOST:PORT]".to_owned()),
-    };
-    if let Err(error) = result {
-        eprintln!("apps: {error}");
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
-}
-
-async fn serve_http(server: Server, address: &str) -> Result<(), String> {
-    let (host, port) = address.rsplit_once(':').ok_or("--http takes HOST:PORT")?;
-    let port: u16 = port.parse().map_err(|_| format!("not a port: {port}"))?;
-    let options = HttpOptions::default().host(host).port(port);
-    let running = serve(server, options)
-        .await
-        .map_err(|e| ErrorReport(&e).to_string())?;
-    println!("listening {}", running.url());
-    let _ = tokio::signal::ctrl_c().await;
-    running
-        .stop()
-        .await
-        .map_err(|e| ErrorReport(&e).to_string())
+    command_line::run("apps", |configure| {
+        server(configure(Server::builder("weather", "1.0.0")))
+    })
+    .await
 }

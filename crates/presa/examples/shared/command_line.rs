@@ -1,7 +1,8 @@
-//! The command line the `library` and `notes` examples share: stdio by default, Streamable
-//! HTTP with `--http HOST:PORT` (port 0 picks a free one; the URL is printed on the first
-//! line), and, built with the `redis` feature, several instances behind a load balancer
-//! sharing their state on Redis with `--redis URL` (or `--redis-cluster URL,URL,…`). The key
+//! The command line the `library`, `notes`, `skills` and `apps` examples share: stdio by
+//! default, Streamable HTTP with `--http HOST:PORT` (port 0 picks a free one; the URL is
+//! printed on the first line), and, built with the `redis` feature, several instances behind a
+//! load balancer sharing their state on Redis with `--redis URL` (or `--redis-cluster
+//! URL,URL,…`). The key
 //! that seals 2026-07-28 input rounds comes from the environment variable
 //! `PRESA_REQUEST_STATE_KEY` (at least 32 bytes), the same for every instance.
 //! `--max-connections N` raises the HTTP connection cap (default 512; raise the process's file
