@@ -758,5 +758,9 @@ fn exported_spans() -> (
         .build();
     let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
     let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+    // other tests of this binary, on other threads, register the same callsites while no
+    // subscriber of theirs wants them: the callsites' cached interest is worked out again
+    // with this subscriber in place
+    tracing::callsite::rebuild_interest_cache();
     (exporter, guard)
 }
