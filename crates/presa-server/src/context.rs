@@ -110,6 +110,9 @@ struct ContextInner {
     /// Whether the request may still become a task (a 2026-07-28 call of a task-capable tool
     /// from a client that declared the tasks extension).
     may_become_task: bool,
+    /// Whether this is a notification handler's context: no request waits on its `asks`, so
+    /// asking the client what it cannot answer fails the ask instead of the request.
+    notification: bool,
 }
 
 impl fmt::Debug for Context {
@@ -154,7 +157,35 @@ impl Context {
                 call: OnceLock::new(),
                 state: OnceLock::new(),
                 may_become_task: false,
+                notification: false,
             }),
+        }
+    }
+
+    /// The context of a notification handler: no request id (0), and `ended` as its
+    /// cancellation.
+    pub(crate) fn for_notification(
+        client: Arc<ClientContext>,
+        meta: Option<Meta>,
+        peer: Arc<dyn Peer>,
+        ended: Cancellation,
+        arrival: Arrival,
+        server: Server,
+    ) -> Self {
+        let cx = Self::new(
+            RequestId::Number(0),
+            client,
+            meta,
+            peer,
+            ended,
+            arrival,
+            None,
+            Some(server),
+        );
+        let mut inner = Arc::unwrap_or_clone(cx.inner);
+        inner.notification = true;
+        Self {
+            inner: Arc::new(inner),
         }
     }
 

@@ -28,10 +28,12 @@ use crate::start::{
 };
 use crate::transport::Arrival;
 
+mod notifying;
 mod peer;
 mod state;
 mod to_run;
 
+use notifying::Notifying;
 use peer::DrivenPeer;
 pub use state::ConnectionState;
 use to_run::{Answered, ToRun};
@@ -129,6 +131,9 @@ struct Driven<O: ?Sized = dyn Outbox> {
     /// Whether an idle initialize-era session gives its tables' memory back (many idle HTTP
     /// sessions); a byte-stream connection keeps them for its next request.
     shrink_when_idle: bool,
+    /// The notification handlers waiting past their first poll; outside the lock, so that one
+    /// ending never waits for it.
+    notifying: Notifying,
     state: Mutex<State>,
     outbox: O,
 }
@@ -307,6 +312,7 @@ impl DrivenConnection {
             server,
             closed: AtomicBool::new(false),
             shrink_when_idle: shrink,
+            notifying: Notifying::default(),
             state: Mutex::new(State {
                 session,
                 peer: None,
@@ -378,6 +384,20 @@ impl DrivenConnection {
             session.handle_stateless_request(request, Some(headers));
             Vec::new()
         })
+    }
+
+    /// Takes in one notification posted on its own, outside any session (what a Streamable
+    /// HTTP server does with a 2026-07-28 notification, on a connection of its own). Its
+    /// handler, if an extension registered one, may outlive this connection: it runs to its
+    /// end, and such handlers count against one bound across the server (as many as a session
+    /// may have requests in flight) instead of a session's.
+    pub fn handle_stateless_notification(
+        &self,
+        notification: presa_core::Notification,
+        arrival: &Arrival,
+    ) -> bool {
+        self.inner.notifying.set_sessionless();
+        self.handle(Message::Notification(notification), arrival)
     }
 
     /// Tells the peer of a change it listens for (list changes when the server announces them,
@@ -480,9 +500,12 @@ impl DrivenConnection {
 
     /// Takes no more messages. Requests in flight finish and their responses still go out
     /// (`subscriptions/listen` requests end with their result); server→client requests waiting
-    /// for an answer fail.
+    /// for an answer fail; notification handlers still waiting are cancelled and dropped (a
+    /// notification has no answer to send).
     pub fn close(&self) {
         self.inner.closed.store(true, Ordering::Release);
+        // its notification handlers end with it
+        self.inner.notifying.end();
         let mut state = self.inner.state();
         let State {
             in_flight, listens, ..
@@ -660,8 +683,9 @@ impl Driven {
                         })
                     });
                     let client = state.session.initialize_era_client();
+                    let ended = self.notifying.cancellation();
                     if let Some(taking) =
-                        open_notification(&self.server, notification, client, peer, arrival)
+                        open_notification(&self.server, notification, client, peer, ended, arrival)
                     {
                         started.notifications.push(taking);
                     }
@@ -683,16 +707,15 @@ impl Driven {
             if taking.as_mut().poll(&mut cx).is_ready() {
                 continue;
             }
-            let permits = Arc::clone(&self.server.inner.notification_permits);
-            match permits.try_acquire_owned() {
-                Ok(permit) => {
+            match Notifying::slot(self) {
+                Some(slot) => {
                     tokio::spawn(async move {
                         taking.await;
-                        drop(permit);
+                        drop(slot);
                     });
                 }
                 // as many handlers wait as requests may be in flight: this one is dropped
-                Err(_) => tracing::debug!("a notification handler was dropped: too many running"),
+                None => tracing::debug!("a notification handler was dropped: too many waiting"),
             }
         }
         for Handling {

@@ -93,11 +93,16 @@ impl ServerBuilder {
     /// Takes notification method `N` from clients with `handler`: a notification nobody takes
     /// is dropped, as MCP says, and one whose params do not read as `N::Params` too. The
     /// connection does not wait for the handler: it is polled once as the notification
-    /// arrives, and moves to a task of its own if it has to wait; across the server, at most
-    /// as many wait at once as the session limits let requests be in flight
-    /// ([`SessionLimits::max_in_flight_requests`](presa_core::SessionLimits::max_in_flight_requests)),
-    /// and past that one is dropped. What it sends relates to no request, so it goes to the
-    /// session as a whole (its context's `request_id()` is 0).
+    /// arrives, and moves to a task of its own if it has to wait. A session has at most as
+    /// many waiting at once as it may have requests in flight
+    /// ([`SessionLimits::max_in_flight_requests`](presa_core::SessionLimits::max_in_flight_requests));
+    /// past that one is dropped. When the session ends, its handlers' contexts are cancelled and
+    /// the handlers dropped. (A 2026-07-28 notification posted over HTTP on its own has no
+    /// session: its handler runs to its end, and such handlers share one bound of the same
+    /// size across the server.) What it sends relates to no request, so it goes to the session
+    /// as a whole (its context's `request_id()` is 0); asking the client for input works in
+    /// the initialize era, where the session can carry a request to the client, and fails
+    /// with an [`InputError`](crate::InputError) otherwise.
     pub fn notification<N: NotificationMethod + 'static>(
         self,
         handler: impl NotificationFn<N>,

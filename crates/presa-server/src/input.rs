@@ -26,7 +26,8 @@ use crate::BoxFuture;
 /// Why a request for input got no answer the handler can use.
 ///
 /// (A request the client cannot serve at all — a capability it did not declare — never returns:
-/// the whole request fails with `-32021` on 2026-07-28, `-32602` before.)
+/// the whole request fails with `-32021` on 2026-07-28, `-32602` before. A notification
+/// handler has no request to fail: there the ask returns [`InputError::Unavailable`].)
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum InputError {

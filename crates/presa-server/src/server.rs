@@ -88,8 +88,8 @@ pub(crate) struct Inner {
     pub(crate) stack: Stack,
     /// What [`ServerBuilder::state`] was given.
     pub(crate) state: StateMap,
-    /// One per notification handler running past its first poll, across the server: as many as
-    /// the session limits let requests be in flight.
+    /// One per handler of a notification posted on its own (no session) running past its first
+    /// poll, across the server: as many as the session limits let requests be in flight.
     pub(crate) notification_permits: Arc<tokio::sync::Semaphore>,
     /// The tasks, and those running here.
     pub(crate) tasks: Arc<crate::tasks::Tasks>,

@@ -92,7 +92,8 @@ pub(crate) fn open_request(
 /// handler's future, with a context of the client `client` describes (the session's handshake,
 /// else what the notification's own `_meta` says, else the newest revision with no
 /// capabilities). A notification has no id: its context's [`request_id`] is 0, and what its
-/// handler sends goes to the session as a whole ([`SessionPeer`]).
+/// handler sends goes to the session as a whole ([`SessionPeer`]). `ended` is its context's
+/// cancellation: when it fires, the handler is dropped at its next wait.
 ///
 /// [`request_id`]: Context::request_id
 pub(crate) fn open_notification(
@@ -100,6 +101,7 @@ pub(crate) fn open_notification(
     notification: Notification,
     client: Option<&ClientContext>,
     peer: &Arc<dyn Peer>,
+    ended: Cancellation,
     arrival: &Arrival,
 ) -> Option<BoxFuture<'static, ()>> {
     let handler = server
@@ -126,15 +128,13 @@ pub(crate) fn open_notification(
             client_info: sent.and_then(|meta| meta.client_info),
         }
     });
-    let cx = Context::new(
-        RequestId::Number(0),
+    let cx = Context::for_notification(
         Arc::new(client),
         meta,
         Arc::new(SessionPeer(Arc::clone(peer))),
-        Cancellation::new(),
+        ended.clone(),
         arrival.clone(),
-        None,
-        Some(server.clone()),
+        server.clone(),
     );
     // the handler is called on the first poll, out of the connection's lock
     let handler = Arc::clone(handler);
@@ -142,8 +142,12 @@ pub(crate) fn open_notification(
     let taking: BoxFuture<'static, ()> =
         Box::pin(async move { handler.notify(params.as_deref(), cx).await });
     Some(Box::pin(async move {
-        if let Err(panic) = crate::catch::catch_unwind(taking).await {
-            tracing::warn!(error = %panic, "a notification handler panicked");
+        tokio::select! {
+            biased;
+            caught = crate::catch::catch_unwind(taking) => if let Err(panic) = caught {
+                tracing::warn!(error = %panic, "a notification handler panicked");
+            },
+            () = ended.cancelled() => {}
         }
     }))
 }

@@ -171,7 +171,7 @@ pub(crate) fn notification(
     // taken in by a connection of its own, as every message is: observed there (its span, its
     // duration); what the server does with a notification is done there too
     DrivenConnection::new(shared.server.clone(), TransmitQueue::new())
-        .handle(Message::Notification(notification), arrival);
+        .handle_stateless_notification(notification, arrival);
     accepted()
 }
 

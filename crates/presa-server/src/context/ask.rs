@@ -203,9 +203,12 @@ impl Context {
     ) -> Result<T, InputError> {
         let era = self.protocol_version().era();
         if let Some(required) = request.required_capability(self.client_capabilities()) {
-            self.inner
-                .asks
-                .fail(missing_capability_error(required, era));
+            let error = missing_capability_error(required, era);
+            if self.inner.notification {
+                // no request to fail: the ask does
+                return Err(InputError::Unavailable(error.message));
+            }
+            self.inner.asks.fail(error);
             return std::future::pending().await;
         }
         let method = request.method().to_owned();

@@ -355,3 +355,133 @@ fn a_custom_method_cannot_shadow_a_built_in_one() {
         .unwrap_err();
     assert!(matches!(refused, BuildError::Extension { .. }), "{refused}");
 }
+
+#[derive(Serialize, Deserialize)]
+struct HoldParams {
+    who: String,
+}
+
+/// A notification whose handler asks the client for input, then waits for its cancellation
+/// and past it: it ends only when dropped.
+enum Hold {}
+
+impl NotificationMethod for Hold {
+    const METHOD: &'static str = "notifications/echoes/hold";
+    type Params = HoldParams;
+}
+
+/// Tells the test `(who, "dropped")` when the holding handler's future is dropped.
+struct Dropped(mpsc::UnboundedSender<(String, &'static str)>, String);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        let _ = self.0.send((self.1.clone(), "dropped"));
+    }
+}
+
+/// Receives what the holding handlers did until `expected` arrived, in any order: each
+/// handler's own events arrive in the order it did them.
+async fn expect_events(
+    events: &mut mpsc::UnboundedReceiver<(String, &'static str)>,
+    expected: &[(&str, &str)],
+    at: &str,
+) {
+    let mut seen = Vec::new();
+    while seen.len() < expected.len() {
+        let event = tokio::time::timeout(GUARD, events.recv())
+            .await
+            .unwrap_or_else(|_| panic!("{at}: waiting for {expected:?}, saw {seen:?}"))
+            .unwrap();
+        seen.push(event);
+    }
+    let mut seen: Vec<(&str, &str)> = seen.iter().map(|(w, e)| (w.as_str(), *e)).collect();
+    let mut expected = expected.to_vec();
+    seen.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(seen, expected, "{at}");
+}
+
+#[tokio::test]
+async fn a_notification_handler_waits_within_its_session_and_ends_with_it() {
+    everywhere(|transport, version| async move {
+        let (told, mut events) = mpsc::unbounded_channel();
+        let server = Server::builder("holder", "1.0.0")
+            .extension(EXTENSION, json!({}))
+            .limits(presa::core::SessionLimits::default().max_in_flight_requests(2))
+            .notification::<Hold>(move |params: HoldParams, cx: Context| {
+                let told = told.clone();
+                async move {
+                    let _dropped = Dropped(told.clone(), params.who.clone());
+                    // the client cannot answer: the ask fails at once, the handler goes on
+                    let form = presa::core::ElicitRequestFormParams::new(
+                        "name?",
+                        presa::core::ElicitationSchema::new(),
+                    );
+                    let asked = cx.elicit(form.into()).await;
+                    let _ = told.send((
+                        params.who.clone(),
+                        if asked.is_err() {
+                            "refused"
+                        } else {
+                            "answered"
+                        },
+                    ));
+                    cx.cancelled().await;
+                    let _ = told.send((params.who, "cancelled"));
+                    std::future::pending::<()>().await;
+                }
+            })
+            .build()
+            .unwrap();
+        let mut harness = Harness::start(transport, version, server).await;
+        let alice = harness.connect(ALICE).await;
+        let bob = harness.connect(BOB).await;
+        let at = format!("{transport:?} {version}");
+        let hold = |who: &str| Notification::new(Hold::METHOD, &json!({ "who": who })).unwrap();
+
+        // two wait; the third finds no room and is dropped after its first poll
+        for who in ["a1", "a2", "a3"] {
+            alice.notify(hold(who)).await.unwrap();
+        }
+        expect_events(
+            &mut events,
+            &[
+                ("a1", "refused"),
+                ("a2", "refused"),
+                ("a3", "refused"),
+                ("a3", "dropped"),
+            ],
+            &at,
+        )
+        .await;
+
+        if transport == presa::server::Transport::Http && version == MODERN {
+            // posted on their own, outside any session: one bound across the server, and
+            // nothing ends them but themselves
+            bob.notify(hold("b1")).await.unwrap();
+            expect_events(&mut events, &[("b1", "refused"), ("b1", "dropped")], &at).await;
+            harness.stop().await;
+            return;
+        }
+        // another session has room of its own
+        bob.notify(hold("b1")).await.unwrap();
+        expect_events(&mut events, &[("b1", "refused")], &at).await;
+        // a session's end cancels its handlers and drops them; the other's wait on
+        alice.close().await;
+        expect_events(
+            &mut events,
+            &[
+                ("a1", "cancelled"),
+                ("a1", "dropped"),
+                ("a2", "cancelled"),
+                ("a2", "dropped"),
+            ],
+            &at,
+        )
+        .await;
+        bob.close().await;
+        expect_events(&mut events, &[("b1", "cancelled"), ("b1", "dropped")], &at).await;
+        harness.stop().await;
+    })
+    .await;
+}
