@@ -154,8 +154,9 @@ impl Client {
     }
 }
 
-/// Refuses a listing a host must not act on: a skill URI that is not a `SKILL.md`, a file
-/// outside the skill's folder or listed twice, more files or bytes than the limits.
+/// Refuses a listing a host must not act on: a skill URI that is not a `SKILL.md` in a folder
+/// of its own, a file outside that folder (by any spelling: `..`, `%2E%2E`, an encoded `/`) or
+/// listed twice, a query or fragment, more files or bytes than the limits.
 fn check_listing(entry: &Skill, listed: &[SkillResource]) -> Result<(), SkillLoadError> {
     let refused = |reason: String| SkillLoadError::InvalidListing {
         uri: entry.uri.clone(),
@@ -164,6 +165,12 @@ fn check_listing(entry: &Skill, listed: &[SkillResource]) -> Result<(), SkillLoa
     let root = entry
         .root()
         .ok_or_else(|| refused("the skill's URI does not end in /SKILL.md".to_owned()))?;
+    let folder = root
+        .split_once("://")
+        .filter(|(scheme, _)| !scheme.is_empty())
+        .map(|(_, folder)| folder)
+        .ok_or_else(|| refused("the skill's URI has no scheme://".to_owned()))?;
+    plain_path(folder, &entry.uri).map_err(|why| refused(format!("the skill's folder {why}")))?;
     if listed.len() > MAX_SKILL_FILES {
         return Err(refused(format!(
             "{} files listed, more than {MAX_SKILL_FILES}",
@@ -180,18 +187,36 @@ fn check_listing(entry: &Skill, listed: &[SkillResource]) -> Result<(), SkillLoa
     }
     let mut seen = std::collections::HashSet::new();
     for file in listed {
-        let within = file
+        let Some(within) = file
             .uri
             .strip_prefix(root)
-            .is_some_and(|rest| rest.starts_with('/') && !rest.split('/').any(|s| s == ".."));
-        if !within {
+            .and_then(|rest| rest.strip_prefix('/'))
+        else {
             return Err(refused(format!(
                 "{} is outside the skill's folder",
                 file.uri
             )));
-        }
+        };
+        plain_path(within, &file.uri).map_err(|why| refused(format!("{}: {why}", file.uri)))?;
         if !seen.insert(file.uri.as_str()) {
             return Err(refused(format!("{} is listed twice", file.uri)));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `path`, a part of `uri`, is names joined by `/` that a host can map onto its
+/// own folders as they read: each segment, once percent-decoded, is not empty, `.` or `..`,
+/// and has no `/`, `\` or NUL; and `uri` has no query or fragment.
+fn plain_path(path: &str, uri: &str) -> Result<(), String> {
+    if uri.contains(['?', '#']) {
+        return Err("has a query or fragment".to_owned());
+    }
+    for segment in path.split('/') {
+        let name = presa_core::percent_decode(segment)
+            .ok_or_else(|| format!("segment {segment:?} is not valid percent-encoding"))?;
+        if matches!(name.as_str(), "" | "." | "..") || name.contains(['/', '\\', '\0']) {
+            return Err(format!("segment {segment:?} is not a plain name"));
         }
     }
     Ok(())
@@ -207,9 +232,11 @@ fn same_json(a: Option<&serde_json::Value>, b: Option<&serde_json::Value>) -> bo
         (Some(Value::Array(a)), Some(Value::Array(b))) => {
             a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_json(Some(a), Some(b)))
         }
-        (Some(Value::Object(a)), Some(Value::Object(b))) => {
-            a.len() == b.len() && a.iter().all(|(key, a)| same_json(Some(a), b.get(key)))
-        }
+        // over both sides' keys: a key set to `null` is one left out, on either side
+        (Some(Value::Object(a)), Some(Value::Object(b))) => a
+            .keys()
+            .chain(b.keys())
+            .all(|key| same_json(a.get(key), b.get(key))),
         (None | Some(Value::Null), None | Some(Value::Null)) => true,
         (a, b) => a == b,
     }
@@ -403,6 +430,19 @@ mod tests {
             &[("skill://a/SKILL.md", 3), ("skill://ab/x", 4)],
             &[("skill://a/SKILL.md", 3), ("skill://a/SKILL.md", 3)],
             &[("skill://a/SKILL.md", MAX_SKILL_BYTES), ("skill://a/x", 1)],
+            // `..` and `.` by any spelling, empty segments, encoded separators, NUL
+            &[("skill://a/SKILL.md", 3), ("skill://a/%2E%2E/b/secret", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/%2e%2e/b/secret", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/./x", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a//x", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/x/", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/%2F..%2Fb", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/..%5Cb", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/x%00", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/x%ZZ", 4)],
+            // queries and fragments name something else than the file
+            &[("skill://a/SKILL.md", 3), ("skill://a/x?y=/../b", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/x#y", 4)],
         ] {
             let (skill, listed) = entry(files);
             let refused = check_listing(&skill, &listed).unwrap_err();
@@ -411,6 +451,30 @@ mod tests {
                 "{refused}"
             );
         }
+        // a skill URI with no folder of its own
+        for uri in [
+            "skill://SKILL.md",
+            "skill:///SKILL.md",
+            "://a/SKILL.md",
+            "skill://../SKILL.md",
+            "skill://a/%2E/SKILL.md",
+            "skill://a/SKILL.md?x",
+        ] {
+            let (mut skill, listed) = entry(&[]);
+            skill.uri = uri.to_owned();
+            let refused = check_listing(&skill, &listed).unwrap_err();
+            assert!(
+                matches!(refused, SkillLoadError::InvalidListing { .. }),
+                "{uri}: {refused}"
+            );
+        }
+        // names that only look unusual are files like any other
+        let (skill, listed) = entry(&[
+            ("skill://a/SKILL.md", 3),
+            ("skill://a/..x/y%20z.md", 4),
+            ("skill://a/.hidden", 4),
+        ]);
+        assert!(check_listing(&skill, &listed).is_ok());
         let many: Vec<(String, u64)> = (0..=MAX_SKILL_FILES)
             .map(|i| (format!("skill://a/f{i}"), 0))
             .collect();
@@ -430,6 +494,15 @@ mod tests {
         assert!(!same_json(
             Some(&json!({"v": 1})),
             Some(&json!({"v": 1, "w": 2}))
+        ));
+        // nested objects compare over both sides' keys, `null` as left out
+        assert!(!same_json(
+            Some(&json!({"m": {"v": null}})),
+            Some(&json!({"m": {"w": 5}}))
+        ));
+        assert!(same_json(
+            Some(&json!({"m": {"v": null, "w": 5}})),
+            Some(&json!({"m": {"w": 5.0}}))
         ));
         assert!(same_json(None, None));
         assert!(same_json(Some(&json!(null)), None));
