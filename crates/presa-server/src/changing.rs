@@ -187,6 +187,31 @@ impl Server {
             .unwrap_or(false)
     }
 
+    /// Removes the resources `remove` names, then adds `add`, as one change: on an error (a URI
+    /// served already) nothing changes, and clients are told of the change once.
+    pub(crate) fn edit_resources(
+        &self,
+        remove: &[&str],
+        add: Vec<(Resource, Arc<dyn ResourceHandler>)>,
+    ) -> Result<(), BuildError> {
+        let entries: Vec<_> = add
+            .into_iter()
+            .map(|(resource, handler)| resource_entry(resource.into(), handler))
+            .collect();
+        self.change(ListKind::Resources, |d| {
+            let mut changed = false;
+            for uri in remove {
+                changed |= d.remove_resource(uri);
+            }
+            for entry in entries {
+                d.add_resource(entry)?;
+                changed = true;
+            }
+            Ok(changed)
+        })
+        .map(drop)
+    }
+
     /// Adds a resource template while serving.
     pub fn add_resource_template<F, Fut, R>(
         &self,

@@ -147,10 +147,11 @@ impl Extension for Skills {
     }
 }
 
-/// Changes the skills a server serves: the resources of new skills are added before the
-/// listing names them, changed files are served anew, and those of skills that went away are
-/// removed; clients are told that the resource list changed. The new set's page size and
-/// `directory_read` are those of the set first served.
+/// Changes the skills a server serves: the resources of new skills are added and changed files
+/// served anew before the listing names them, and those of skills that went away are removed
+/// after; clients are told that the resource list changed (once for what was added or changed,
+/// once for what was removed). The new set's page size and `directory_read` are those of the
+/// set first served.
 #[derive(Clone, Debug, Default)]
 pub struct SkillsHandle {
     current: Arc<ArcSwap<Catalog>>,
@@ -161,6 +162,10 @@ pub struct SkillsHandle {
 impl SkillsHandle {
     /// Serves `skills` on `server` from now on, in place of what it served. On an error (a
     /// file URI the server already serves otherwise) nothing changes.
+    ///
+    /// The listing never names a file that cannot be read. A file whose bytes changed is
+    /// served anew a moment before the listing carries its new digest: a client that read it
+    /// against the old listing in that moment sees a digest mismatch, and lists again.
     pub fn replace(&self, server: &Server, skills: Skills) -> Result<(), crate::BuildError> {
         let _replacing = self
             .replacing
@@ -171,32 +176,34 @@ impl SkillsHandle {
         // a cursor of an earlier listing is refused, not read against this one
         next.generation += previous.generation + 1;
         let kept = next.unchanged_since(&previous);
-        let served_before: HashSet<&String> = previous.file_uris().collect();
-        let (new, changed): (Vec<_>, Vec<_>) = next
+        let served_before: HashSet<&str> = previous.file_uris().map(String::as_str).collect();
+        let fresh: Vec<_> = next
             .resources()
             .into_iter()
             .filter(|(resource, _)| !kept.contains(&resource.uri))
-            .partition(|(resource, _)| !served_before.contains(&resource.uri));
-        // new files first, so that the listing never names one that cannot be read
-        let mut added: Vec<String> = Vec::with_capacity(new.len());
-        for (resource, contents) in new {
-            let uri = resource.uri.clone();
-            if let Err(error) = server.add_resource(resource, serve(contents)) {
-                for uri in added {
-                    server.remove_resource(&uri);
-                }
-                return Err(error);
-            }
-            added.push(uri);
+            .collect();
+        // a changed file is one served before: replaced; a new one must not be served yet
+        let changed: Vec<&str> = fresh
+            .iter()
+            .map(|(resource, _)| resource.uri.as_str())
+            .filter(|uri| served_before.contains(uri))
+            .collect();
+        let add = fresh
+            .iter()
+            .map(|(resource, contents)| (resource.clone(), handler(contents.clone())))
+            .collect();
+        if !fresh.is_empty() {
+            server.edit_resources(&changed, add)?;
         }
         self.current.store(Arc::new(next.clone()));
-        for (resource, contents) in changed {
-            server.remove_resource(&resource.uri);
-            server.add_resource(resource, serve(contents))?;
-        }
         let listed: HashSet<&String> = next.file_uris().collect();
-        for uri in previous.file_uris().filter(|uri| !listed.contains(uri)) {
-            server.remove_resource(uri);
+        let gone: Vec<&str> = previous
+            .file_uris()
+            .filter(|uri| !listed.contains(uri))
+            .map(String::as_str)
+            .collect();
+        if !gone.is_empty() {
+            server.edit_resources(&gone, Vec::new())?;
         }
         Ok(())
     }
@@ -209,6 +216,11 @@ impl SkillsHandle {
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
         self.current.load_full()
     }
+}
+
+/// [`serve`] as an object-safe handler.
+fn handler(contents: presa_core::ResourceContents) -> Arc<dyn crate::ResourceHandler> {
+    Arc::new(crate::resource::ResourceFn(serve(contents)))
 }
 
 /// A resource handler answering `contents`.

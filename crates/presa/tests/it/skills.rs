@@ -10,9 +10,9 @@ use presa::core::skills::{
     DIRECTORY_MIME_TYPE, ReadResourceDirectory, ReadResourceDirectoryRequestParams,
     SKILLS_EXTENSION, SkillResources, sha256_digest,
 };
-use presa::core::{ErrorCode, Implementation, Resource};
+use presa::core::{ErrorCode, Implementation, Resource, Tool};
 use presa::server::{Context, Server, SkillError, Skills};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::harness::GUARD;
 
@@ -258,6 +258,8 @@ async fn replacing_the_skills_tells_clients_the_resources_changed() {
     let server = Server::builder("skills", "1.0.0")
         .list_changed(true)
         .with(skills)
+        // a tool, whose removal marks the end of the replacement's notifications
+        .tool_sync(Tool::without_params("marker"), |_: Value, _cx: Context| "")
         .build()
         .unwrap();
     // initialize era: list changes come unasked (2026-07-28 delivers them on a listen)
@@ -269,24 +271,63 @@ async fn replacing_the_skills_tells_clients_the_resources_changed() {
     let mut changes = client.notifications();
     assert_eq!(client.skills().await.unwrap().len(), 2);
 
-    let fewer = Skills::new()
+    // one skill changed (its SKILL.md rewritten, a file dropped, one kept), one added, one gone
+    let next = Skills::new()
+        .skill(
+            "pdf-processing",
+            [
+                (
+                    "SKILL.md",
+                    skill_md("pdf-processing", "Fill and sign PDF forms"),
+                ),
+                ("references/FORMS.md", "Fill every field.\n".to_owned()),
+            ],
+        )
+        .unwrap()
         .skill("notes", [("SKILL.md", skill_md("notes", "Take notes"))])
         .unwrap();
-    handle.replace(&server, fewer).unwrap();
-    let changed = tokio::time::timeout(GUARD, changes.recv())
+    handle.replace(&server, next).unwrap();
+    assert!(server.remove_tool("marker"));
+    // told twice: once for what was added or changed, once for what was removed
+    let mut told = Vec::new();
+    loop {
+        let changed = tokio::time::timeout(GUARD, changes.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        if changed.method == "notifications/tools/list_changed" {
+            break;
+        }
+        told.push(changed.method);
+    }
+    assert_eq!(
+        told, ["notifications/resources/list_changed"; 2],
+        "{told:?}"
+    );
+
+    let listed: Vec<String> = client
+        .skills()
         .await
         .unwrap()
-        .unwrap();
-    assert_eq!(changed.method, "notifications/resources/list_changed");
-    let listed = client.skills().await.unwrap();
-    assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0].uri, "skill://notes/SKILL.md");
-    assert!(
-        client
-            .read_resource("skill://pdf-processing/SKILL.md")
-            .await
-            .is_err()
+        .into_iter()
+        .map(|skill| skill.uri)
+        .collect();
+    assert_eq!(
+        listed,
+        ["skill://pdf-processing/SKILL.md", "skill://notes/SKILL.md"]
     );
+    let loaded = client
+        .load_skill("skill://pdf-processing/SKILL.md")
+        .await
+        .unwrap();
+    assert!(loaded.skill_md().contains("Fill and sign PDF forms"));
+    assert_eq!(loaded.files.len(), 2);
+    for gone in [
+        "skill://pdf-processing/templates/regional/eu.md",
+        "skill://acme/billing/refunds/SKILL.md",
+    ] {
+        assert!(client.read_resource(gone).await.is_err(), "{gone}");
+    }
     client.close().await;
 }
 
@@ -367,7 +408,13 @@ async fn a_replacement_that_cannot_be_served_changes_nothing() {
         )
         .build()
         .unwrap();
+    // a skill changed beside the clash: not half applied
     let clashing = Skills::new()
+        .skill(
+            "notes",
+            [("SKILL.md", skill_md("notes", "Take notes, then more"))],
+        )
+        .unwrap()
         .skill("todo", [("SKILL.md", skill_md("todo", "Keep a list"))])
         .unwrap();
     assert!(handle.replace(&server, clashing).is_err());
@@ -380,7 +427,8 @@ async fn a_replacement_that_cannot_be_served_changes_nothing() {
         .map(|s| s.uri)
         .collect();
     assert_eq!(listed, ["skill://notes/SKILL.md"]);
-    assert!(client.read_resource("skill://notes/SKILL.md").await.is_ok());
+    let notes = client.load_skill("skill://notes/SKILL.md").await.unwrap();
+    assert!(notes.skill_md().contains("description: Take notes\n"));
     client.close().await;
 }
 
