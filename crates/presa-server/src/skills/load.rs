@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use presa_core::skills::{MAX_SKILL_BYTES, SKILL_MD};
@@ -89,20 +90,35 @@ pub(crate) fn walk(root: &Path) -> Result<Vec<(String, Vec<SkillFile>)>, SkillEr
                 path: file.path.clone(),
                 source,
             };
-            // the size first: nothing past the limit is read
-            bytes += fs::metadata(&file.path).map_err(io)?.len();
-            if bytes > MAX_SKILL_BYTES {
-                return Err(SkillError::TooLarge {
-                    skill: dir.to_owned(),
-                    bytes,
-                });
+            let too_large = |bytes| SkillError::TooLarge {
+                skill: dir.to_owned(),
+                bytes,
+            };
+            // the size first, so that the error names it without reading; then the reading
+            // itself stops past the limit (the file may have grown since)
+            let listed = bytes.saturating_add(fs::metadata(&file.path).map_err(io)?.len());
+            if listed > MAX_SKILL_BYTES {
+                return Err(too_large(listed));
             }
-            let read = fs::read(&file.path).map_err(io)?;
+            let read = read_at_most(&file.path, MAX_SKILL_BYTES - bytes).map_err(io)?;
+            bytes += read.len() as u64;
+            if bytes > MAX_SKILL_BYTES {
+                return Err(too_large(bytes));
+            }
             files.push(SkillFile::new(within, read));
         }
         skills.push((dir.to_owned(), files));
     }
     Ok(skills)
+}
+
+/// The bytes of the file at `path`, up to one past `most`: enough to tell that it holds more.
+fn read_at_most(path: &Path, most: u64) -> std::io::Result<Vec<u8>> {
+    let mut read = Vec::new();
+    fs::File::open(path)?
+        .take(most.saturating_add(1))
+        .read_to_end(&mut read)?;
+    Ok(read)
 }
 
 /// Records every file below `dir` (at `relative` below the skills directory) in `found`.
@@ -159,4 +175,21 @@ fn visit(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_file_is_read_no_further_than_one_byte_past_the_limit() {
+        let path = std::env::temp_dir().join(format!("presa-read-at-most-{}", std::process::id()));
+        fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_at_most(&path, 3).unwrap(), b"0123");
+        assert_eq!(read_at_most(&path, 10).unwrap(), b"0123456789");
+        assert_eq!(read_at_most(&path, u64::MAX).unwrap(), b"0123456789");
+        fs::remove_file(&path).unwrap();
+    }
 }
