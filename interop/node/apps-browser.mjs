@@ -19,6 +19,15 @@ if (!mcp || !tool) {
     process.exit(2);
 }
 
+// the whole run's deadline: a browser that hangs (launching, closing) ends the run, killed
+let browser;
+const DEADLINE_MS = 120000;
+setTimeout(() => {
+    console.error(`no report within ${DEADLINE_MS} ms: the browser is killed`);
+    browser?.process()?.kill('SIGKILL');
+    process.exit(3);
+}, DEADLINE_MS).unref();
+
 const out = mkdtempSync(join(tmpdir(), 'presa-apps-'));
 await build({
     entryPoints: [new URL('./apps-host.mjs', import.meta.url).pathname],
@@ -41,7 +50,7 @@ await new Promise(resolve => server.listen(0, '127.0.0.1', resolve));
 
 // the host page and the MCP endpoint are two loopback origins: the test browser lets the page
 // reach the endpoint without CORS (presa's Origin guard admits loopback origins)
-const browser = await puppeteer.launch({
+browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-web-security', '--disable-gpu', `--user-data-dir=${join(out, 'profile')}`]
@@ -60,6 +69,7 @@ try {
     await frame.click('#refresh');
     await frame.waitForFunction(() => document.getElementById('sky').textContent.startsWith('Refreshed'), { timeout: 30000 });
     report.refreshed = await sky();
+    report.hostRequests = await page.evaluate(() => window.hostRequests());
     if (screenshot) {
         await page.screenshot({ path: screenshot, fullPage: true });
     }

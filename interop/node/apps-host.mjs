@@ -31,4 +31,11 @@ bridge.oninitialized = async () => {
 await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
 // after connect, so that the page's `ui/initialize` finds the bridge listening
 iframe.srcdoc = contents[0].text;
+// what a host asks of a page it shows, each to be answered: a ping, then the teardown it sends
+// before it removes the page
+window.hostRequests = async () => {
+    await bridge.request({ method: 'ping' });
+    await bridge.teardownResource({});
+    return 'answered';
+};
 document.body.dataset.ready = 'true';

@@ -19,23 +19,37 @@ mod command_line;
 
 const PAGE: &str = "ui://weather/forecast";
 
-/// The page: JSON-RPC over `postMessage` with the host, no library needed.
+/// The page: JSON-RPC over `postMessage` with the host, no library needed. It answers the
+/// host's own requests (`ping`, and `ui/resource-teardown` before the host removes it).
 const HTML: &str = r#"<!doctype html>
 <meta charset="utf-8"><title>Forecast</title>
 <p id="sky">Waiting for the forecast…</p><button id="refresh">Refresh</button>
 <script>
   let next = 1;
   const waiting = new Map();
+  const sky = document.getElementById("sky");
   const send = message => parent.postMessage({ jsonrpc: "2.0", ...message }, "*");
-  const request = (method, params) =>
-    new Promise(resolve => { waiting.set(next, resolve); send({ id: next++, method, params }); });
-  const show = result => (document.getElementById("sky").textContent = result.content[0].text);
-  addEventListener("message", ({ data }) => {
-    if (waiting.has(data.id)) { waiting.get(data.id)(data.result); waiting.delete(data.id); }
-    if (data.method === "ui/notifications/tool-result") show(data.params);
+  const request = (method, params) => new Promise((resolve, reject) => {
+    waiting.set(next, { resolve, reject });
+    send({ id: next++, method, params });
   });
-  document.getElementById("refresh").onclick = async () =>
-    show(await request("tools/call", { name: "refresh", arguments: {} }));
+  const show = result => (sky.textContent = result.content[0].text);
+  addEventListener("message", ({ source, data }) => {
+    if (source !== parent || data?.jsonrpc !== "2.0") return; // only the host speaks here
+    if (data.method === undefined) { // an answer to one of the page's requests
+      const call = waiting.get(data.id);
+      waiting.delete(data.id);
+      if (data.error) call?.reject(new Error(data.error.message));
+      else call?.resolve(data.result);
+    } else if (data.id !== undefined) { // a request of the host's
+      const known = ["ping", "ui/resource-teardown"].includes(data.method);
+      send(known ? { id: data.id, result: {} }
+                 : { id: data.id, error: { code: -32601, message: "Method not found" } });
+    } else if (data.method === "ui/notifications/tool-result") show(data.params);
+  });
+  document.getElementById("refresh").onclick = () =>
+    request("tools/call", { name: "refresh", arguments: {} })
+      .then(show, error => (sky.textContent = `Could not refresh: ${error.message}`));
   const app = { appInfo: { name: "forecast", version: "1.0.0" }, appCapabilities: {}, protocolVersion: "2026-01-26" };
   request("ui/initialize", app).then(() => send({ method: "ui/notifications/initialized" }));
 </script>"#;

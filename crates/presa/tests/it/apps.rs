@@ -190,4 +190,6 @@ fn the_example_page_shows_its_tool_result_and_calls_its_second_tool_in_a_browser
         "{report:#}"
     );
     assert_eq!(report["refreshed"], "Refreshed: sunny, 22 °C", "{report:#}");
+    // the page answers what its host asks of it
+    assert_eq!(report["hostRequests"], "answered", "{report:#}");
 }
