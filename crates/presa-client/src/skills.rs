@@ -6,7 +6,8 @@ use std::fmt;
 
 use presa_core::skills::{
     FrontmatterError, GetSkill, GetSkillRequestParams, ListSkills, MAX_SKILL_BYTES,
-    MAX_SKILL_FILES, Skill, SkillResource, SkillResources, parse_frontmatter, sha256_digest,
+    MAX_SKILL_FILES, Skill, SkillResource, SkillResources, check_path_segment, parse_frontmatter,
+    sha256_digest,
 };
 use presa_core::{PaginatedRequestParams, RequestMethod, ResourceContents};
 
@@ -155,8 +156,8 @@ impl Client {
 }
 
 /// Refuses a listing a host must not act on: a skill URI that is not a `SKILL.md` in a folder
-/// of its own, a file outside that folder (by any spelling: `..`, `%2E%2E`, an encoded `/`) or
-/// listed twice, a query or fragment, more files or bytes than the limits.
+/// of its own, a file outside that folder or listed twice by any spelling (`..`, `%2E%2E`, an
+/// encoded `/`, `%78` beside `x`), a query or fragment, more files or bytes than the limits.
 fn check_listing(entry: &Skill, listed: &[SkillResource]) -> Result<(), SkillLoadError> {
     let refused = |reason: String| SkillLoadError::InvalidListing {
         uri: entry.uri.clone(),
@@ -185,6 +186,7 @@ fn check_listing(entry: &Skill, listed: &[SkillResource]) -> Result<(), SkillLoa
             "{bytes} bytes listed, more than {MAX_SKILL_BYTES}"
         )));
     }
+    // twice by any spelling: the paths a host maps, decoded
     let mut seen = std::collections::HashSet::new();
     for file in listed {
         let Some(within) = file
@@ -197,29 +199,30 @@ fn check_listing(entry: &Skill, listed: &[SkillResource]) -> Result<(), SkillLoa
                 file.uri
             )));
         };
-        plain_path(within, &file.uri).map_err(|why| refused(format!("{}: {why}", file.uri)))?;
-        if !seen.insert(file.uri.as_str()) {
+        let path =
+            plain_path(within, &file.uri).map_err(|why| refused(format!("{}: {why}", file.uri)))?;
+        if !seen.insert(path) {
             return Err(refused(format!("{} is listed twice", file.uri)));
         }
     }
     Ok(())
 }
 
-/// Checks that `path`, a part of `uri`, is names joined by `/` that a host can map onto its
-/// own folders as they read: each segment, once percent-decoded, is not empty, `.` or `..`,
-/// and has no `/`, `\` or NUL; and `uri` has no query or fragment.
-fn plain_path(path: &str, uri: &str) -> Result<(), String> {
+/// The path `path` (a part of `uri`) names, decoded, when it is names joined by `/` that a
+/// host can map onto its own folders as they read: each segment, percent-decoded, passes
+/// [`check_path_segment`]; and `uri` has no query or fragment.
+fn plain_path(path: &str, uri: &str) -> Result<Vec<String>, String> {
     if uri.contains(['?', '#']) {
         return Err("has a query or fragment".to_owned());
     }
-    for segment in path.split('/') {
-        let name = presa_core::percent_decode(segment)
-            .ok_or_else(|| format!("segment {segment:?} is not valid percent-encoding"))?;
-        if matches!(name.as_str(), "" | "." | "..") || name.contains(['/', '\\', '\0']) {
-            return Err(format!("segment {segment:?} is not a plain name"));
-        }
-    }
-    Ok(())
+    path.split('/')
+        .map(|segment| {
+            let name = presa_core::percent_decode(segment)
+                .ok_or_else(|| format!("segment {segment:?} is not valid percent-encoding"))?;
+            check_path_segment(&name).map_err(|refused| format!("segment {segment:?}: {refused}"))?;
+            Ok(name)
+        })
+        .collect()
 }
 
 /// Whether two frontmatter values say the same, as a JavaScript host compares them: numbers
@@ -440,6 +443,10 @@ mod tests {
             &[("skill://a/SKILL.md", 3), ("skill://a/..%5Cb", 4)],
             &[("skill://a/SKILL.md", 3), ("skill://a/x%00", 4)],
             &[("skill://a/SKILL.md", 3), ("skill://a/x%ZZ", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/C:/x", 4)],
+            &[("skill://a/SKILL.md", 3), ("skill://a/x%1B", 4)],
+            // one file by two spellings
+            &[("skill://a/SKILL.md", 3), ("skill://a/x", 4), ("skill://a/%78", 4)],
             // queries and fragments name something else than the file
             &[("skill://a/SKILL.md", 3), ("skill://a/x?y=/../b", 4)],
             &[("skill://a/SKILL.md", 3), ("skill://a/x#y", 4)],

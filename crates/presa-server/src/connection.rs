@@ -267,8 +267,9 @@ impl Outbox for TransmitQueue {
 /// handler (with `tokio::task::spawn_blocking` for blocking calls). Progress and log messages
 /// reach the peer only when the request asked for them. With the server's `list_changed` option,
 /// an initialize-era peer is told when lists change. When the input ends,
-/// `subscriptions/listen` requests end with their result and requests waiting for the client's
-/// answer fail.
+/// `subscriptions/listen` requests end with their result, requests waiting for the client's
+/// answer fail, and notification handlers still waiting are cancelled and dropped (what they
+/// would send could no longer go out).
 pub async fn serve_connection(server: Server, channel: ServerChannel, options: ConnectionOptions) {
     let ServerChannel {
         mut incoming,

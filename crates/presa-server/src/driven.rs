@@ -387,10 +387,11 @@ impl DrivenConnection {
     }
 
     /// Takes in one notification posted on its own, outside any session (what a Streamable
-    /// HTTP server does with a 2026-07-28 notification, on a connection of its own). Its
-    /// handler, if an extension registered one, may outlive this connection: it runs to its
-    /// end, and such handlers count against one bound across the server (as many as a session
-    /// may have requests in flight) instead of a session's.
+    /// HTTP server does with a 2026-07-28 notification), on a connection made for it alone:
+    /// from then on the connection is sessionless. Its handler, if an extension registered one,
+    /// may outlive this connection: it runs to its end (its context's cancellation never
+    /// fires), and such handlers count against one bound across the server (as many as a
+    /// session may have requests in flight) instead of a session's.
     pub fn handle_stateless_notification(
         &self,
         notification: presa_core::Notification,
@@ -537,6 +538,8 @@ impl Drop for DrivenConnection {
     fn drop(&mut self) {
         // no lock here: see `Driven::closed`
         self.inner.closed.store(true, Ordering::Release);
+        // the session is gone, and its notification handlers with it
+        self.inner.notifying.end();
     }
 }
 
@@ -683,7 +686,7 @@ impl Driven {
                         })
                     });
                     let client = state.session.initialize_era_client();
-                    let ended = self.notifying.cancellation();
+                    let ended = || self.notifying.cancellation();
                     if let Some(taking) =
                         open_notification(&self.server, notification, client, peer, ended, arrival)
                     {

@@ -97,9 +97,10 @@ impl ServerBuilder {
     /// many waiting at once as it may have requests in flight
     /// ([`SessionLimits::max_in_flight_requests`](presa_core::SessionLimits::max_in_flight_requests));
     /// past that one is dropped. When the session ends, its handlers' contexts are cancelled and
-    /// the handlers dropped. (A 2026-07-28 notification posted over HTTP on its own has no
-    /// session: its handler runs to its end, and such handlers share one bound of the same
-    /// size across the server.) What it sends relates to no request, so it goes to the session
+    /// the handlers dropped at their next wait (cleanup that waits does not complete). (A
+    /// 2026-07-28 notification posted over HTTP on its own has no session: its handler runs to
+    /// its end, its context's cancellation never fires, and such handlers share one bound of
+    /// the same size across the server, so a handler there must end by itself.) What it sends relates to no request, so it goes to the session
     /// as a whole (its context's `request_id()` is 0); asking the client for input works in
     /// the initialize era, where the session can carry a request to the client, and fails
     /// with an [`InputError`](crate::InputError) otherwise.

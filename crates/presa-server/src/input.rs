@@ -33,10 +33,11 @@ use crate::BoxFuture;
 pub enum InputError {
     /// The client answered the server→client request with an error (initialize era).
     Rejected(ErrorObject),
-    /// The session ended before the answer arrived, or it timed out.
+    /// The session ended before the answer arrived, or it timed out; or, asked from a
+    /// notification handler, the client did not declare the capability the request needs.
     Unavailable(String),
     /// This request cannot ask for input (on 2026-07-28 only `tools/call`, `prompts/get` and
-    /// `resources/read` can).
+    /// `resources/read` can, and a notification handler never can).
     NotAllowed,
     /// The client's answer does not have the shape of the result asked for.
     InvalidAnswer(String),

@@ -92,8 +92,9 @@ pub(crate) fn open_request(
 /// handler's future, with a context of the client `client` describes (the session's handshake,
 /// else what the notification's own `_meta` says, else the newest revision with no
 /// capabilities). A notification has no id: its context's [`request_id`] is 0, and what its
-/// handler sends goes to the session as a whole ([`SessionPeer`]). `ended` is its context's
-/// cancellation: when it fires, the handler is dropped at its next wait.
+/// handler sends goes to the session as a whole ([`SessionPeer`]). `ended` gives its context's
+/// cancellation (asked for only when a handler takes the notification): when it fires, the
+/// handler is dropped at its next wait.
 ///
 /// [`request_id`]: Context::request_id
 pub(crate) fn open_notification(
@@ -101,7 +102,7 @@ pub(crate) fn open_notification(
     notification: Notification,
     client: Option<&ClientContext>,
     peer: &Arc<dyn Peer>,
-    ended: Cancellation,
+    ended: impl FnOnce() -> Cancellation,
     arrival: &Arrival,
 ) -> Option<BoxFuture<'static, ()>> {
     let handler = server
@@ -128,6 +129,7 @@ pub(crate) fn open_notification(
             client_info: sent.and_then(|meta| meta.client_info),
         }
     });
+    let ended = ended();
     let cx = Context::for_notification(
         Arc::new(client),
         meta,

@@ -21,7 +21,8 @@ impl Context {
     /// `resources/read` and the tasks they became).
     ///
     /// Asking without it fails the whole request (`-32021` on 2026-07-28, `-32602` before),
-    /// which is right when the input is essential. A handler with another way forward asks
+    /// which is right when the input is essential (a notification handler's context has no
+    /// request to fail: there the ask returns an [`InputError`](crate::InputError)). A handler with another way forward asks
     /// this first, or uses the shorthands [`can_elicit`](Self::can_elicit),
     /// [`can_elicit_url`](Self::can_elicit_url), [`can_sample`](Self::can_sample) and
     /// [`can_list_roots`](Self::can_list_roots):
@@ -95,7 +96,8 @@ impl Context {
     /// the request ends with an `input_required` result, and when the client retries with the
     /// answer the handler runs again from the start and this call returns it — so code before
     /// it runs once per round. A client that did not declare the capability fails the whole
-    /// request (`-32021` on 2026-07-28).
+    /// request (`-32021` on 2026-07-28); in a notification handler, which has no request, the
+    /// ask returns [`InputError::Unavailable`](crate::InputError::Unavailable).
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, InputError> {
         let key = self.inner.asks.default_key("elicit");
         self.elicit_keyed(key, params).await
@@ -202,6 +204,9 @@ impl Context {
         check: impl Fn(&T) -> Result<(), String> + Send + Sync + 'static,
     ) -> Result<T, InputError> {
         let era = self.protocol_version().era();
+        if self.inner.notification && !self.able_to_ask() {
+            return Err(InputError::NotAllowed);
+        }
         if let Some(required) = request.required_capability(self.client_capabilities()) {
             let error = missing_capability_error(required, era);
             if self.inner.notification {

@@ -19,8 +19,9 @@ use crate::context::Cancellation;
 pub(super) struct Notifying {
     /// Handlers of this session waiting now.
     running: AtomicUsize,
-    /// Fires when the session ends (closed or aborted): every handler's context is cancelled
-    /// and the handler dropped. Made by the first notification a handler takes, or at the end.
+    /// Fires when the session ends (closed, aborted or dropped): every handler's context is
+    /// cancelled and the handler dropped. Made for the first notification a handler takes, or
+    /// at the end.
     ended: OnceLock<Cancellation>,
     /// Whether the connection carries one notification posted on its own.
     sessionless: AtomicBool,
@@ -58,9 +59,12 @@ impl Notifying {
         self.ended.get_or_init(Cancellation::new).clone()
     }
 
-    /// The session ended: its handlers are cancelled and dropped.
+    /// The session ended: its handlers are cancelled and dropped. A sessionless connection's
+    /// handler is not: it outlives the connection.
     pub(super) fn end(&self) {
-        self.ended.get_or_init(Cancellation::new).cancel();
+        if !self.sessionless.load(Ordering::Acquire) {
+            self.ended.get_or_init(Cancellation::new).cancel();
+        }
     }
 
     /// A place for one more handler of `driven` to wait in, if there is one.

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use presa_core::skills::{
     DIRECTORY_MIME_TYPE, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_MD, SKILL_MD_MIME_TYPE, Skill,
-    SkillResource, SkillResources, is_valid_skill_name, parse_frontmatter, sha256_digest,
+    SkillResource, SkillResources, check_path_segment, is_valid_skill_name, parse_frontmatter,
+    sha256_digest,
 };
 use presa_core::{JsonObject, Resource, ResourceContents, percent_decode, percent_encode};
 
@@ -282,29 +283,15 @@ fn checked_frontmatter(skill: &str, name: &str, bytes: &[u8]) -> Result<JsonObje
     Ok(frontmatter)
 }
 
-/// The `/`-separated segments of a skill path or file path: none empty, `.` or `..`.
+/// The `/`-separated segments of a skill path or file path, each one a host can map
+/// ([`check_path_segment`]).
 fn segments(path: &str) -> Result<Vec<&str>, SkillError> {
     if path.is_empty() {
         return Err(invalid(path, "a path cannot be empty"));
     }
     let segments: Vec<&str> = path.split('/').collect();
-    if segments.iter().any(|s| s.is_empty()) {
-        return Err(invalid(
-            path,
-            "a path cannot have an empty segment (`//`, or `/` first or last)",
-        ));
-    }
-    if segments.iter().any(|s| *s == "." || *s == "..") {
-        return Err(invalid(path, "a path cannot have a `.` or `..` segment"));
-    }
-    if segments
-        .iter()
-        .any(|s| s.contains('\\') || s.chars().any(char::is_control))
-    {
-        return Err(invalid(
-            path,
-            "a path segment cannot hold a backslash or a control character",
-        ));
+    for segment in &segments {
+        check_path_segment(segment).map_err(|refused| invalid(path, refused.reason()))?;
     }
     Ok(segments)
 }

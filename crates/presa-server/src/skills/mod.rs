@@ -279,7 +279,7 @@ pub enum SkillError {
     TooLarge {
         /// The skill path.
         skill: String,
-        /// How many bytes they add up to.
+        /// How many bytes they add up to, at least (the reading stops past the limit).
         bytes: u64,
     },
     /// A symbolic link in a skill leads out of its skill's folder, to a folder, to something

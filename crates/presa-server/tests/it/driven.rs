@@ -451,3 +451,63 @@ async fn a_request_to_the_client_expires_even_after_its_handler_is_gone() {
     );
     assert_eq!(client.next().await["id"], 2);
 }
+
+/// A server whose `notifications/test/wait` handler tells `events` when it waits, when its
+/// context is cancelled, and when it is dropped.
+fn waiting_server(events: mpsc::UnboundedSender<&'static str>) -> Server {
+    struct Dropped(mpsc::UnboundedSender<&'static str>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            let _ = self.0.send("dropped");
+        }
+    }
+    enum Wait {}
+    impl presa_core::NotificationMethod for Wait {
+        const METHOD: &'static str = "notifications/test/wait";
+        type Params = Value;
+    }
+    Server::builder("driven", "1")
+        .notification::<Wait>(move |_: Value, cx: Context| {
+            let events = events.clone();
+            async move {
+                let _dropped = Dropped(events.clone());
+                let _ = events.send("waiting");
+                cx.cancelled().await;
+                let _ = events.send("cancelled");
+                std::future::pending::<()>().await;
+            }
+        })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_dropped_connection_ends_its_notification_handlers_but_a_sessionless_one_does_not() {
+    let wait = || json!({"jsonrpc": "2.0", "method": "notifications/test/wait", "params": {}});
+    let (events, mut heard) = mpsc::unbounded_channel();
+    let server = waiting_server(events);
+    let mut client = Client::start(server.clone());
+    client.initialize(json!({})).await;
+    assert!(client.send(wait()));
+    assert_eq!(heard.recv().await, Some("waiting"));
+    // dropped without being closed: the session is gone, and its handler with it
+    drop(client);
+    assert_eq!(heard.recv().await, Some("cancelled"));
+    assert_eq!(heard.recv().await, Some("dropped"));
+
+    // a notification posted on its own outlives the connection that took it
+    let connection = DrivenConnection::new(server, |_: presa_core::Transmit| {});
+    let Ok(presa_core::Message::Notification(notification)) =
+        decode_message(wait().to_string().as_bytes())
+    else {
+        panic!("not a notification");
+    };
+    assert!(connection.handle_stateless_notification(notification, &Arrival::default()));
+    assert_eq!(heard.recv().await, Some("waiting"));
+    drop(connection);
+    // one thread: a handler woken by its cancellation would run while this test yields
+    for _ in 0..8 {
+        tokio::task::yield_now().await;
+    }
+    assert!(heard.try_recv().is_err(), "the sessionless handler was ended");
+}

@@ -287,6 +287,60 @@ pub fn is_valid_skill_name(name: &str) -> bool {
         && !name.contains("--")
 }
 
+/// Why a name cannot be a segment of a skill's path (see [`check_path_segment`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathSegmentError {
+    /// The name is empty (`//`, or `/` first or last).
+    Empty,
+    /// The name is `.` or `..`.
+    Dot,
+    /// The name holds `/`, `\`, `:` or a control character.
+    Reserved,
+}
+
+impl PathSegmentError {
+    /// The reason, in words.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::Empty => "a path cannot have an empty segment (`//`, or `/` first or last)",
+            Self::Dot => "a path cannot have a `.` or `..` segment",
+            Self::Reserved => "a path segment cannot hold `/`, `\\`, `:` or a control character",
+        }
+    }
+}
+
+impl std::fmt::Display for PathSegmentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.reason())
+    }
+}
+
+impl std::error::Error for PathSegmentError {}
+
+/// Checks `name` as one segment of a skill's path (a folder or file name, percent-decoded
+/// from a URI): not empty, `.` or `..`, and without `/`, `\`, `:` or a control character. The
+/// names every host can map onto a folder of its own as they read, on any system; a server
+/// serves only such names, and a host takes only such names.
+///
+/// ```
+/// use presa_core::skills::{PathSegmentError, check_path_segment};
+///
+/// assert_eq!(check_path_segment("FORMS.md"), Ok(()));
+/// assert_eq!(check_path_segment(".."), Err(PathSegmentError::Dot));
+/// assert_eq!(check_path_segment("C:"), Err(PathSegmentError::Reserved));
+/// ```
+pub fn check_path_segment(name: &str) -> Result<(), PathSegmentError> {
+    match name {
+        "" => Err(PathSegmentError::Empty),
+        "." | ".." => Err(PathSegmentError::Dot),
+        _ if name.contains(['/', '\\', ':']) || name.chars().any(char::is_control) => {
+            Err(PathSegmentError::Reserved)
+        }
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
