@@ -208,6 +208,12 @@ impl Inner {
         let mut state = self.state();
         if !state.loaded {
             state.loaded = true;
+            // the key DPoP-bound tokens of an earlier run need, unless this run made its own
+            if state.dpop_key.is_none()
+                && let Some(secret) = stored.as_ref().and_then(|t| t.dpop_key.as_deref())
+            {
+                state.dpop_key = Es256Key::from_secret(secret).ok();
+            }
             state.tokens = stored;
         }
         Ok(state.tokens.clone())

@@ -9,6 +9,7 @@ use crate::client::Inner;
 use crate::discovery::{Discovered, ServerMetadata, discover, resource_of, server_metadata};
 use crate::error::OAuthError;
 use crate::http::parse_url;
+use crate::jwt::Es256Key;
 use crate::options::{Grant, IdentityAssertion};
 use crate::registration::{Source, identity};
 use crate::scope::{ScopeInputs, select};
@@ -325,11 +326,14 @@ impl Inner {
             None => requested.to_vec(),
         };
         let expires_at = issued.expires_at(now);
+        // the key the request's DPoP proof used: the tokens may be bound to it
+        let dpop_key = self.state().dpop_key.as_ref().map(Es256Key::secret);
         let tokens = StoredTokens::new(issuer, issued.access_token)
             .with_token_type(issued.token_type)
             .with_refresh_token(issued.refresh_token.or(old_refresh))
             .with_expires_at(expires_at)
-            .with_scopes(scopes);
+            .with_scopes(scopes)
+            .with_dpop_key(dpop_key);
         self.set_tokens(Some(tokens)).await
     }
 }

@@ -76,6 +76,22 @@ impl Es256Key {
             })
     }
 
+    /// The private scalar, base64url: what a token store keeps so that tokens bound to this key
+    /// stay usable after a restart. A secret.
+    pub(crate) fn secret(&self) -> String {
+        b64(&self.0.to_bytes())
+    }
+
+    /// The key whose private scalar [`secret`](Self::secret) gave.
+    pub(crate) fn from_secret(secret: &str) -> Result<Self, OAuthError> {
+        let unusable =
+            || OAuthError::Key("a stored DPoP key is not a P-256 private key".to_owned());
+        let bytes = URL_SAFE_NO_PAD.decode(secret).map_err(|_| unusable())?;
+        SigningKey::from_slice(&bytes)
+            .map(Self)
+            .map_err(|_| unusable())
+    }
+
     /// The public key as a JWK (RFC 7517), members in the order of RFC 7638.
     pub(crate) fn public_jwk(&self) -> Value {
         let point = self.0.verifying_key().to_encoded_point(false);

@@ -16,7 +16,7 @@
 //! One concern per module: `challenge` reads `WWW-Authenticate`; `discovery` finds the
 //! protected resource and authorization server metadata; `registration` the client's identity;
 //! `authorization` the authorization request and its response checks; `tokens` the token
-//! endpoint; `scope` the scope choice; `storage` the [`TokenStore`]; `jwt` ES256 assertions and
+//! endpoint; `scope` the scope choice; `storage` the [`TokenStore`] and `file_store` the [`FileTokenStore`]; `jwt` ES256 assertions and
 //! DPoP proofs; `flow` ties them together for [`OAuthClient`] (`client`).
 //!
 //! `docs/authorization.md` in the repository describes the client with examples.
@@ -26,6 +26,7 @@ mod challenge;
 mod client;
 mod discovery;
 mod error;
+mod file_store;
 mod flow;
 // Internal: the readers of peer input for presa's fuzz targets; not a public API.
 #[cfg(feature = "__fuzz-internals")]
@@ -49,6 +50,7 @@ mod verifier;
 pub use authorization::{AuthorizationHandler, HeadlessAuthorization};
 pub use client::OAuthClient;
 pub use error::{HttpFailure, OAuthError};
+pub use file_store::{FileStoreError, FileTokenStore};
 #[cfg(feature = "jwt")]
 pub use key::{JwtKey, JwtKeyError};
 pub use options::{

@@ -30,6 +30,10 @@ pub struct StoredTokens {
     pub expires_at: Option<u64>,
     /// The scopes granted (or, when the server did not say, requested).
     pub scopes: Vec<String>,
+    /// The private key of the DPoP proofs the tokens were obtained with (base64url of the P-256
+    /// scalar): a DPoP-bound access or refresh token is usable only with it. A secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<String>,
 }
 
 impl StoredTokens {
@@ -42,6 +46,7 @@ impl StoredTokens {
             refresh_token: None,
             expires_at: None,
             scopes: Vec::new(),
+            dpop_key: None,
         }
     }
 
@@ -73,6 +78,13 @@ impl StoredTokens {
         self
     }
 
+    /// With the DPoP key the tokens are bound to (see [`dpop_key`](Self::dpop_key)).
+    #[must_use]
+    pub fn with_dpop_key(mut self, dpop_key: Option<String>) -> Self {
+        self.dpop_key = dpop_key;
+        self
+    }
+
     /// The access token is DPoP-bound.
     pub fn is_dpop(&self) -> bool {
         self.token_type.eq_ignore_ascii_case("dpop")
@@ -97,6 +109,7 @@ impl fmt::Debug for StoredTokens {
             .field("refresh_token", &self.refresh_token.as_ref().map(|_| ".."))
             .field("expires_at", &self.expires_at)
             .field("scopes", &self.scopes)
+            .field("dpop_key", &self.dpop_key.as_ref().map(|_| ".."))
             .finish_non_exhaustive()
     }
 }
@@ -334,7 +347,8 @@ mod tests {
     fn expiry_and_debug() {
         let tokens = StoredTokens::new("https://as", "secret-token")
             .with_refresh_token(Some("secret-refresh".into()))
-            .with_expires_at(Some(1_000));
+            .with_expires_at(Some(1_000))
+            .with_dpop_key(Some("secret-key".into()));
         let at = |s| UNIX_EPOCH + Duration::from_secs(s);
         assert!(!tokens.expires_within(at(900), Duration::from_secs(30)));
         assert!(tokens.expires_within(at(980), Duration::from_secs(30)));

@@ -6,8 +6,8 @@
 use base64::Engine as _;
 use presa_http::{AuthRequest, Credential, Refusal, TokenProvider};
 use presa_oauth::{
-    ClientCredentials, Grant, IdentityAssertion, MemoryTokenStore, OAuthClient, OAuthError,
-    OAuthOptions, StoredTokens, TokenEndpointAuth, TokenStore,
+    ClientCredentials, FileTokenStore, Grant, IdentityAssertion, MemoryTokenStore, OAuthClient,
+    OAuthError, OAuthOptions, StoredTokens, TokenEndpointAuth, TokenStore,
 };
 use presa_test::oauth::{AuthServer, Mock, jwt_claims, jwt_header};
 use serde_json::json;
@@ -369,6 +369,44 @@ async fn dpop_bound_tokens_with_fresh_proofs_and_server_nonces() {
     assert_eq!(jwt_claims(&proof)["nonce"], "rs-nonce");
     assert_ne!(jwt_claims(&proof)["jti"], claims["jti"]);
     assert_eq!(mock.hits_at("/authorize").len(), 1);
+}
+
+#[tokio::test]
+async fn tokens_kept_in_a_file_stay_usable_in_another_run_dpop_bound_ones_too() {
+    let mock = standard().await;
+    let url = mock.server_url();
+    mock.auth_server(
+        AuthServer::new(""),
+        None,
+        json!({"dpop_signing_alg_values_supported": ["ES256"]}),
+    );
+    let dir = std::env::temp_dir().join(format!("presa-oauth-file-{}", std::process::id()));
+    let file = dir.join("tokens.json");
+    let kept = || options().token_store(FileTokenStore::at(&file));
+    let first = OAuthClient::new(&url, kept()).unwrap();
+    let challenge = format!(r#"DPoP resource_metadata="{}{PRM_PATH}""#, mock.base);
+    refuse(&first, &url, 401, Some(&challenge), 0)
+        .await
+        .unwrap();
+    let request = AuthRequest::new("POST", &url);
+    let Some(Credential::Dpop { token, proof }) = first.credential(request).await.unwrap() else {
+        panic!("not a DPoP credential");
+    };
+
+    // another run: the same token, proved with the same key, and no new authorization
+    let second = OAuthClient::new(&url, kept()).unwrap();
+    let Some(Credential::Dpop {
+        token: again,
+        proof: proved,
+    }) = second.credential(request).await.unwrap()
+    else {
+        panic!("the kept DPoP-bound token is not used");
+    };
+    assert_eq!(again, token);
+    assert_eq!(jwt_header(&proved)["jwk"], jwt_header(&proof)["jwk"]);
+    assert_eq!(mock.hits_at("/authorize").len(), 1);
+    assert_eq!(mock.hits_at("/register").len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
