@@ -167,6 +167,31 @@ impl Client {
         })
     }
 
+    /// `tools/call` with the result checked as a typed call checks it, but kept whole: a tool
+    /// with an `outputSchema` must answer a successful call with structured content that
+    /// conforms, else [`ClientError::OutputMismatch`]. An error result (`isError: true`) is
+    /// returned as it is. What a generic client (an inspector, a command line) wants: every
+    /// block of the result, and the server held to its schema.
+    pub fn call_tool_checked(
+        &self,
+        name: impl Into<String>,
+        arguments: impl Serialize,
+    ) -> CallBuilder<CallToolResult> {
+        let name = name.into();
+        let call = self.call_tool(name.clone(), arguments);
+        CallBuilder::new(self, move |client, options| {
+            Box::pin(async move {
+                if !client.tool_listing().is_listed() {
+                    // the output schemas come from the server's list
+                    client.list_tools_again(&options).await?;
+                }
+                let result = call.options(options).await?;
+                client.tool_listing().check(&name, &result)?;
+                Ok(result)
+            })
+        })
+    }
+
     /// Lists the tools in full into the client's [`ToolListing`](crate::output::ToolListing)
     /// (kept unless the list changed meanwhile) and returns them, one caller at a time: `None`
     /// when another caller listed them while this one waited for its turn.

@@ -165,6 +165,33 @@ impl ToolListing {
         Some((schema, validator))
     }
 
+    /// Checks a successful result of `tool` against the tool's output schema: a tool that has
+    /// one must answer with structured content that conforms. An error result, and a result of
+    /// a tool without a schema, pass. Returns whether the schema is a wrapped result's.
+    pub(crate) fn check(&self, tool: &str, result: &CallToolResult) -> Result<bool, ClientError> {
+        let Some((schema, validator)) = self.output(tool) else {
+            return Ok(false);
+        };
+        if result.is_error() {
+            return Ok(false);
+        }
+        let mismatch = |reason: String| ClientError::OutputMismatch {
+            tool: tool.to_owned(),
+            reason,
+        };
+        let Some(structured) = &result.structured_content else {
+            return Err(mismatch("it has no structured content".into()));
+        };
+        if let Some(validator) = validator {
+            validator.validate(structured).map_err(|error| {
+                mismatch(format!(
+                    "its structured content breaks the output schema {error}"
+                ))
+            })?;
+        }
+        Ok(is_wrapped_output_schema(&schema))
+    }
+
     /// Reads the result of a typed call to `tool` as an `Out`: checked against the tool's
     /// output schema, and taken out of `{"result": …}` when that schema is a wrapped result's.
     pub(crate) fn read<Out: DeserializeOwned>(
@@ -175,6 +202,7 @@ impl ToolListing {
         if result.is_error() {
             return Err(ClientError::ToolFailed(result.text()));
         }
+        let wrapped = self.check(tool, &result)?;
         let mismatch = |reason: String| ClientError::OutputMismatch {
             tool: tool.to_owned(),
             reason,
@@ -182,17 +210,6 @@ impl ToolListing {
         let Some(mut structured) = result.structured_content else {
             return Err(mismatch("it has no structured content".into()));
         };
-        let mut wrapped = false;
-        if let Some((schema, validator)) = self.output(tool) {
-            if let Some(validator) = validator {
-                validator.validate(&structured).map_err(|error| {
-                    mismatch(format!(
-                        "its structured content breaks the output schema {error}"
-                    ))
-                })?;
-            }
-            wrapped = is_wrapped_output_schema(&schema);
-        }
         if wrapped && let Some(inner) = structured.get_mut(WRAPPED_RESULT) {
             structured = inner.take();
         }

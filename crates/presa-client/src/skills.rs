@@ -219,7 +219,8 @@ fn plain_path(path: &str, uri: &str) -> Result<Vec<String>, String> {
         .map(|segment| {
             let name = presa_core::percent_decode(segment)
                 .ok_or_else(|| format!("segment {segment:?} is not valid percent-encoding"))?;
-            check_path_segment(&name).map_err(|refused| format!("segment {segment:?}: {refused}"))?;
+            check_path_segment(&name)
+                .map_err(|refused| format!("segment {segment:?}: {refused}"))?;
             Ok(name)
         })
         .collect()
@@ -446,7 +447,11 @@ mod tests {
             &[("skill://a/SKILL.md", 3), ("skill://a/C:/x", 4)],
             &[("skill://a/SKILL.md", 3), ("skill://a/x%1B", 4)],
             // one file by two spellings
-            &[("skill://a/SKILL.md", 3), ("skill://a/x", 4), ("skill://a/%78", 4)],
+            &[
+                ("skill://a/SKILL.md", 3),
+                ("skill://a/x", 4),
+                ("skill://a/%78", 4),
+            ],
             // queries and fragments name something else than the file
             &[("skill://a/SKILL.md", 3), ("skill://a/x?y=/../b", 4)],
             &[("skill://a/SKILL.md", 3), ("skill://a/x#y", 4)],

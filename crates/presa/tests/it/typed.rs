@@ -242,6 +242,36 @@ async fn a_structured_result_breaking_the_output_schema_is_refused() {
             reason.contains("at /sum: expected number, got string"),
             "{reason}"
         );
+        // the untyped call that keeps the whole result is held to the schema as well
+        let error = client
+            .call_tool_checked("add", json!({}))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, ClientError::OutputMismatch { tool, .. } if tool == "add"),
+            "{error:?}"
+        );
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_checked_call_keeps_the_whole_result_and_passes_error_results() {
+    for version in VERSIONS {
+        let client = client(server(), version).await;
+        let result = client
+            .call_tool_checked("add", Add { numbers: vec![2.0] })
+            .await
+            .unwrap();
+        assert_eq!(
+            result.structured_content,
+            Some(json!({"sum": 2.0})),
+            "{version}"
+        );
+        assert!(!result.content.is_empty(), "{version}");
+        // an error result is returned as it is, not checked
+        let failed = client.call_tool_checked("fail", ()).await.unwrap();
+        assert!(failed.is_error(), "{version}");
         client.close().await;
     }
 }
