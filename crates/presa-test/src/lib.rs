@@ -4,6 +4,8 @@
 //!
 //! - [`message`]: JSON-RPC messages as tests write them: the 2026-07-28 `_meta`, requests and
 //!   notifications of both eras, an `initialize` request.
+//! - [`examples`] (feature `examples`): presa's examples built for a test, the same build
+//!   whichever crate asks.
 //! - [`fake`] (feature `fake`): a fake MCP server on presa-core's `ServerSession`, at the other
 //!   end of a presa-client `ClientChannel`.
 //! - [`http`] (feature `http`): a scripted Streamable HTTP endpoint on 127.0.0.1 that hands each
@@ -31,6 +33,8 @@
 
 #[cfg(any(feature = "redis", feature = "nginx", feature = "prometheus"))]
 pub mod debian;
+#[cfg(feature = "examples")]
+pub mod examples;
 #[cfg(feature = "fake")]
 pub mod fake;
 #[cfg(feature = "http")]

@@ -27,20 +27,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-/// The repository's root.
-fn root() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    root.canonicalize().unwrap_or(root)
-}
-
-/// `target/<profile>`, where this test binary lives (in `deps/`) and the examples are built.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("the test binary lives in target/<profile>/deps")
-        .to_path_buf()
-}
+use presa_test::examples::{profile_dir, workspace_root as root};
 
 /// The independent implementations installed from the npm registry, and Node.js to run them.
 #[derive(Debug)]
@@ -210,12 +197,6 @@ pub(crate) fn skills() -> &'static Path {
 
 /// Builds example `name` with this test binary's features and profile; returns its binary.
 fn build_example(name: &str) -> PathBuf {
-    let dir = profile_dir();
-    let profile = match dir.file_name().and_then(|dir| dir.to_str()) {
-        Some("debug") => "dev".to_owned(),
-        Some(profile) => profile.to_owned(),
-        None => panic!("no profile directory in {}", dir.display()),
-    };
     let features: Vec<&str> = [
         ("server", cfg!(feature = "server")),
         ("client", cfg!(feature = "client")),
@@ -229,27 +210,7 @@ fn build_example(name: &str) -> PathBuf {
     .into_iter()
     .filter_map(|(feature, on)| on.then_some(feature))
     .collect();
-    let mut cargo = Command::new(env!("CARGO"));
-    cargo
-        .args(["build", "--quiet", "-p", "presa", "--example", name])
-        .args(["--profile", &profile, "--no-default-features", "--features"])
-        .arg(features.join(","))
-        .current_dir(root());
-    // Cargo's variables describing this package would make the nested build look like a
-    // different one (build scripts that track them rerun), and rebuild half the tree.
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key.starts_with("CARGO_PKG_") || key.starts_with("CARGO_MANIFEST_") {
-            cargo.env_remove(&*key);
-        }
-    }
-    let status = cargo.status().expect("cargo build of an example");
-    assert!(
-        status.success(),
-        "building the {name} example failed: {status}"
-    );
-    dir.join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    presa_test::examples::build(name, &features)
 }
 
 /// Runs an interop driver (a client script of `interop/`) to completion and returns the
