@@ -1,0 +1,368 @@
+//! The `presa` command against presa's own example servers: the `library` example over stdio
+//! and Streamable HTTP in both eras, and the `patterns` example for input requests, progress
+//! and logs. Each test runs the built binary as a user would and reads what it printed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use assert_cmd::assert::OutputAssertExt as _;
+use serde_json::Value;
+
+/// presa's features the examples are built with: those `cargo test --workspace
+/// --all-features` gives presa's own tests, so that the two share one build.
+const FEATURES: &[&str] = &[
+    "server",
+    "client",
+    "in-process",
+    "stdio",
+    "http",
+    "full-schema",
+    "schemars",
+    "redis",
+];
+
+fn example(name: &'static str) -> &'static Path {
+    static BUILT: OnceLock<std::sync::Mutex<Vec<(&'static str, &'static Path)>>> = OnceLock::new();
+    let built = BUILT.get_or_init(Default::default);
+    let mut built = built.lock().unwrap();
+    if let Some((_, path)) = built.iter().find(|(n, _)| *n == name) {
+        return path;
+    }
+    let path: &'static Path =
+        Box::leak(presa_test::examples::build(name, FEATURES).into_boxed_path());
+    built.push((name, path));
+    path
+}
+
+fn library() -> String {
+    example("library").display().to_string()
+}
+
+fn patterns() -> String {
+    example("patterns").display().to_string()
+}
+
+/// `presa` with `args`.
+fn presa(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_presa"));
+    command.args(args).stdin(Stdio::null());
+    command
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs `presa` with `args`, expecting exit code `code`; returns what it printed.
+fn run(args: &[&str], code: i32) -> Output {
+    let output = presa(args).output().expect("presa runs");
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "presa {args:?}\nstdout:\n{}\nstderr:\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    output
+}
+
+/// The library example on Streamable HTTP at 127.0.0.1, killed when dropped.
+struct Http {
+    child: Child,
+    url: String,
+}
+
+impl Http {
+    fn library() -> Self {
+        let mut child = Command::new(example("library"))
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the library example starts");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let url = loop {
+            let line = lines.next().expect("a line").expect("stdout");
+            if let Some(url) = line.strip_prefix("listening ") {
+                break url.to_owned();
+            }
+        };
+        std::thread::spawn(move || lines.for_each(drop));
+        Self { child, url }
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A fresh folder of the test's, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("presa-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Every subcommand against one server, in one era: `server` is what follows `--`.
+fn every_subcommand(server: &[&str], era: &str, revision: &str) {
+    let with = |args: &[&str]| -> Vec<String> {
+        args.iter()
+            .chain(&["--era", era, "--"])
+            .chain(server)
+            .map(|s| (*s).to_owned())
+            .collect()
+    };
+    let run = |args: &[&str], code: i32| {
+        let args = with(args);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&args, code)
+    };
+
+    let info = stdout(&run(&["info"], 0));
+    assert!(info.starts_with("library 0.1.0\n"), "{info}");
+    assert!(info.contains(&format!("revision: {revision}\n")), "{info}");
+    assert!(info.contains("tools"), "{info}");
+    let info: Value = serde_json::from_str(&stdout(&run(&["info", "--json"], 0))).unwrap();
+    assert_eq!(info["protocolVersion"], revision);
+
+    let tools = stdout(&run(&["tools"], 0));
+    let lines: Vec<&str> = tools.lines().collect();
+    assert!(lines[0].starts_with("NAME"), "{tools}");
+    assert!(lines.iter().any(|l| l.starts_with("add ")), "{tools}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("logo ") && l.ends_with("A one-pixel PNG.")),
+        "{tools}"
+    );
+    let listed: Value = serde_json::from_str(&stdout(&run(&["tools", "--json"], 0))).unwrap();
+    assert_eq!(listed["tools"].as_array().unwrap().len(), 2);
+    let schemas = stdout(&run(&["tools", "--schema"], 0));
+    assert!(schemas.contains("add input: {"), "{schemas}");
+    assert!(schemas.contains("add output: {"), "{schemas}");
+
+    // arguments as pairs (JSON when they read as JSON) or as one JSON object
+    assert_eq!(
+        stdout(&run(&["call", "add", "numbers=[1,2,3]"], 0)),
+        "{\"sum\":6}\n"
+    );
+    let called: Value = serde_json::from_str(&stdout(&run(
+        &["call", "add", "--json", "{\"numbers\": [0.5, 2]}"],
+        0,
+    )))
+    .unwrap();
+    assert_eq!(called["structuredContent"]["sum"], 2.5);
+    // a tool's error result: its text, exit 1
+    let failed = run(&["call", "add", "numbers=[1e308,1e308]"], 1);
+    assert!(
+        stdout(&failed).contains("not a finite number"),
+        "{}",
+        stdout(&failed)
+    );
+    // the server's error: exit 2
+    let unknown = run(&["call", "nope"], 2);
+    assert!(stderr(&unknown).contains("nope"), "{}", stderr(&unknown));
+    // arguments the tool's schema refuses: the tool's error result
+    let bad = run(&["call", "add", "numbers=oops"], 1);
+    assert!(stdout(&bad).contains("expected array"), "{}", stdout(&bad));
+
+    // images summarized, or saved
+    let shown = stdout(&run(&["call", "logo"], 0));
+    assert_eq!(shown, "Here is the logo:\n[image image/png, 68 bytes]\n");
+    let scratch = Scratch::new(&format!("save-{era}-{}", server.len()));
+    let saved_to = scratch.0.display().to_string();
+    let saved = stdout(&run(&["call", "logo", "--save", &saved_to], 0));
+    assert!(saved.contains("saved to"), "{saved}");
+    let png = std::fs::read(scratch.0.join("content-1.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+
+    let resources = stdout(&run(&["resources"], 0));
+    assert!(
+        resources.contains("file:///readme.txt  readme  text/plain"),
+        "{resources}"
+    );
+    let templates = stdout(&run(&["templates"], 0));
+    assert!(templates.contains("people://{id}"), "{templates}");
+    assert_eq!(
+        stdout(&run(&["read", "file:///readme.txt"], 0)),
+        "Read me first.\n"
+    );
+    assert_eq!(stdout(&run(&["read", "people://ada"], 0)), "Ada Lovelace\n");
+    run(&["read", "people://nobody"], 2);
+
+    let prompts = stdout(&run(&["prompts"], 0));
+    assert!(prompts.contains("introduce  id"), "{prompts}");
+    let prompt = stdout(&run(&["prompt", "introduce", "id=ada"], 0));
+    assert!(
+        prompt.contains("user:\nIntroduce Ada Lovelace in one sentence."),
+        "{prompt}"
+    );
+
+    assert_eq!(
+        stdout(&run(
+            &["complete", "template", "people://{id}", "id", "a"],
+            0
+        )),
+        "ada\nalan\n"
+    );
+    assert_eq!(
+        stdout(&run(&["complete", "prompt", "introduce", "id", "al"], 0)),
+        "alan\n"
+    );
+
+    let ping = stdout(&run(&["ping"], 0));
+    let method = if era == "legacy" {
+        "ping"
+    } else {
+        "server/discover"
+    };
+    assert!(
+        ping.starts_with(&format!("{method}: answered in ")),
+        "{ping}"
+    );
+}
+
+#[test]
+fn every_subcommand_over_stdio_in_both_eras() {
+    let library = library();
+    every_subcommand(&[&library], "auto", "2026-07-28");
+    every_subcommand(&[&library], "legacy", "2025-11-25");
+}
+
+#[test]
+fn every_subcommand_over_http_in_both_eras() {
+    let server = Http::library();
+    every_subcommand(&[&server.url], "auto", "2026-07-28");
+    every_subcommand(&[&server.url], "legacy", "2025-11-25");
+    // a header reaches the server (a wrong bearer token is still sent, and ignored there)
+    run(&["tools", "--header", "X-Trace: 1", "--", &server.url], 0);
+}
+
+#[test]
+fn a_server_that_cannot_be_reached_is_a_transport_error() {
+    let missing = run(&["tools", "--", "/nonexistent/presa-test-server"], 3);
+    assert!(
+        stderr(&missing).starts_with("presa: "),
+        "{}",
+        stderr(&missing)
+    );
+    // a port nothing listens on
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    run(&["tools", "--", &format!("http://127.0.0.1:{port}/mcp")], 3);
+    // a server that exits at once
+    run(&["tools", "--", "sh", "-c", "exit 0"], 3);
+    // usage errors are clap's
+    run(&["tools"], 2);
+    run(&["tools", "--era", "1999-01-01", "--", "x"], 2);
+}
+
+#[test]
+fn the_servers_input_requests_are_answered_from_the_command_line() {
+    let patterns = patterns();
+    for era in ["auto", "legacy"] {
+        let call = |args: &[&str], code: i32| {
+            let mut all: Vec<&str> = vec!["call"];
+            all.extend(args);
+            all.extend(["--era", era, "--", &patterns]);
+            run(&all, code)
+        };
+        // elicitation: answered, declined, or refused without a terminal
+        let answered = call(
+            &["confirm_delete", "path=/tmp/x", "--answer", "sure=yes"],
+            0,
+        );
+        assert_eq!(stdout(&answered), "deleted /tmp/x\n", "{era}");
+        let declined = call(&["confirm_delete", "path=/tmp/x", "--decline"], 0);
+        assert_eq!(stdout(&declined), "kept /tmp/x\n", "{era}");
+        // what cannot be answered: on 2026-07-28 the call fails here (exit 2); in the
+        // initialize era the server hears the refusal and its tool fails (exit 1)
+        let refused = if era == "legacy" { 1 } else { 2 };
+        let unable = call(&["confirm_delete", "path=/tmp/x"], refused);
+        let said = format!("{}{}", stdout(&unable), stderr(&unable));
+        assert!(said.contains("--answer"), "{era}: {said}");
+        let wrong = call(
+            &["confirm_delete", "path=/tmp/x", "--answer", "sure=maybe"],
+            refused,
+        );
+        let said = format!("{}{}", stdout(&wrong), stderr(&wrong));
+        assert!(said.contains("sure"), "{era}: {said}");
+
+        // sampling: refused without a command (the client does not offer it), answered by one
+        // (the server fails the whole request: exit 2 in both eras)
+        let unsampled = call(&["summarize", "text=hello"], 2);
+        let said = format!("{}{}", stdout(&unsampled), stderr(&unsampled));
+        assert!(said.contains("sampling"), "{era}: {said}");
+        let sampler = r#"cat > /dev/null; printf '{"role":"assistant","content":{"type":"text","text":"short"},"model":"shell"}'"#;
+        let sampled = call(&["summarize", "text=hello", "--sampling-cmd", sampler], 0);
+        assert_eq!(stdout(&sampled), "shell says: short\n", "{era}");
+
+        // roots
+        let scratch = Scratch::new(&format!("roots-{era}"));
+        let root = scratch.0.display().to_string();
+        let rooted = call(&["workspace", "--root", &root], 0);
+        assert_eq!(
+            stdout(&rooted).trim(),
+            scratch.0.file_name().unwrap().to_str().unwrap(),
+            "{era}"
+        );
+
+        // logs on stderr with their level; the result on stdout
+        let counted = call(&["count", "to=2"], 0);
+        assert_eq!(stdout(&counted), "counted to 2\n", "{era}");
+        let logs = stderr(&counted);
+        assert!(logs.contains("[info] {\"step\":1}"), "{era}: {logs}");
+        assert!(logs.contains("[info] {\"step\":2}"), "{era}: {logs}");
+        let quiet = call(&["count", "to=2", "--log-level", "error"], 0);
+        assert!(
+            !stderr(&quiet).contains("[info]"),
+            "{era}: {}",
+            stderr(&quiet)
+        );
+    }
+}
+
+#[test]
+fn arguments_as_json_come_from_stdin_too() {
+    let library = library();
+    let mut child = presa(&["call", "add", "--json", "-", "--", &library])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"numbers": [40, 2]}"#)
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    output.clone().assert().success();
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["structuredContent"], serde_json::json!({"sum": 42}));
+}
