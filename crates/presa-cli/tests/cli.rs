@@ -366,3 +366,220 @@ fn arguments_as_json_come_from_stdin_too() {
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["structuredContent"], serde_json::json!({"sum": 42}));
 }
+
+/// The notes example on Streamable HTTP at 127.0.0.1, killed when dropped.
+fn notes_over_http() -> Http {
+    let mut child = Command::new(example("notes"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the notes example starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("a line").expect("stdout");
+        if let Some(url) = line.strip_prefix("listening ") {
+            break url.to_owned();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    Http { child, url }
+}
+
+/// Each line `read` gives, on a channel.
+fn lines_of(read: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(read).lines() {
+            let Ok(line) = line else { return };
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    lines
+}
+
+const WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+#[cfg(unix)]
+#[test]
+fn listen_prints_changes_until_interrupted() {
+    let server = notes_over_http();
+    for era in ["auto", "legacy"] {
+        let mut listening = presa(&[
+            "listen",
+            "--json",
+            "--resource",
+            "notes://index",
+            "--era",
+            era,
+            "--",
+            &server.url,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+        let events = lines_of(listening.stdout.take().unwrap());
+        let said = lines_of(listening.stderr.take().unwrap());
+        // subscribed before anything changes
+        let ready = said.recv_timeout(WAIT).unwrap();
+        assert!(ready.starts_with("listening"), "{era}: {ready}");
+
+        run(
+            &[
+                "call",
+                "add_note",
+                "title=Milk",
+                "body=Buy milk",
+                "--",
+                &server.url,
+            ],
+            0,
+        );
+        let mut seen = Vec::new();
+        while seen.len() < 2 {
+            let line = events
+                .recv_timeout(WAIT)
+                .unwrap_or_else(|_| panic!("{era}: saw {seen:?}"));
+            seen.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+        seen.sort_by_key(|event| event["event"].as_str().map(str::to_owned));
+        assert_eq!(
+            seen,
+            [
+                serde_json::json!({"event": "resources/list_changed", "uri": null}),
+                serde_json::json!({"event": "resources/updated", "uri": "notes://index"}),
+            ],
+            "{era}"
+        );
+
+        // Ctrl-C: the subscription ends, and so does the run, as interrupted
+        let pid = listening.id().to_string();
+        let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(sent.success());
+        let status = listening.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{era}");
+    }
+}
+
+/// A tmux server of the test's own (its own socket), running one command in a terminal;
+/// stopped by its PID when dropped.
+#[cfg(unix)]
+struct Terminal {
+    socket: String,
+    pid: Option<String>,
+}
+
+#[cfg(unix)]
+impl Terminal {
+    /// Runs `shell_command` in a new terminal of 120×40.
+    fn run(name: &str, shell_command: &str) -> Self {
+        presa_test::debian::ensure("tmux", "-V", "tmux");
+        let socket = format!("presa-cli-{name}-{}", std::process::id());
+        let started = Command::new("tmux")
+            .args(["-L", &socket, "new-session", "-d", "-x", "120", "-y", "40"])
+            .arg(shell_command)
+            .status()
+            .unwrap();
+        assert!(started.success());
+        let pid = Command::new("tmux")
+            .args(["-L", &socket, "display-message", "-p", "#{pid}"])
+            .output()
+            .ok()
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned());
+        Self { socket, pid }
+    }
+
+    /// What the terminal shows.
+    fn screen(&self) -> String {
+        let output = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Waits until the terminal shows `text`.
+    fn wait_for(&self, text: &str) {
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the terminal never showed {text:?}:\n{screen}"
+            );
+            // polling what the terminal shows: tmux has no way to wait for text
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// Types `keys` (tmux key names, e.g. `Enter`).
+    fn keys(&self, keys: &[&str]) {
+        let sent = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys"])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        if let Some(pid) = &self.pid {
+            let _ = Command::new("kill").arg(pid).status();
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn an_elicitation_is_answered_on_the_terminal() {
+    let patterns = patterns();
+    let scratch = Scratch::new("terminal");
+    let out = scratch.0.join("out.txt");
+    for era in ["auto", "legacy"] {
+        // the result goes to a file; the form is asked on the terminal (stdin and stderr)
+        let command = format!(
+            "{presa} call onboard --era {era} --sampling-cmd {sampler} --root {root} -- {patterns} \
+             > {out}; echo \"exit $?\"; sleep 600",
+            presa = env!("CARGO_BIN_EXE_presa"),
+            sampler = "'cat >/dev/null; printf \"{\\\"role\\\":\\\"assistant\\\",\\\"content\\\":{\\\"type\\\":\\\"text\\\",\\\"text\\\":\\\"hi\\\"},\\\"model\\\":\\\"m\\\"}\"'",
+            root = scratch.0.display(),
+            out = out.display(),
+        );
+        let terminal = Terminal::run(era, &command);
+        terminal.wait_for("What is your name?");
+        terminal.wait_for("Name:");
+        terminal.keys(&["Ada", "Enter"]);
+        terminal.wait_for("Send these answers?");
+        terminal.keys(&["y"]);
+        terminal.wait_for("exit 0");
+        let result: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(result["name"], "Ada", "{era}: {result}");
+        assert_eq!(result["welcome"], "hi", "{era}: {result}");
+
+        // declined at the last question: the tool goes on without the answers
+        let terminal = Terminal::run(
+            &format!("{era}-declined"),
+            &command.replace("onboard", "confirm_delete path=/tmp/x"),
+        );
+        terminal.wait_for("Delete /tmp/x?");
+        terminal.keys(&["y"]);
+        terminal.wait_for("Send these answers?");
+        terminal.keys(&["n"]);
+        terminal.wait_for("exit 0");
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "kept /tmp/x\n",
+            "{era}"
+        );
+    }
+}

@@ -31,7 +31,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[cfg(any(feature = "redis", feature = "nginx", feature = "prometheus"))]
+#[cfg(any(
+    feature = "debian",
+    feature = "redis",
+    feature = "nginx",
+    feature = "prometheus"
+))]
 pub mod debian;
 #[cfg(feature = "examples")]
 pub mod examples;
