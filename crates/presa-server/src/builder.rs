@@ -716,7 +716,10 @@ impl ServerBuilder {
         ));
         let info_value = serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null);
         let notification_permits = Arc::new(tokio::sync::Semaphore::new(
-            self.options.limits.in_flight_requests().min(tokio::sync::Semaphore::MAX_PERMITS),
+            self.options
+                .limits
+                .in_flight_requests()
+                .min(tokio::sync::Semaphore::MAX_PERMITS),
         ));
         Ok(Server {
             inner: Arc::new(Inner {

@@ -6,6 +6,8 @@
 //!   notifications of both eras, an `initialize` request.
 //! - [`examples`] (feature `examples`): presa's examples built for a test, the same build
 //!   whichever crate asks.
+//! - [`interop`] (feature `interop`): the independent MCP implementations (npm, PyPI), installed
+//!   on first use.
 //! - [`fake`] (feature `fake`): a fake MCP server on presa-core's `ServerSession`, at the other
 //!   end of a presa-client `ClientChannel`.
 //! - [`http`] (feature `http`): a scripted Streamable HTTP endpoint on 127.0.0.1 that hands each
@@ -44,6 +46,8 @@ pub mod examples;
 pub mod fake;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "interop")]
+pub mod interop;
 #[cfg(feature = "message")]
 pub mod message;
 #[cfg(feature = "nginx")]

@@ -509,5 +509,8 @@ async fn a_dropped_connection_ends_its_notification_handlers_but_a_sessionless_o
     for _ in 0..8 {
         tokio::task::yield_now().await;
     }
-    assert!(heard.try_recv().is_err(), "the sessionless handler was ended");
+    assert!(
+        heard.try_recv().is_err(),
+        "the sessionless handler was ended"
+    );
 }
