@@ -103,6 +103,65 @@ pub(crate) enum Command {
     /// Checks that the server answers, and how fast: `ping` in the initialize era, a
     /// `server/discover` round trip on 2026-07-28 (which has no ping).
     Ping(Plain),
+    /// Logs in to protected servers with OAuth, and keeps the tokens for every command.
+    Auth {
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
+}
+
+/// `presa auth …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuthCommand {
+    /// Logs in to the MCP server at URL: the authorization code flow with PKCE, the page opened
+    /// in a browser, the answer taken on a loopback port of 127.0.0.1. The tokens are kept
+    /// (and refreshed) for every later command on that URL.
+    Login {
+        /// The MCP server's URL.
+        url: String,
+        /// Print the page to open instead of opening a browser.
+        #[arg(long)]
+        no_browser: bool,
+        /// A scope to ask for (repeatable; default: the ones the server names).
+        #[arg(long = "scope", value_name = "SCOPE")]
+        scopes: Vec<String>,
+        /// A client id registered at the authorization server beforehand (default: a client
+        /// ID metadata document with --client-metadata-url, else dynamic registration).
+        #[arg(long, value_name = "ID")]
+        client_id: Option<String>,
+        /// The secret of --client-id, for a confidential client.
+        #[arg(
+            long,
+            value_name = "SECRET",
+            requires = "client_id",
+            env = "PRESA_CLIENT_SECRET"
+        )]
+        client_secret: Option<String>,
+        /// The HTTPS URL of a client ID metadata document naming this URL as its client_id
+        /// and http://127.0.0.1 as a redirect URI.
+        #[arg(long, value_name = "URL")]
+        client_metadata_url: Option<String>,
+        /// Seconds to wait for the login to finish.
+        #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+        timeout: u64,
+    },
+    /// The servers with kept tokens: who issued them, until when, with which scopes.
+    Status {
+        /// Only this server.
+        url: Option<String>,
+        /// Print exact JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forgets the tokens kept for the server at URL (its client registration stays).
+    Logout {
+        /// The MCP server's URL.
+        #[arg(required_unless_present = "all")]
+        url: Option<String>,
+        /// Forget the tokens of every server.
+        #[arg(long, conflicts_with = "url")]
+        all: bool,
+    },
 }
 
 /// What to complete.

@@ -106,6 +106,7 @@ pub(crate) async fn run(command: Command) -> Result<(), Failure> {
             .await
         }
         Command::Ping(plain) => session(&plain.connect, |client| ping(client, plain.json)).await,
+        Command::Auth { command } => crate::auth::run(command).await,
     }
 }
 

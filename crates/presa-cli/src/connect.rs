@@ -34,19 +34,36 @@ pub(crate) async fn connect(connect: &Connect) -> Result<Client, Failure> {
         .protocol_version(version)
         .request_timeout(timeout);
     let options = input::handlers(options, &connect.input)?;
-    Ok(Client::connect(channel, options).await?)
+    Client::connect(channel, options).await.map_err(|error| {
+        if crate::auth::needs_login(&error) {
+            let url = &connect.server[0];
+            Failure::Protocol(format!(
+                "{url} needs a login: run `presa auth login {url}` first"
+            ))
+        } else {
+            error.into()
+        }
+    })
 }
 
 /// The transport to the server.
 fn channel(connect: &Connect) -> Result<ClientChannel, Failure> {
     if is_url(&connect.server) {
         let url = &connect.server[0];
-        let options = connect
+        let mut options = connect
             .headers
             .iter()
             .fold(HttpClientOptions::default(), |options, (name, value)| {
                 options.header(name, value)
             });
+        // the tokens `presa auth login` kept, unless the command line brings its own
+        let authorized = connect
+            .headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
+        if !authorized && let Some(oauth) = crate::auth::kept(url) {
+            options = options.token_provider(oauth);
+        }
         return presa::http::client(url, options)
             .map_err(|error| Failure::Usage(crate::failure::chain(&error)));
     }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 mod args;
+mod auth;
 mod commands;
 mod connect;
 mod failure;
