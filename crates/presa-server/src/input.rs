@@ -13,7 +13,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context as TaskContext, Poll};
+use std::task::{Context as TaskContext, Poll, Waker};
 
 use presa_core::{
     ClientCapabilities, CreateMessageResult, ElicitRequestParams, ElicitResult, Era, ErrorObject,
@@ -92,15 +92,26 @@ pub(crate) struct Asks {
     pending: Mutex<BTreeMap<String, InputRequest>>,
     error: Mutex<Option<ErrorObject>>,
     next_key: Mutex<u64>,
+    /// The task running the handler, woken by an ask: the ask may come from another task (work
+    /// the handler spawned), which wakes nothing the handler waits on.
+    waker: Mutex<Option<Waker>>,
 }
 
 impl Asks {
     pub(crate) fn ask(&self, key: String, request: InputRequest) {
         lock(&self.pending).entry(key).or_insert(request);
+        self.wake();
     }
 
     pub(crate) fn fail(&self, error: ErrorObject) {
         lock(&self.error).get_or_insert(error);
+        self.wake();
+    }
+
+    fn wake(&self) {
+        if let Some(waker) = lock(&self.waker).take() {
+            waker.wake();
+        }
     }
 
     /// A key for an ask that named none: its kind and its position among this handler's asks,
@@ -147,10 +158,14 @@ impl<T> Future for Suspendable<T> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         match self.future.as_mut().poll(cx) {
             Poll::Ready(value) => Poll::Ready(Ok(value)),
-            Poll::Pending => match self.asks.suspension() {
-                Some(suspension) => Poll::Ready(Err(suspension)),
-                None => Poll::Pending,
-            },
+            Poll::Pending => {
+                // registered before looking: an ask after the look wakes this task
+                *lock(&self.asks.waker) = Some(cx.waker().clone());
+                match self.asks.suspension() {
+                    Some(suspension) => Poll::Ready(Err(suspension)),
+                    None => Poll::Pending,
+                }
+            }
         }
     }
 }

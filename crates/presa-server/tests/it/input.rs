@@ -406,3 +406,44 @@ async fn in_the_initialize_era_the_same_handler_sends_a_request() {
     let failed = next(&mut from_server).await;
     assert_eq!(failed["error"]["code"], -32602);
 }
+
+#[tokio::test]
+async fn an_ask_from_work_the_handler_spawned_suspends_the_request_too() {
+    // the handler waits on a task that asks; nothing the handler itself waits on is woken
+    let server = Server::builder("spawned", "1")
+        .request_state_key([7u8; 32])
+        .tool(
+            Tool::without_params("delegate"),
+            |_: Value, cx: Context| async move {
+                let asking = tokio::spawn(async move {
+                    cx.elicit_keyed("user_name", ask_name("What is your name?", "name"))
+                        .await
+                        .map(|answer| answer.content.unwrap()["name"].clone())
+                });
+                let name = asking
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>(format!("Hello, {name}!"))
+            },
+        )
+        .build()
+        .unwrap();
+    let asked = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        call(
+            &server,
+            "tools/call",
+            json!({"name": "delegate", "arguments": {}}),
+            all_capabilities(),
+        ),
+    )
+    .await
+    .expect("the request is suspended, not left waiting")
+    .unwrap();
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    assert_eq!(
+        asked["inputRequests"]["user_name"]["method"], "elicitation/create",
+        "{asked}"
+    );
+}
