@@ -103,6 +103,10 @@ pub(crate) enum Command {
     /// Checks that the server answers, and how fast: `ping` in the initialize era, a
     /// `server/discover` round trip on 2026-07-28 (which has no ping).
     Ping(Plain),
+    /// Serves one server in another transport, both eras on each side: a stdio server as
+    /// Streamable HTTP (`--listen HOST:PORT -- CMD…`), or a remote HTTP server to a local stdio
+    /// host (`--stdio URL`, with the kept OAuth tokens).
+    Proxy(Proxy),
     /// Logs in to protected servers with OAuth, and keeps the tokens for every command.
     Auth {
         #[command(subcommand)]
@@ -162,6 +166,55 @@ pub(crate) enum AuthCommand {
         #[arg(long, conflicts_with = "url")]
         all: bool,
     },
+}
+
+/// `presa proxy`.
+#[derive(Debug, Args)]
+pub(crate) struct Proxy {
+    /// Serve the command after `--` as Streamable HTTP at this address (`/mcp`), with the Host
+    /// and Origin guards on; prints `listening URL`.
+    #[arg(long, value_name = "HOST:PORT", required_unless_present = "stdio")]
+    pub(crate) listen: Option<String>,
+    /// Serve the Streamable HTTP server at this URL on stdio.
+    #[arg(long, value_name = "URL", conflicts_with = "listen")]
+    pub(crate) stdio: Option<String>,
+    /// The server to serve with --listen, after `--`.
+    #[arg(last = true, value_name = "SERVER", required_unless_present = "stdio")]
+    pub(crate) server: Vec<String>,
+    /// An environment variable of the started server, `K=V` (repeatable).
+    #[arg(long = "env", value_name = "K=V", value_parser = name_value)]
+    pub(crate) env: Vec<(String, String)>,
+    /// The started server's working directory.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// A header of every HTTP request to the URL, `K:V` (repeatable).
+    #[arg(long = "header", value_name = "K:V", value_parser = header)]
+    pub(crate) headers: Vec<(String, String)>,
+    /// The revision spoken to the proxied server (the proxy's own side speaks every one).
+    #[arg(long, value_name = "ERA", default_value = "auto", value_parser = era)]
+    pub(crate) era: Era,
+    /// Seconds to wait for each answer of the proxied server (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    pub(crate) timeout: u64,
+}
+
+impl Proxy {
+    /// The proxied server, as the other subcommands name theirs.
+    pub(crate) fn upstream(&self) -> Connect {
+        Connect {
+            server: match &self.stdio {
+                Some(url) => vec![url.clone()],
+                None => self.server.clone(),
+            },
+            env: self.env.clone(),
+            cwd: self.cwd.clone(),
+            headers: self.headers.clone(),
+            era: self.era,
+            timeout: self.timeout,
+            log_level: LoggingLevel::Debug,
+            input: InputOptions::default(),
+        }
+    }
 }
 
 /// What to complete.

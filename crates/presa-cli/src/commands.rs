@@ -107,6 +107,7 @@ pub(crate) async fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Ping(plain) => session(&plain.connect, |client| ping(client, plain.json)).await,
         Command::Auth { command } => crate::auth::run(command).await,
+        Command::Proxy(proxy) => crate::proxy::run(proxy).await,
     }
 }
 

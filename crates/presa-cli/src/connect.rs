@@ -24,6 +24,14 @@ pub(crate) fn is_url(server: &[String]) -> bool {
 
 /// Connects to the server `connect` names, with the input handlers its options ask for.
 pub(crate) async fn connect(connect: &Connect) -> Result<Client, Failure> {
+    connect_with(connect, |options| input::handlers(options, &connect.input)).await
+}
+
+/// Connects to the server `connect` names, with client options `finish` completes.
+pub(crate) async fn connect_with(
+    connect: &Connect,
+    finish: impl FnOnce(ClientOptions) -> Result<ClientOptions, Failure>,
+) -> Result<Client, Failure> {
     let channel = channel(connect)?;
     let timeout = (connect.timeout > 0).then(|| Duration::from_secs(connect.timeout));
     let version = match connect.era {
@@ -33,7 +41,7 @@ pub(crate) async fn connect(connect: &Connect) -> Result<Client, Failure> {
     let options = ClientOptions::new(identity())
         .protocol_version(version)
         .request_timeout(timeout);
-    let options = input::handlers(options, &connect.input)?;
+    let options = finish(options)?;
     Client::connect(channel, options).await.map_err(|error| {
         if crate::auth::needs_login(&error) {
             let url = &connect.server[0];

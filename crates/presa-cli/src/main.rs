@@ -13,6 +13,7 @@ mod failure;
 mod input;
 mod output;
 mod progress;
+mod proxy;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();

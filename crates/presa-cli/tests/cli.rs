@@ -4,38 +4,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::OnceLock;
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
 
 use assert_cmd::assert::OutputAssertExt as _;
+use common::{Listening, WAIT, example, lines_of, presa};
 use serde_json::Value;
 
-/// presa's features the examples are built with: those `cargo test --workspace
-/// --all-features` gives presa's own tests, so that the two share one build.
-const FEATURES: &[&str] = &[
-    "server",
-    "client",
-    "in-process",
-    "stdio",
-    "http",
-    "full-schema",
-    "schemars",
-    "redis",
-];
-
-fn example(name: &'static str) -> &'static Path {
-    static BUILT: OnceLock<std::sync::Mutex<Vec<(&'static str, &'static Path)>>> = OnceLock::new();
-    let built = BUILT.get_or_init(Default::default);
-    let mut built = built.lock().unwrap();
-    if let Some((_, path)) = built.iter().find(|(n, _)| *n == name) {
-        return path;
-    }
-    let path: &'static Path =
-        Box::leak(presa_test::examples::build(name, FEATURES).into_boxed_path());
-    built.push((name, path));
-    path
+/// presa's example `name` on Streamable HTTP at 127.0.0.1.
+fn http_example(name: &'static str) -> Listening {
+    let mut command = Command::new(example(name));
+    command.args(["--http", "127.0.0.1:0"]);
+    Listening::start(command)
 }
 
 fn library() -> String {
@@ -44,13 +26,6 @@ fn library() -> String {
 
 fn patterns() -> String {
     example("patterns").display().to_string()
-}
-
-/// `presa` with `args`.
-fn presa(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_presa"));
-    command.args(args).stdin(Stdio::null());
-    command
 }
 
 fn stdout(output: &Output) -> String {
@@ -72,40 +47,6 @@ fn run(args: &[&str], code: i32) -> Output {
         stderr(&output)
     );
     output
-}
-
-/// The library example on Streamable HTTP at 127.0.0.1, killed when dropped.
-struct Http {
-    child: Child,
-    url: String,
-}
-
-impl Http {
-    fn library() -> Self {
-        let mut child = Command::new(example("library"))
-            .args(["--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the library example starts");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let url = loop {
-            let line = lines.next().expect("a line").expect("stdout");
-            if let Some(url) = line.strip_prefix("listening ") {
-                break url.to_owned();
-            }
-        };
-        std::thread::spawn(move || lines.for_each(drop));
-        Self { child, url }
-    }
-}
-
-impl Drop for Http {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A fresh folder of the test's, removed when dropped.
@@ -254,7 +195,7 @@ fn every_subcommand_over_stdio_in_both_eras() {
 
 #[test]
 fn every_subcommand_over_http_in_both_eras() {
-    let server = Http::library();
+    let server = http_example("library");
     every_subcommand(&[&server.url], "auto", "2026-07-28");
     every_subcommand(&[&server.url], "legacy", "2025-11-25");
     // a header reaches the server (a wrong bearer token is still sent, and ignored there)
@@ -367,46 +308,10 @@ fn arguments_as_json_come_from_stdin_too() {
     assert_eq!(result["structuredContent"], serde_json::json!({"sum": 42}));
 }
 
-/// The notes example on Streamable HTTP at 127.0.0.1, killed when dropped.
-fn notes_over_http() -> Http {
-    let mut child = Command::new(example("notes"))
-        .args(["--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the notes example starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("a line").expect("stdout");
-        if let Some(url) = line.strip_prefix("listening ") {
-            break url.to_owned();
-        }
-    };
-    std::thread::spawn(move || lines.for_each(drop));
-    Http { child, url }
-}
-
-/// Each line `read` gives, on a channel.
-fn lines_of(read: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
-    let (sender, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(read).lines() {
-            let Ok(line) = line else { return };
-            if sender.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    lines
-}
-
-const WAIT: std::time::Duration = std::time::Duration::from_secs(60);
-
 #[cfg(unix)]
 #[test]
 fn listen_prints_changes_until_interrupted() {
-    let server = notes_over_http();
+    let server = http_example("notes");
     for era in ["auto", "legacy"] {
         let mut listening = presa(&[
             "listen",

@@ -37,6 +37,21 @@ impl Notifications {
         }
     }
 
+    /// The next notification that has already arrived, without waiting; `None` when none has
+    /// (or the client is closed).
+    pub fn try_recv(&mut self) -> Option<Notification> {
+        loop {
+            match self.rx.try_recv() {
+                Ok(notification) => return Some(notification),
+                Err(broadcast::error::TryRecvError::Lagged(n)) => {
+                    tracing::warn!(skipped = n, "notification receiver fell behind");
+                    self.missed += n;
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
     /// How many notifications this receiver skipped because it fell behind.
     pub fn missed(&self) -> u64 {
         self.missed

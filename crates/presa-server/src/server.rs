@@ -209,6 +209,33 @@ impl Server {
             .collect()
     }
 
+    /// The names of the current prompts, in listing order.
+    pub fn prompt_names(&self) -> Vec<String> {
+        self.snapshot()
+            .prompts
+            .iter()
+            .map(|p| p.prompt.name.clone())
+            .collect()
+    }
+
+    /// The URIs of the current resources, in listing order.
+    pub fn resource_uris(&self) -> Vec<String> {
+        self.snapshot()
+            .resources
+            .iter()
+            .map(|r| r.resource.uri.clone())
+            .collect()
+    }
+
+    /// The URI templates of the current resource templates, in listing order.
+    pub fn resource_template_uris(&self) -> Vec<String> {
+        self.snapshot()
+            .templates
+            .iter()
+            .map(|t| t.template.uri_template.clone())
+            .collect()
+    }
+
     /// The `Mcp-Param-*` headers a tool's arguments are mirrored into on Streamable HTTP
     /// (from `x-mcp-header` annotations), or `None` for an unknown tool.
     pub fn tool_param_headers(&self, name: &str) -> Option<presa_core::ParamHeaders> {
