@@ -219,6 +219,21 @@ impl Inner {
         Ok(state.tokens.clone())
     }
 
+    /// The tokens as the store holds them now (another process may have changed them), kept
+    /// here too.
+    pub(crate) async fn reload(&self) -> Result<Option<StoredTokens>, OAuthError> {
+        let stored = self
+            .options
+            .store
+            .load_tokens(&self.key)
+            .await
+            .map_err(|e| OAuthError::Store(e.to_string()))?;
+        let mut state = self.state();
+        state.loaded = true;
+        state.tokens.clone_from(&stored);
+        Ok(stored)
+    }
+
     /// Replaces the tokens, here and in the store.
     pub(crate) async fn set_tokens(&self, tokens: Option<StoredTokens>) -> Result<(), OAuthError> {
         {
@@ -253,19 +268,32 @@ impl Inner {
             && tokens.expires_within(SystemTime::now(), REFRESH_MARGIN)
         {
             let _flow = self.flow.lock().await;
-            // another request may have refreshed meanwhile
-            match self.tokens().await? {
+            // another request, or another process sharing the store, may have refreshed
+            // meanwhile: the store says
+            match self.reload().await? {
                 Some(current) if current.access_token != tokens.access_token => tokens = current,
-                _ => {
-                    if self.refresh(&tokens).await.is_err() {
-                        self.set_tokens(None).await?;
+                None => return Ok(None),
+                Some(_) => match self.refresh(&tokens).await {
+                    Ok(()) => {
+                        let Some(current) = self.tokens().await? else {
+                            return Ok(None);
+                        };
+                        tokens = current;
+                    }
+                    // the grant is gone: forget the tokens, unless the store has others by now
+                    Err(OAuthError::TokenRefused { error, .. }) if error == "invalid_grant" => {
+                        if self
+                            .reload()
+                            .await?
+                            .is_some_and(|now| now.access_token == tokens.access_token)
+                        {
+                            self.set_tokens(None).await?;
+                        }
                         return Ok(None);
                     }
-                    let Some(current) = self.tokens().await? else {
-                        return Ok(None);
-                    };
-                    tokens = current;
-                }
+                    // anything else (the server unreachable, say) keeps them for the next try
+                    Err(error) => return Err(error),
+                },
             }
         }
         if !tokens.is_dpop() {

@@ -7,10 +7,15 @@ use std::sync::Arc;
 use presa_core::{Prompt, Resource, ResourceTemplate, Tool};
 
 use crate::context::Context;
-use crate::definitions::{Definitions, prompt_entry, resource_entry, template_entry, tool_entry};
+use crate::definitions::{
+    CompletionTarget, Definitions, prompt_entry, resource_entry, template_entry, tool_entry,
+};
 use crate::error::BuildError;
 use crate::events::{Change, ListKind};
-use crate::prompt::{IntoPromptResult, PromptArgs, PromptFn, PromptHandler};
+use crate::prompt::{
+    CompleterFn, CompletionInput, IntoCompletion, IntoPromptResult, PromptArgs, PromptFn,
+    PromptHandler,
+};
 use crate::resource::{
     IntoResourceContents, ResourceFn, ResourceHandler, ResourceTemplateHandler, TemplateFn,
     Variables,
@@ -20,6 +25,63 @@ use crate::server::Server;
 use crate::tool::{AsyncTool, FromArguments, IntoToolResult, ToolHandler};
 
 impl Server {
+    /// Edits the definitions without announcing a list change (what `edit` changes is no list:
+    /// a completion).
+    fn change_unlisted(
+        &self,
+        edit: impl FnOnce(&mut Definitions) -> Result<(), BuildError>,
+    ) -> Result<(), BuildError> {
+        let _changing = self
+            .inner
+            .changing
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let current = self.snapshot();
+        let mut next = Definitions::clone(&current);
+        edit(&mut next)?;
+        next.generation = current.generation + 1;
+        self.inner.definitions.store(Arc::new(next));
+        Ok(())
+    }
+
+    /// Completes an argument of a prompt while serving, as
+    /// [`ServerBuilder::complete_prompt_argument`](crate::ServerBuilder::complete_prompt_argument)
+    /// does before. [`BuildError::UnknownCompletionTarget`] when the prompt has no such
+    /// argument. Removing the prompt removes its completions.
+    pub fn add_prompt_completion<F, Fut, R>(
+        &self,
+        prompt: &str,
+        argument: &str,
+        complete: F,
+    ) -> Result<(), BuildError>
+    where
+        F: Fn(CompletionInput, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion,
+    {
+        let target = CompletionTarget::Prompt(prompt.to_owned());
+        let completer = Arc::new(CompleterFn(complete));
+        self.change_unlisted(|d| d.add_completion(target, argument, completer))
+    }
+
+    /// Completes a variable of a resource template while serving (see
+    /// [`add_prompt_completion`](Self::add_prompt_completion)).
+    pub fn add_template_completion<F, Fut, R>(
+        &self,
+        uri_template: &str,
+        variable: &str,
+        complete: F,
+    ) -> Result<(), BuildError>
+    where
+        F: Fn(CompletionInput, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion,
+    {
+        let target = CompletionTarget::Template(uri_template.to_owned());
+        let completer = Arc::new(CompleterFn(complete));
+        self.change_unlisted(|d| d.add_completion(target, variable, completer))
+    }
+
     fn change(
         &self,
         kind: ListKind,

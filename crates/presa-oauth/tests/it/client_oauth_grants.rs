@@ -371,6 +371,68 @@ async fn dpop_bound_tokens_with_fresh_proofs_and_server_nonces() {
     assert_eq!(mock.hits_at("/authorize").len(), 1);
 }
 
+/// A token store shared with another process, which refreshed the tokens after this one's
+/// first read: the first load gives the expiring tokens, every later one the fresh ones.
+struct RefreshedElsewhere {
+    loads: std::sync::atomic::AtomicUsize,
+    expiring: StoredTokens,
+    fresh: StoredTokens,
+}
+
+impl TokenStore for RefreshedElsewhere {
+    fn load_tokens<'a>(
+        &'a self,
+        _resource: &'a str,
+    ) -> presa_client::BoxFuture<'a, Result<Option<StoredTokens>, presa_http::TokenError>> {
+        let first = self.loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+        let tokens = if first { &self.expiring } else { &self.fresh };
+        Box::pin(std::future::ready(Ok(Some(tokens.clone()))))
+    }
+
+    fn save_tokens<'a>(
+        &'a self,
+        _resource: &'a str,
+        _tokens: Option<StoredTokens>,
+    ) -> presa_client::BoxFuture<'a, Result<(), presa_http::TokenError>> {
+        panic!("nothing to save: the store already had fresh tokens");
+    }
+
+    fn load_client<'a>(
+        &'a self,
+        _issuer: &'a str,
+    ) -> presa_client::BoxFuture<
+        'a,
+        Result<Option<presa_oauth::StoredClient>, presa_http::TokenError>,
+    > {
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
+    fn save_client<'a>(
+        &'a self,
+        _issuer: &'a str,
+        _client: Option<presa_oauth::StoredClient>,
+    ) -> presa_client::BoxFuture<'a, Result<(), presa_http::TokenError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[tokio::test]
+async fn tokens_another_process_refreshed_are_taken_from_the_store_not_refreshed_again() {
+    let mock = standard().await;
+    let url = mock.server_url();
+    let store = RefreshedElsewhere {
+        loads: Default::default(),
+        expiring: StoredTokens::new(mock.issuer(""), "old")
+            .with_refresh_token(Some("ref-old".into()))
+            .with_expires_at(Some(1)),
+        fresh: StoredTokens::new(mock.issuer(""), "new").with_refresh_token(Some("ref-new".into())),
+    };
+    let client = OAuthClient::new(&url, options().token_store(store)).unwrap();
+    // with a rotating server, refreshing "ref-old" again would fail and log the user out
+    assert_eq!(bearer(&client, &url).await.as_deref(), Some("new"));
+    assert!(mock.hits_at("/token").is_empty());
+}
+
 #[tokio::test]
 async fn tokens_kept_in_a_file_stay_usable_in_another_run_dpop_bound_ones_too() {
     let mock = standard().await;

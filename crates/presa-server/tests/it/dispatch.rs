@@ -425,6 +425,60 @@ async fn completions_for_prompts_and_templates() {
 }
 
 #[tokio::test]
+async fn completions_are_added_while_serving_and_go_with_their_definition() {
+    let s = Server::builder("later", "1").build().unwrap();
+    let complete = |input: CompletionInput, _cx: Context| async move {
+        ["red", "rose"]
+            .into_iter()
+            .filter(|v| v.starts_with(&input.value))
+            .collect::<Vec<_>>()
+    };
+    s.add_prompt(
+        Prompt::new("paint").argument(PromptArgument::new("color")),
+        |_: PromptArgs, _cx: Context| async { "paint" },
+    )
+    .unwrap();
+    s.add_resource_template(
+        ResourceTemplate::new("paint://{color}", "paint"),
+        |_: Variables, _cx: Context| async { "paint" },
+    )
+    .unwrap();
+    let mut changes = s.changes();
+    s.add_prompt_completion("paint", "color", complete).unwrap();
+    s.add_template_completion("paint://{color}", "color", complete)
+        .unwrap();
+    // a completion changes no list
+    assert!(changes.try_recv().is_none());
+    assert!(s.capabilities().completions.is_some());
+    for reference in [
+        json!({"type": "ref/prompt", "name": "paint"}),
+        json!({"type": "ref/resource", "uri": "paint://{color}"}),
+    ] {
+        let params = json!({"ref": reference, "argument": {"name": "color", "value": "ro"}});
+        let r = call(&s, MODERN, "completion/complete", params)
+            .await
+            .unwrap();
+        assert_eq!(r["completion"]["values"], json!(["rose"]), "{reference}");
+    }
+    // only what the definitions have
+    let refused = s
+        .add_prompt_completion("paint", "size", complete)
+        .unwrap_err();
+    assert!(
+        matches!(refused, BuildError::UnknownCompletionTarget { .. }),
+        "{refused}"
+    );
+    // removed with the prompt
+    s.remove_prompt("paint");
+    let params = json!({"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "color", "value": ""}});
+    assert!(
+        call(&s, MODERN, "completion/complete", params)
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
 async fn capabilities_follow_the_definitions() {
     let s = server();
     assert_eq!(
