@@ -84,7 +84,7 @@ async def main(era, scenario, kind, target):
             counted = await client.call_tool("count", {"to": 3}, progress_callback=on_progress)
             report["count"] = text_of(counted)
             report["progress"] = progress
-            report["logs"] = logs
+            report["logs"] = list(logs)
             report["confirm"] = text_of(await client.call_tool("confirm_delete", {"path": "/x"}))
             report["summarize"] = text_of(await client.call_tool("summarize", {"text": "hello"}))
             report["workspace"] = text_of(await client.call_tool("workspace", {}))

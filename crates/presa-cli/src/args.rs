@@ -40,7 +40,8 @@ pub(crate) enum Command {
         #[arg(value_name = "NAME=VALUE")]
         arguments: Vec<String>,
         /// Print exact JSON. With a value, the arguments as one JSON object (`-` reads it from
-        /// stdin).
+        /// stdin). It takes the next word as that value: for JSON output with NAME=VALUE
+        /// arguments, put it last.
         #[arg(long, value_name = "ARGUMENTS", num_args = 0..=1, default_missing_value = "")]
         json: Option<String>,
         #[command(flatten)]

@@ -129,29 +129,63 @@ impl AuthorizationHandler for Loopback {
             if self.open && !open_browser(url) {
                 eprintln!("(no browser could be opened: open the page yourself)");
             }
+            // only the answer to this very request ends the login: its `state`
+            let state = query_value(url, "state");
+            let (answers, mut answered) = tokio::sync::mpsc::channel::<String>(1);
             loop {
-                let (mut stream, _) = self.listener.accept().await?;
-                let Some(target) = request_target(&mut stream).await else {
-                    continue;
-                };
-                if target.split('?').next() != Some("/callback") {
-                    let _ = stream.write_all(NOT_FOUND.as_bytes()).await;
-                    continue;
+                tokio::select! {
+                    accepted = self.listener.accept() => {
+                        let (stream, _) = accepted?;
+                        // each connection on its own: a browser's idle preconnect holds up nothing
+                        let (answers, state) = (answers.clone(), state.clone());
+                        tokio::spawn(async move { answer(stream, state, answers).await });
+                    }
+                    Some(target) = answered.recv() => {
+                        return Ok(format!("http://{}{target}", self.address));
+                    }
                 }
-                let _ = stream.write_all(DONE.as_bytes()).await;
-                let _ = stream.shutdown().await;
-                return Ok(format!("http://{}{target}", self.address));
             }
         })
     }
 }
 
+/// Answers one connection to the loopback listener: a `GET /callback` carrying `state` is the
+/// login's answer (its target is sent on `answers`); anything else is turned away.
+async fn answer(
+    mut stream: tokio::net::TcpStream,
+    state: Option<String>,
+    answers: tokio::sync::mpsc::Sender<String>,
+) {
+    let Some(target) = request_target(&mut stream).await else {
+        return;
+    };
+    let (path, _) = target.split_once('?').unwrap_or((&target, ""));
+    let ours = path == "/callback" && query_value(&target, "state") == state;
+    let page = if ours { DONE } else { NOT_OURS };
+    let _ = stream.write_all(page.as_bytes()).await;
+    let _ = stream.shutdown().await;
+    if ours {
+        let _ = answers.send(target).await;
+    }
+}
+
+/// The value of `name` in the query of `url` (or of a request target), percent-decoded.
+fn query_value(url: &str, name: &str) -> Option<String> {
+    let (_, query) = url.split_once('?')?;
+    let query = query.split('#').next().unwrap_or(query);
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=')?;
+        (key == name).then(|| presa::core::percent_decode(&value.replace('+', " ")))?
+    })
+}
+
 const DONE: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\nconnection: close\r\n\r\n\
 <!doctype html><title>presa</title><p>presa has the answer: you can close this page.";
-const NOT_FOUND: &str = "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+const NOT_OURS: &str = "HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n\
+not the login presa is waiting for";
 
-/// The target of an HTTP request's `GET` line (its head read up to 16 KiB); `None` for
-/// anything else.
+/// The target of an HTTP request's `GET` line (its head read up to 16 KiB, for 10 s at most);
+/// `None` for anything else.
 async fn request_target(stream: &mut tokio::net::TcpStream) -> Option<String> {
     let mut head = Vec::new();
     let mut buffer = [0u8; 2048];
@@ -285,4 +319,21 @@ async fn logout(url: Option<&str>, all: bool) -> Result<(), Failure> {
         println!("logged out of {server}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_state_is_read_from_the_page_and_from_the_answer() {
+        let page = "https://as.example/authorize?response_type=code&state=a%2Bb&x=1";
+        assert_eq!(query_value(page, "state").as_deref(), Some("a+b"));
+        assert_eq!(
+            query_value("/callback?code=c&state=a%2Bb", "state").as_deref(),
+            Some("a+b")
+        );
+        assert_eq!(query_value("/callback?code=c", "state"), None);
+        assert_eq!(query_value("/callback", "state"), None);
+    }
 }

@@ -12,7 +12,7 @@ use crate::args::{Command, Completing, Connect};
 use crate::connect::connect;
 use crate::failure::Failure;
 use crate::input::loose_object;
-use crate::output::{Bytes, cell, json_line, pretty, table};
+use crate::output::{Bytes, cell, json_line, pretty, printable, table};
 use crate::progress::Progress;
 
 /// Runs `command`.
@@ -43,8 +43,9 @@ pub(crate) async fn run(command: Command) -> Result<(), Failure> {
             session(&plain.connect, |client| templates(client, plain.json)).await
         }
         Command::Read { uri, save, plain } => {
+            let level = plain.connect.log_level;
             session(&plain.connect, |client| {
-                read(client, uri, plain.json, save.save)
+                read(client, uri, plain.json, save.save, level)
             })
             .await
         }
@@ -57,8 +58,9 @@ pub(crate) async fn run(command: Command) -> Result<(), Failure> {
             plain,
         } => {
             let arguments = string_arguments(&arguments)?;
+            let level = plain.connect.log_level;
             session(&plain.connect, |client| {
-                prompt(client, name, arguments, plain.json)
+                prompt(client, name, arguments, plain.json, level)
             })
             .await
         }
@@ -118,51 +120,41 @@ where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = Result<(), Failure>>,
 {
+    // one listener for the whole run: a Ctrl-C between two waits is not lost
+    let interrupted = tokio::signal::ctrl_c();
+    tokio::pin!(interrupted);
     let client = tokio::select! {
         client = connect(connect_to) => client?,
-        _ = tokio::signal::ctrl_c() => return Err(Failure::Interrupted),
+        _ = &mut interrupted => return Err(Failure::Interrupted),
     };
     let logs = tokio::spawn(print_logs(client.clone()));
-    set_log_level(&client, connect_to.log_level).await;
     let outcome = tokio::select! {
-        outcome = work(client.clone()) => outcome,
-        _ = tokio::signal::ctrl_c() => Err(Failure::Interrupted),
+        outcome = async {
+            crate::connect::ask_for_logs(&client, connect_to.log_level).await;
+            work(client.clone()).await
+        } => outcome,
+        _ = &mut interrupted => Err(Failure::Interrupted),
     };
     client.close().await;
     logs.abort();
     outcome
 }
 
-/// Initialize era: asks the server for log messages of `level` and above, if it logs.
-async fn set_log_level(client: &Client, level: LoggingLevel) {
-    let logs = client.info().capabilities.logging.is_some();
-    if logs && client.protocol_version().era() == Revisions::Initialize {
-        // a server that refuses still serves: its messages are only missed
-        let _ = client
-            .request_raw("logging/setLevel", json!({ "level": level }))
-            .await;
-    }
-}
-
 /// Prints each log message the server sends, on stderr with its level.
 async fn print_logs(client: Client) {
     let mut notifications = client.notifications();
     while let Some(notification) = notifications.recv().await {
-        if notification.method != "notifications/message" {
+        let Some(message) = crate::output::log_message(&notification) else {
             continue;
-        }
-        let params: Value = notification
-            .params
-            .as_deref()
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
-            .unwrap_or(Value::Null);
-        let level = params["level"].as_str().unwrap_or("log");
-        let data = match &params["data"] {
+        };
+        let data = match &message.data {
             Value::String(text) => text.clone(),
             other => other.to_string(),
         };
-        Progress::suspended(|| match params["logger"].as_str() {
-            Some(logger) => eprintln!("[{level}] {logger}: {data}"),
+        let data = printable(&data);
+        let level = message.level;
+        Progress::suspended(|| match &message.logger {
+            Some(logger) => eprintln!("[{level}] {}: {data}", printable(logger)),
             None => eprintln!("[{level}] {data}"),
         });
     }
@@ -365,8 +357,9 @@ async fn read(
     uri: String,
     as_json: bool,
     save: Option<std::path::PathBuf>,
+    log_level: LoggingLevel,
 ) -> Result<(), Failure> {
-    let result = client.read_resource(uri).await?;
+    let result = client.read_resource(uri).log_level(log_level).await?;
     if as_json {
         return json_line(&result);
     }
@@ -423,8 +416,12 @@ async fn prompt(
     name: String,
     arguments: Value,
     as_json: bool,
+    log_level: LoggingLevel,
 ) -> Result<(), Failure> {
-    let result = client.get_prompt(name, arguments).await?;
+    let result = client
+        .get_prompt(name, arguments)
+        .log_level(log_level)
+        .await?;
     if as_json {
         return json_line(&result);
     }

@@ -54,6 +54,17 @@ pub(crate) async fn connect_with(
     })
 }
 
+/// Initialize era: asks the server for its log messages of `level` and above, if it logs
+/// (2026-07-28 asks with each request instead). A server that refuses still serves: its
+/// messages are only missed.
+pub(crate) async fn ask_for_logs(client: &Client, level: presa::core::LoggingLevel) {
+    let logs = client.info().capabilities.logging.is_some();
+    if logs && client.protocol_version().era() == presa::core::Era::Initialize {
+        let level = serde_json::json!({ "level": level });
+        let _ = client.request_raw("logging/setLevel", level).await;
+    }
+}
+
 /// The transport to the server.
 fn channel(connect: &Connect) -> Result<ClientChannel, Failure> {
     if is_url(&connect.server) {

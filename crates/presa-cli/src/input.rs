@@ -15,6 +15,7 @@ use tokio::io::AsyncWriteExt as _;
 
 use crate::args::InputOptions;
 use crate::failure::Failure;
+use crate::output::printable;
 
 mod form;
 
@@ -88,9 +89,10 @@ impl Answering {
             (Self::Interactive, params) => tokio::task::spawn_blocking(move || form::ask(&params))
                 .await
                 .map_err(|_| ErrorObject::internal_error("the form was interrupted"))?,
-            (Self::Given(_), ElicitRequestParams::Url(url)) => {
+            (Self::Given(_) | Self::Unable, ElicitRequestParams::Url(url)) => {
                 // a URL to visit is the user's to open: given answers do not consent to it
-                eprintln!("the server asks you to visit {} ({})", url.url, url.message);
+                let (url, why) = (printable(&url.url), printable(&url.message));
+                eprintln!("the server asks you to visit {url} ({why}): declined");
                 Ok(ElicitResult::decline())
             }
             (Self::Unable, params) => Err(ErrorObject::new(

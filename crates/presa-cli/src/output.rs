@@ -10,6 +10,37 @@ use serde_json::Value;
 
 use crate::failure::Failure;
 
+/// `text` without the control characters a server could use to drive the terminal (escape
+/// sequences, carriage returns), keeping line breaks and tabs: what presa shows of a server's
+/// words on a terminal.
+pub(crate) fn printable(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect()
+}
+
+/// A server's text as printed on stdout: as it is into a pipe or a file, [`printable`] on a
+/// terminal.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    use std::io::IsTerminal as _;
+    if std::io::stdout().is_terminal() {
+        std::borrow::Cow::Owned(printable(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// The params of a log message (`notifications/message`); `None` for any other notification,
+/// or params that do not read.
+pub(crate) fn log_message(
+    notification: &presa::core::Notification,
+) -> Option<presa::core::LoggingMessageNotificationParams> {
+    if notification.method != "notifications/message" {
+        return None;
+    }
+    serde_json::from_str(notification.params.as_deref()?.get()).ok()
+}
+
 /// Prints `value` as one line of JSON.
 pub(crate) fn json_line(value: &impl Serialize) -> Result<(), Failure> {
     let line = serde_json::to_string(value)
@@ -22,7 +53,7 @@ pub(crate) fn json_line(value: &impl Serialize) -> Result<(), Failure> {
 /// its first line, a column empty in every row but the first is left out, and the last column
 /// is not padded.
 pub(crate) fn table(headers: &[&str], rows: &[Vec<String>]) {
-    let first_line = |cell: &str| cell.lines().next().unwrap_or_default().to_owned();
+    let first_line = |cell: &str| printable(cell.lines().next().unwrap_or_default());
     let shown: Vec<usize> = (0..headers.len())
         .filter(|&i| {
             i == 0
@@ -87,7 +118,7 @@ impl Bytes {
     pub(crate) fn content(&mut self, blocks: &[ContentBlock]) -> Result<(), Failure> {
         for block in blocks {
             match block {
-                ContentBlock::Text(text) => println!("{}", text.text),
+                ContentBlock::Text(text) => println!("{}", shown(&text.text)),
                 ContentBlock::Image(image) => {
                     self.binary("image", &image.mime_type, &image.data, None)?;
                 }
@@ -96,7 +127,8 @@ impl Bytes {
                 }
                 ContentBlock::ResourceLink(link) => {
                     let mime = link.mime_type.as_deref().unwrap_or("?");
-                    println!("[link {} {} ({mime})]", link.uri, link.name);
+                    let link = format!("{} {} ({mime})", link.uri, link.name);
+                    println!("[link {}]", printable(&link));
                 }
                 ContentBlock::Resource(embedded) => self.contents(&embedded.resource)?,
                 _ => println!("[{}]", serde_json::to_string(block).unwrap_or_default()),
@@ -109,7 +141,7 @@ impl Bytes {
     /// `--save`).
     pub(crate) fn contents(&mut self, contents: &ResourceContents) -> Result<(), Failure> {
         match contents {
-            ResourceContents::Text(text) => println!("{}", text.text),
+            ResourceContents::Text(text) => println!("{}", shown(&text.text)),
             ResourceContents::Blob(blob) => {
                 let mime = blob
                     .mime_type
@@ -139,14 +171,14 @@ impl Bytes {
         };
         self.saved += 1;
         let name = file_name(uri, self.saved, mime);
-        let path = folder.join(name);
-        write_file(folder, &path, &bytes)?;
+        let path = write_new(folder, &name, &bytes)?;
+        let mime = printable(mime);
         println!("[{kind} {mime}, {size}: saved to {}]", path.display());
         Ok(())
     }
 }
 
-/// A file name for saved bytes: the URI's last part when it is a plain name, else
+/// A file name for saved bytes: the URI's last part when it is a plain name (not hidden), else
 /// `content-N` with the MIME type's extension.
 fn file_name(uri: Option<&str>, n: usize, mime: &str) -> String {
     let from_uri = uri
@@ -154,8 +186,7 @@ fn file_name(uri: Option<&str>, n: usize, mime: &str) -> String {
         .and_then(presa::core::percent_decode)
         .filter(|name| {
             !name.is_empty()
-                && name != "."
-                && name != ".."
+                && !name.starts_with('.')
                 && !name.contains(['/', '\\', ':'])
                 && !name.chars().any(char::is_control)
         });
@@ -169,10 +200,41 @@ fn file_name(uri: Option<&str>, n: usize, mime: &str) -> String {
     })
 }
 
-fn write_file(folder: &Path, path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    std::fs::create_dir_all(folder)
-        .and_then(|()| std::fs::write(path, bytes))
-        .map_err(|e| Failure::Usage(format!("--save: {}: {e}", path.display())))
+/// Writes `bytes` to a new file `name` in `folder` (`name-2`, `name-3`… when taken): nothing
+/// there is overwritten, and no link followed. Returns its path.
+fn write_new(folder: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, Failure> {
+    use std::io::Write as _;
+    let failed =
+        |path: &Path, e: std::io::Error| Failure::Usage(format!("--save: {}: {e}", path.display()));
+    std::fs::create_dir_all(folder).map_err(|e| failed(folder, e))?;
+    let (stem, extension) = match name.rsplit_once('.') {
+        Some((stem, extension)) if !stem.is_empty() => (stem, Some(extension)),
+        _ => (name, None),
+    };
+    for n in 1..=1000 {
+        let candidate = match (n, extension) {
+            (1, _) => name.to_owned(),
+            (n, Some(extension)) => format!("{stem}-{n}.{extension}"),
+            (n, None) => format!("{stem}-{n}"),
+        };
+        let path = folder.join(candidate);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                file.write_all(bytes).map_err(|e| failed(&path, e))?;
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(failed(&path, e)),
+        }
+    }
+    Err(Failure::Usage(format!(
+        "--save: {}: too many files named {name}",
+        folder.display()
+    )))
 }
 
 /// `bytes` as people read a size.
@@ -201,7 +263,29 @@ pub(crate) fn cell(value: Option<&Value>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
+
+    #[test]
+    fn a_servers_words_cannot_drive_the_terminal() {
+        assert_eq!(
+            printable("a\x1b[31mred\x1b[0m\r\nb\tc\x07"),
+            "a[31mred[0m\nb\tc"
+        );
+    }
+
+    #[test]
+    fn saved_bytes_never_overwrite_a_file() {
+        let folder = std::env::temp_dir().join(format!("presa-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        let first = write_new(&folder, "logo.png", b"one").unwrap();
+        let second = write_new(&folder, "logo.png", b"two").unwrap();
+        assert_eq!(first.file_name().unwrap(), "logo.png");
+        assert_eq!(second.file_name().unwrap(), "logo-2.png");
+        assert_eq!(std::fs::read(&first).unwrap(), b"one");
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
 
     #[test]
     fn sizes_and_file_names_read_as_people_expect() {
@@ -218,5 +302,9 @@ mod tests {
         );
         assert_eq!(file_name(None, 3, "image/svg+xml"), "content-3.svg");
         assert_eq!(file_name(None, 4, "weird"), "content-4.bin");
+        assert_eq!(
+            file_name(Some("file:///home/.bashrc"), 5, "text/plain"),
+            "content-5.plain"
+        );
     }
 }

@@ -11,10 +11,34 @@ static ACTIVE: Mutex<Option<ProgressBar>> = Mutex::new(None);
 /// Steps of a bar whose total is known.
 const STEPS: u64 = 1000;
 
-/// The progress of one call: nothing drawn until the server reports progress.
+/// The progress of one call: nothing drawn until the server reports progress; cleared when
+/// finished, or when the last copy is dropped (the call interrupted).
 #[derive(Clone)]
 pub(crate) struct Progress {
-    bar: Arc<Mutex<Option<ProgressBar>>>,
+    bar: Arc<Bar>,
+}
+
+/// The bar of one call, once drawn.
+#[derive(Default)]
+struct Bar(Mutex<Option<ProgressBar>>);
+
+impl Bar {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<ProgressBar>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn clear(&self) {
+        if let Some(bar) = self.lock().take() {
+            bar.finish_and_clear();
+            *ACTIVE.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        }
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.clear();
+    }
 }
 
 impl Progress {
@@ -26,7 +50,7 @@ impl Progress {
 
     /// Shows `update`: a bar when the server gives a total, a spinner with the count when not.
     pub(crate) fn update(&self, update: &ProgressNotificationParams) {
-        let mut bar = self.bar.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut bar = self.bar.lock();
         let bar = bar.get_or_insert_with(|| {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
             *ACTIVE.lock().unwrap_or_else(PoisonError::into_inner) = Some(bar.clone());
@@ -46,13 +70,14 @@ impl Progress {
                 // a fraction of STEPS: exact enough for a bar
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 bar.set_position((done * STEPS as f64).round() as u64);
-                bar.set_message(message);
+                bar.set_message(crate::output::printable(&message));
             }
             None => {
                 bar.set_style(
                     ProgressStyle::with_template("{spinner} {msg}")
                         .unwrap_or_else(|_| ProgressStyle::default_spinner()),
                 );
+                let message = crate::output::printable(&message);
                 bar.set_message(format!("{} {message}", update.progress));
                 bar.tick();
             }
@@ -61,15 +86,7 @@ impl Progress {
 
     /// Clears the bar.
     pub(crate) fn finish(&self) {
-        if let Some(bar) = self
-            .bar
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-        {
-            bar.finish_and_clear();
-        }
-        *ACTIVE.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        self.bar.clear();
     }
 
     /// Runs `print` (which writes to stderr) with the bar, if one is drawn, out of its way.

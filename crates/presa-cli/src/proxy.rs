@@ -9,9 +9,10 @@
 //!
 //! What crosses, both ways: each call with its progress and its cancellation (dropping the
 //! front's handler drops the upstream call, which tells the upstream); the upstream's input
-//! requests (elicitation, sampling, roots), asked of the host through the call they arrived
-//! during (the latest one in flight when the upstream does not say); its log messages, given
-//! to that call too; its list changes, which refresh the mirror; and its resource updates.
+//! requests (elicitation, sampling, roots), asked of the host through the call they belong to
+//! (the one they were made within, 2026-07-28's rounds; else the one call in flight, and none
+//! when several are); its log messages, given to the one call in flight; its list changes,
+//! which refresh the mirror; and its resource updates.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -27,8 +28,17 @@ use crate::failure::{Failure, chain};
 
 mod mirror;
 
+use mirror::Mirror;
+
 /// Runs `presa proxy`.
 pub(crate) async fn run(proxy: Proxy) -> Result<(), Failure> {
+    if let Some(url) = &proxy.stdio
+        && !crate::connect::is_url(std::slice::from_ref(url))
+    {
+        return Err(Failure::Usage(format!(
+            "--stdio {url}: not an http(s):// URL"
+        )));
+    }
     let routes = Routes::default();
     let upstream = {
         let routes = routes.clone();
@@ -37,31 +47,24 @@ pub(crate) async fn run(proxy: Proxy) -> Result<(), Failure> {
         })
         .await?
     };
-    // an initialize-era upstream logs per session: everything, for the front to pass on what
-    // its own clients ask for
-    let logs = upstream.info().capabilities.logging.is_some();
-    if logs && upstream.protocol_version().era() == presa::core::Era::Initialize {
-        let level = serde_json::json!({ "level": mirror::EVERY_LOG });
-        upstream
-            .request_raw("logging/setLevel", level)
-            .await
-            .map_err(Failure::from)?;
-    }
+    // everything the upstream logs, for the front to pass on what its own clients ask for
+    crate::connect::ask_for_logs(&upstream, mirror::EVERY_LOG).await;
     let bus = Arc::new(Muted::default());
-    let server = mirror::build(&upstream, Arc::clone(&bus), &routes).await?;
-    let relay = tokio::spawn(relay(
-        upstream.clone(),
-        server.clone(),
-        Arc::clone(&bus),
-        routes.clone(),
-    ));
-    let served = match &proxy.listen {
-        Some(address) => serve_http(server, address).await,
-        None => presa::stdio::serve(server, presa::stdio::ServeOptions::default())
-            .await
-            .map_err(|e| Failure::Transport(chain(&e))),
+    let (server, mirror) = Mirror::build(&upstream, Arc::clone(&bus), &routes).await?;
+    let relay = relay(upstream.clone(), server.clone(), bus, mirror);
+    let serving = async {
+        match &proxy.listen {
+            Some(address) => serve_http(server, address).await,
+            None => presa::stdio::serve(server, presa::stdio::ServeOptions::default())
+                .await
+                .map_err(|e| Failure::Transport(chain(&e))),
+        }
     };
-    relay.abort();
+    // the proxy ends with either side: its host's, or the proxied server's
+    let served = tokio::select! {
+        served = serving => served,
+        () = relay => Err(Failure::Transport("the proxied server went away".to_owned())),
+    };
     upstream.close().await;
     served
 }
@@ -74,6 +77,17 @@ async fn serve_http(server: Server, address: &str) -> Result<(), Failure> {
     let port: u16 = port
         .parse()
         .map_err(|_| Failure::Usage(format!("--listen {address}: not a port")))?;
+    let loopback = host == "localhost"
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if !loopback {
+        eprintln!(
+            "presa proxy: serving on {host}, not a loopback address: anyone who reaches it can use \
+             the proxied server, with no authorization"
+        );
+    }
     let options = presa::http::HttpOptions::default().host(host).port(port);
     let running = presa::http::serve(server, options)
         .await
@@ -93,8 +107,8 @@ const MOST_WATCHED: usize = 256;
 /// before), then acts on them: a list change refreshes the mirror's list (announced once), a
 /// resource update is passed on. The resources listed at the start are watched, when the
 /// upstream offers subscriptions. (Log messages go to the call in flight: [`mirror`]'s
-/// forwarding handlers pass them on.)
-async fn relay(upstream: Client, server: Server, bus: Arc<Muted>, routes: Routes) {
+/// forwarding handlers pass them on.) Returns when the upstream's changes end: it went away.
+async fn relay(upstream: Client, server: Server, bus: Arc<Muted>, mirror: Mirror) {
     let mut options = SubscriptionOptions::new()
         .tools_list_changed(true)
         .prompts_list_changed(true)
@@ -104,6 +118,7 @@ async fn relay(upstream: Client, server: Server, bus: Arc<Muted>, routes: Routes
             options = options.resource(uri);
         }
     }
+    let mut notifications = upstream.notifications();
     let mut changes = match upstream.subscribe(options).await {
         Ok(changes) => changes,
         Err(error) => {
@@ -111,9 +126,12 @@ async fn relay(upstream: Client, server: Server, bus: Arc<Muted>, routes: Routes
                 "presa proxy: no changes from the proxied server: {}",
                 chain(&error)
             );
+            // its end is still the proxy's
+            while notifications.recv().await.is_some() {}
             return;
         }
     };
+    drop(notifications);
     while let Some(change) = changes.next().await {
         let kind = match change {
             ChangeEvent::ToolsListChanged => ListKind::Tools,
@@ -125,7 +143,7 @@ async fn relay(upstream: Client, server: Server, bus: Arc<Muted>, routes: Routes
             }
             _ => continue,
         };
-        if let Err(error) = mirror::refresh(&upstream, &server, &bus, &routes, kind).await {
+        if let Err(error) = mirror.refresh(&server, &bus, kind).await {
             eprintln!("presa proxy: the proxied server's {kind:?} list: {error}");
         }
     }
@@ -164,7 +182,13 @@ impl EventBus for Muted {
     }
 }
 
-/// The front's calls in flight, newest last: where the upstream's input requests and log
+tokio::task_local! {
+    /// The front call an upstream call is made for, within that call (where 2026-07-28's input
+    /// rounds ask their questions).
+    pub(crate) static SERVING: Route;
+}
+
+/// The front's calls in flight, oldest first: where the upstream's input requests and log
 /// messages go.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Routes {
@@ -201,35 +225,38 @@ impl Routes {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Records the call `cx` serves until the returned guard is dropped.
-    pub(crate) fn enter(&self, cx: &Context) -> Entered {
+    /// Records the call `cx` serves until the returned guard is dropped; its route, for the
+    /// upstream call made for it.
+    pub(crate) fn enter(&self, cx: &Context) -> (Entered, Route) {
         let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let ended = Cancellation::new();
-        self.lock().push(Route {
+        let route = Route {
             id,
             cx: cx.clone(),
-            ended: ended.clone(),
-        });
-        Entered {
+            ended: Cancellation::new(),
+        };
+        self.lock().push(route.clone());
+        let entered = Entered {
             routes: self.clone(),
             id,
-            ended,
+            ended: route.ended.clone(),
+        };
+        (entered, route)
+    }
+
+    /// The one call in flight, if there is exactly one.
+    fn only(&self) -> Option<Route> {
+        match self.lock().as_slice() {
+            [only] => Some(only.clone()),
+            _ => None,
         }
     }
 
-    /// The newest call in flight.
-    fn latest(&self) -> Option<Route> {
-        self.lock().last().cloned()
+    /// Whether `entered` is the one call in flight.
+    pub(crate) fn is_only(&self, entered: &Entered) -> bool {
+        self.only().is_some_and(|route| route.id == entered.id)
     }
 
-    /// Whether `entered` is the newest call in flight.
-    pub(crate) fn is_latest(&self, entered: &Entered) -> bool {
-        self.lock()
-            .last()
-            .is_some_and(|route| route.id == entered.id)
-    }
-
-    /// The upstream client's input handlers: each asks the host through the newest call.
+    /// The upstream client's input handlers: each asks the host through the call it belongs to.
     fn handlers(&self, options: ClientOptions) -> ClientOptions {
         let (elicit, sample, roots) = (self.clone(), self.clone(), self.clone());
         options
@@ -255,16 +282,21 @@ impl Routes {
             })
     }
 
-    /// Asks the host with `ask` through the newest call, while that call lasts.
+    /// Asks the host with `ask` through the call the request belongs to, while that call lasts:
+    /// the call it was made within (2026-07-28's input rounds), else the one call in flight.
+    /// With several in flight and no way to tell, the request is refused rather than asked of
+    /// the wrong host.
     async fn ask<T, F, Fut>(&self, ask: F) -> Result<T, ErrorObject>
     where
         F: FnOnce(Context) -> Fut,
         Fut: Future<Output = Result<T, InputError>>,
     {
-        let Some(route) = self.latest() else {
+        let within = SERVING.try_with(Route::clone).ok();
+        let Some(route) = within.or_else(|| self.only()) else {
             return Err(ErrorObject::new(
                 ErrorCode::INVALID_REQUEST,
-                "no request of the host's is in flight to ask through",
+                "the proxy cannot tell which of its host's requests this one belongs to \
+                 (none, or several, are in flight)",
             ));
         };
         tokio::select! {

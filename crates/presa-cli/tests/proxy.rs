@@ -23,12 +23,11 @@ fn over_http(name: &'static str) -> Listening {
 /// Runs the Python client's `scenario` in `era` through `target` (`--http URL` or `--stdio
 /// COMMAND…`); returns its report.
 fn python_through(era: &str, scenario: &str, target: &[&str]) -> Value {
-    let output = python()
-        .script("proxy_client.py")
-        .args([era, scenario])
-        .args(target)
-        .output()
-        .expect("python runs");
+    let mut python = python().script("proxy_client.py");
+    python.args([era, scenario]).args(target);
+    // the proxies it starts keep no tokens of the developer's
+    common::isolated(&mut python);
+    let output = python.output().expect("python runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),

@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -11,13 +13,14 @@ use presa_test::interop::{node, python};
 use serde_json::Value;
 
 fn presa(args: &[&str], server: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_presa"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_presa"));
+    command
         .args(args)
         .arg("--")
         .args(server)
-        .stdin(Stdio::null())
-        .output()
-        .expect("presa runs")
+        .stdin(Stdio::null());
+    common::isolated(&mut command);
+    command.output().expect("presa runs")
 }
 
 /// Runs `presa`, expecting success; returns its stdout.

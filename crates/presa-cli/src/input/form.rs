@@ -5,6 +5,8 @@ use dialoguer::{Confirm, Input, MultiSelect, Select};
 use presa::core::{ElicitRequestParams, ElicitResult, ErrorObject, JsonObject};
 use serde_json::{Map, Value};
 
+use crate::output::printable;
+
 /// One field of a form, as the schema describes it.
 #[derive(Debug)]
 struct Field<'a> {
@@ -45,6 +47,7 @@ fn fields(schema: &Value) -> Vec<Field<'_>> {
                 Some(description) => format!("{title} ({description})"),
                 None => title.to_owned(),
             };
+            let label = printable(&label);
             Field {
                 name,
                 label,
@@ -81,7 +84,7 @@ fn choices(schema: &Value) -> Vec<(Value, String)> {
                 let label = names
                     .and_then(|names| names.get(i))
                     .and_then(Value::as_str)
-                    .map_or_else(|| plain(value), str::to_owned);
+                    .map_or_else(|| plain(value), printable);
                 (value.clone(), label)
             })
             .collect();
@@ -94,7 +97,7 @@ fn choices(schema: &Value) -> Vec<(Value, String)> {
             let value = entry.get("const")?.clone();
             let label = entry["title"]
                 .as_str()
-                .map_or_else(|| plain(&value), str::to_owned);
+                .map_or_else(|| plain(&value), printable);
             Some((value, label))
         })
         .collect()
@@ -102,9 +105,11 @@ fn choices(schema: &Value) -> Vec<(Value, String)> {
 
 /// A value as a person reads it: a string without its quotes.
 fn plain(value: &Value) -> String {
-    value
-        .as_str()
-        .map_or_else(|| value.to_string(), str::to_owned)
+    printable(
+        &value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_owned),
+    )
 }
 
 /// `text`, typed as `kind` takes it.
@@ -191,11 +196,11 @@ pub(super) fn from_answers(
 /// with the answers, declined, or cancelled with Esc.
 pub(super) fn ask(params: &ElicitRequestParams) -> Result<ElicitResult, ErrorObject> {
     let failed = |e: dialoguer::Error| ErrorObject::internal_error(format!("the terminal: {e}"));
-    eprintln!("\nThe server asks: {}", params.message());
+    eprintln!("\nThe server asks: {}", printable(params.message()));
     let form = match params {
         ElicitRequestParams::Form(form) => form,
         ElicitRequestParams::Url(url) => {
-            eprintln!("  {}", url.url);
+            eprintln!("  {}", printable(&url.url));
             let open = Confirm::new()
                 .with_prompt("Go there?")
                 .default(false)

@@ -1,22 +1,25 @@
 //! The front server of the proxy: the upstream's definitions, each with a handler that forwards
-//! to it.
+//! to it, kept in step with the upstream's lists.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::future::{Future, IntoFuture as _};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use presa::client::{Client, ClientError};
 use presa::core::{
     CallToolResult, CompletionReference, ErrorCode, GetPromptResult, Implementation, LoggingLevel,
-    Meta, ProgressNotificationParams, Prompt, ReadResourceResult, ResourceTemplate,
-    ServerCapabilities, UriTemplate,
+    Meta, ProgressNotificationParams, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    ServerCapabilities, Tool, UriTemplate,
 };
 use presa::server::{
-    CompletionInput, Context, ListKind, PromptArgs, ProtocolError, Server, ServerBuilder, Variables,
+    BuildError, CompletionInput, Context, ListKind, McpRequest, Next, PromptArgs, ProtocolError,
+    Server, Variables,
 };
+use serde::Serialize;
 use serde_json::Value;
-use std::future::{Future, IntoFuture as _};
 use tokio::sync::mpsc;
 
-use super::{Muted, Routes};
+use super::{Muted, Routes, SERVING};
 use crate::failure::{Failure, chain};
 
 /// The `_meta` key of a 2026-07-28 result that names the server: the front stamps its own.
@@ -26,67 +29,287 @@ const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// client asked for.
 pub(super) const EVERY_LOG: LoggingLevel = LoggingLevel::Debug;
 
-/// The front server mirroring `upstream` as it is now.
-pub(super) async fn build(
-    upstream: &Client,
-    bus: Arc<Muted>,
-    routes: &Routes,
-) -> Result<Server, Failure> {
-    let info = upstream.info();
-    let identity = info
-        .server_info
-        .clone()
-        .unwrap_or_else(|| Implementation::new("proxied", "0"));
-    let capabilities = &info.capabilities;
-    let mut builder = Server::builder(identity.name.clone(), identity.version.clone())
-        .event_bus(bus)
-        // the upstream checks its own arguments and results
-        .validate(false)
-        .list_changed(announces_list_changes(capabilities))
-        .subscribe(
-            capabilities
-                .resources
-                .as_ref()
-                .is_some_and(|r| r.subscribe == Some(true)),
-        )
-        .logging(capabilities.logging.is_some());
-    if let Some(title) = &identity.title {
-        builder = builder.title(title);
+/// The upstream's definitions as the front serves them now, to tell what a list change
+/// changed.
+#[derive(Default)]
+struct Seen {
+    tools: BTreeMap<String, Tool>,
+    prompts: BTreeMap<String, Prompt>,
+    resources: BTreeMap<String, Resource>,
+    templates: BTreeMap<String, ResourceTemplate>,
+}
+
+/// The mirror: what makes the forwarding handlers, and what it serves now.
+#[derive(Clone)]
+pub(super) struct Mirror {
+    forward: Forward,
+    completions: bool,
+    seen: Arc<Mutex<Seen>>,
+}
+
+/// The exact URI a `resources/read` asked for, which a template's handler forwards (the
+/// template's variables, decoded, would not always spell it back the same).
+#[derive(Clone, Debug)]
+struct RequestedUri(String);
+
+/// Puts the URI of a `resources/read` where the handler finds it.
+async fn requested_uri(mut request: McpRequest, next: Next) -> presa::server::McpResponse {
+    if request.method() == "resources/read"
+        && let Ok(params) = request.params_as::<Value>()
+        && let Some(uri) = params["uri"].as_str()
+    {
+        let uri = RequestedUri(uri.to_owned());
+        request.extensions_mut().insert(uri);
     }
-    if let Some(instructions) = &info.instructions {
-        builder = builder.instructions(instructions);
-    }
-    let completions = capabilities.completions.is_some();
-    let forward = Forward {
-        upstream: upstream.clone(),
-        routes: routes.clone(),
-    };
-    if capabilities.tools.is_some() {
-        for tool in upstream.list_tools().await? {
-            builder = builder.tool(tool.clone(), forward.tool(tool.name));
+    next.run(request).await
+}
+
+impl Mirror {
+    /// The front server mirroring `upstream` as it is now, and the mirror that keeps it so.
+    pub(super) async fn build(
+        upstream: &Client,
+        bus: Arc<Muted>,
+        routes: &Routes,
+    ) -> Result<(Server, Self), Failure> {
+        let info = upstream.info();
+        let identity = info
+            .server_info
+            .clone()
+            .unwrap_or_else(|| Implementation::new("proxied", "0"));
+        let capabilities = &info.capabilities;
+        let mirror = Self {
+            forward: Forward {
+                upstream: upstream.clone(),
+                routes: routes.clone(),
+            },
+            completions: capabilities.completions.is_some(),
+            seen: Arc::default(),
+        };
+        let mut builder = Server::builder(identity.name.clone(), identity.version.clone())
+            .event_bus(bus)
+            // the upstream checks its own arguments and results
+            .validate(false)
+            .list_changed(announces_list_changes(capabilities))
+            .subscribe(
+                capabilities
+                    .resources
+                    .as_ref()
+                    .is_some_and(|r| r.subscribe == Some(true)),
+            )
+            .logging(capabilities.logging.is_some())
+            .middleware(requested_uri);
+        if let Some(title) = &identity.title {
+            builder = builder.title(title);
         }
-    }
-    if capabilities.prompts.is_some() {
-        for prompt in upstream.list_prompts().await? {
-            builder = builder.prompt(prompt.clone(), forward.prompt(prompt.name.clone()));
-            if completions {
-                builder = completing_prompt(builder, &forward, &prompt);
+        if let Some(instructions) = &info.instructions {
+            builder = builder.instructions(instructions);
+        }
+        let mut seen = Seen::default();
+        if capabilities.tools.is_some() {
+            for tool in upstream.list_tools().await? {
+                builder = builder.tool(tool.clone(), mirror.forward.tool(tool.name.clone()));
+                seen.tools.insert(tool.name.clone(), tool);
             }
         }
-    }
-    if capabilities.resources.is_some() {
-        for resource in upstream.list_resources().await? {
-            builder = builder.resource(resource.clone(), forward.resource(resource.uri));
-        }
-        for template in upstream.list_resource_templates().await? {
-            let handler = forward.template(&template.uri_template);
-            builder = builder.resource_template(template.clone(), handler);
-            if completions {
-                builder = completing_template(builder, &forward, &template);
+        if capabilities.prompts.is_some() {
+            for prompt in upstream.list_prompts().await? {
+                let handler = mirror.forward.prompt(prompt.name.clone());
+                builder = builder.prompt(prompt.clone(), handler);
+                for argument in mirror.prompt_completions(&prompt) {
+                    let complete = mirror
+                        .forward
+                        .completion(CompletionReference::prompt(&prompt.name));
+                    builder = builder.complete_prompt_argument(&prompt.name, &argument, complete);
+                }
+                seen.prompts.insert(prompt.name.clone(), prompt);
             }
         }
+        if capabilities.resources.is_some() {
+            for resource in upstream.list_resources().await? {
+                let handler = mirror.forward.resource(resource.uri.clone());
+                builder = builder.resource(resource.clone(), handler);
+                seen.resources.insert(resource.uri.clone(), resource);
+            }
+            for template in upstream.list_resource_templates().await? {
+                let uri_template = template.uri_template.clone();
+                builder = builder.resource_template(template.clone(), mirror.forward.template());
+                for variable in mirror.template_completions(&template) {
+                    let complete = mirror
+                        .forward
+                        .completion(CompletionReference::resource(&uri_template));
+                    builder =
+                        builder.complete_template_variable(&uri_template, &variable, complete);
+                }
+                seen.templates.insert(uri_template, template);
+            }
+        }
+        let server = builder.build().map_err(|e| Failure::Protocol(chain(&e)))?;
+        *mirror.seen.lock().unwrap_or_else(PoisonError::into_inner) = seen;
+        Ok((server, mirror))
     }
-    builder.build().map_err(|e| Failure::Protocol(chain(&e)))
+
+    /// The arguments of `prompt` to complete upstream (none when it completes nothing).
+    fn prompt_completions(&self, prompt: &Prompt) -> Vec<String> {
+        if !self.completions {
+            return Vec::new();
+        }
+        prompt
+            .arguments
+            .iter()
+            .flatten()
+            .map(|a| a.name.clone())
+            .collect()
+    }
+
+    /// The variables of `template` to complete upstream (none when it completes nothing).
+    fn template_completions(&self, template: &ResourceTemplate) -> Vec<String> {
+        let parsed = UriTemplate::parse(&template.uri_template);
+        match parsed {
+            Ok(parsed) if self.completions => parsed.variables().map(str::to_owned).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Brings the front's list `kind` in step with the upstream's: what went is removed, what
+    /// changed is replaced, what came is added, what stayed is left alone; the front announces
+    /// one change.
+    pub(super) async fn refresh(
+        &self,
+        server: &Server,
+        bus: &Muted,
+        kind: ListKind,
+    ) -> Result<(), Failure> {
+        let upstream = &self.forward.upstream;
+        let refused = |error: BuildError| Failure::Protocol(chain(&error));
+        match kind {
+            ListKind::Tools => {
+                let tools = keyed(upstream.list_tools().await?, |t| t.name.clone());
+                let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+                bus.quietly(kind, || {
+                    step(
+                        &mut seen.tools,
+                        tools,
+                        |name| {
+                            server.remove_tool(name);
+                        },
+                        |tool| {
+                            let handler = self.forward.tool(tool.name.clone());
+                            server.add_tool(tool.clone(), handler).map_err(refused)
+                        },
+                    )
+                })
+            }
+            ListKind::Prompts => {
+                let prompts = keyed(upstream.list_prompts().await?, |p| p.name.clone());
+                let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+                bus.quietly(kind, || {
+                    step(
+                        &mut seen.prompts,
+                        prompts,
+                        |name| {
+                            server.remove_prompt(name);
+                        },
+                        |prompt| {
+                            let handler = self.forward.prompt(prompt.name.clone());
+                            server
+                                .add_prompt(prompt.clone(), handler)
+                                .map_err(refused)?;
+                            for argument in self.prompt_completions(prompt) {
+                                let complete = self
+                                    .forward
+                                    .completion(CompletionReference::prompt(&prompt.name));
+                                server
+                                    .add_prompt_completion(&prompt.name, &argument, complete)
+                                    .map_err(refused)?;
+                            }
+                            Ok(())
+                        },
+                    )
+                })
+            }
+            ListKind::Resources => {
+                let resources = keyed(upstream.list_resources().await?, |r| r.uri.clone());
+                let templates = keyed(upstream.list_resource_templates().await?, |t| {
+                    t.uri_template.clone()
+                });
+                let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+                let seen = &mut *seen;
+                bus.quietly(kind, || {
+                    step(
+                        &mut seen.resources,
+                        resources,
+                        |uri| {
+                            server.remove_resource(uri);
+                        },
+                        |resource| {
+                            let handler = self.forward.resource(resource.uri.clone());
+                            server
+                                .add_resource(resource.clone(), handler)
+                                .map_err(refused)
+                        },
+                    )?;
+                    step(
+                        &mut seen.templates,
+                        templates,
+                        |uri_template| {
+                            server.remove_resource_template(uri_template);
+                        },
+                        |template| {
+                            let uri_template = &template.uri_template;
+                            server
+                                .add_resource_template(template.clone(), self.forward.template())
+                                .map_err(refused)?;
+                            for variable in self.template_completions(template) {
+                                let complete = self
+                                    .forward
+                                    .completion(CompletionReference::resource(uri_template));
+                                server
+                                    .add_template_completion(uri_template, &variable, complete)
+                                    .map_err(refused)?;
+                            }
+                            Ok(())
+                        },
+                    )
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `items` by their key.
+fn keyed<T>(items: Vec<T>, key: impl Fn(&T) -> String) -> BTreeMap<String, T> {
+    items.into_iter().map(|item| (key(&item), item)).collect()
+}
+
+/// Moves `seen` to `now`: each entry gone is removed, each changed removed and added again,
+/// each new added; `seen` ends as what is served.
+fn step<T: PartialEq + Serialize>(
+    seen: &mut BTreeMap<String, T>,
+    now: BTreeMap<String, T>,
+    remove: impl Fn(&str),
+    add: impl Fn(&T) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let gone: Vec<String> = seen
+        .keys()
+        .filter(|key| !now.contains_key(*key))
+        .cloned()
+        .collect();
+    for key in gone {
+        remove(&key);
+        seen.remove(&key);
+    }
+    for (key, item) in now {
+        if seen.get(&key) == Some(&item) {
+            continue;
+        }
+        if seen.remove(&key).is_some() {
+            remove(&key);
+        }
+        add(&item)?;
+        seen.insert(key, item);
+    }
+    Ok(())
 }
 
 /// Whether the upstream announces any list change: then so does the front.
@@ -97,106 +320,8 @@ fn announces_list_changes(capabilities: &ServerCapabilities) -> bool {
     [tools, prompts, resources].contains(&Some(true))
 }
 
-/// Refreshes the front's list `kind` from the upstream's: what went is removed, what came is
-/// added, the rest replaced; the front announces one change.
-pub(super) async fn refresh(
-    upstream: &Client,
-    server: &Server,
-    bus: &Muted,
-    routes: &Routes,
-    kind: ListKind,
-) -> Result<(), Failure> {
-    let forward = Forward {
-        upstream: upstream.clone(),
-        routes: routes.clone(),
-    };
-    let added = |error: presa::server::BuildError| Failure::Protocol(chain(&error));
-    match kind {
-        ListKind::Tools => {
-            let tools = upstream.list_tools().await?;
-            bus.quietly(kind, || {
-                for name in server.tool_names() {
-                    server.remove_tool(&name);
-                }
-                tools.into_iter().try_for_each(|tool| {
-                    let handler = forward.tool(tool.name.clone());
-                    server.add_tool(tool, handler).map_err(added)
-                })
-            })
-        }
-        ListKind::Prompts => {
-            let prompts = upstream.list_prompts().await?;
-            let old = server.prompt_names();
-            bus.quietly(kind, || {
-                for name in old {
-                    server.remove_prompt(&name);
-                }
-                prompts.into_iter().try_for_each(|prompt| {
-                    let handler = forward.prompt(prompt.name.clone());
-                    server.add_prompt(prompt, handler).map_err(added)
-                })
-            })
-        }
-        ListKind::Resources => {
-            let resources = upstream.list_resources().await?;
-            let templates = upstream.list_resource_templates().await?;
-            let (old_resources, old_templates) =
-                (server.resource_uris(), server.resource_template_uris());
-            bus.quietly(kind, || {
-                for uri in old_resources {
-                    server.remove_resource(&uri);
-                }
-                for template in old_templates {
-                    server.remove_resource_template(&template);
-                }
-                resources.into_iter().try_for_each(|resource| {
-                    let handler = forward.resource(resource.uri.clone());
-                    server.add_resource(resource, handler).map_err(added)
-                })?;
-                templates.into_iter().try_for_each(|template| {
-                    let handler = forward.template(&template.uri_template);
-                    server
-                        .add_resource_template(template, handler)
-                        .map_err(added)
-                })
-            })
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Registers forwarding completions for `prompt`'s arguments.
-fn completing_prompt(builder: ServerBuilder, forward: &Forward, prompt: &Prompt) -> ServerBuilder {
-    let arguments = prompt.arguments.iter().flatten();
-    arguments.fold(builder, |builder, argument| {
-        let reference = CompletionReference::prompt(prompt.name.clone());
-        builder.complete_prompt_argument(
-            &prompt.name,
-            &argument.name,
-            forward.completion(reference),
-        )
-    })
-}
-
-/// Registers forwarding completions for `template`'s variables.
-fn completing_template(
-    builder: ServerBuilder,
-    forward: &Forward,
-    template: &ResourceTemplate,
-) -> ServerBuilder {
-    let Ok(parsed) = UriTemplate::parse(&template.uri_template) else {
-        return builder;
-    };
-    let variables: Vec<String> = parsed.variables().map(str::to_owned).collect();
-    variables.iter().fold(builder, |builder, variable| {
-        let reference = CompletionReference::resource(template.uri_template.clone());
-        builder.complete_template_variable(
-            &template.uri_template,
-            variable,
-            forward.completion(reference),
-        )
-    })
-}
+/// A boxed future, as the handlers return.
+type Boxed<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// Makes the handlers that forward to the upstream.
 #[derive(Clone)]
@@ -209,10 +334,8 @@ impl Forward {
     fn tool(
         &self,
         name: String,
-    ) -> impl Fn(Value, Context) -> futures_like::Boxed<Result<CallToolResult, ProtocolError>>
-    + Send
-    + Sync
-    + 'static {
+    ) -> impl Fn(Value, Context) -> Boxed<Result<CallToolResult, ProtocolError>> + Send + Sync + 'static
+    {
         let forward = self.clone();
         move |arguments: Value, cx: Context| {
             let (forward, name) = (forward.clone(), name.clone());
@@ -225,6 +348,7 @@ impl Forward {
                     .on_progress(progress)
                     .into_future();
                 let called = forward.serving(&cx, call).await;
+                // the last progress goes out before the result
                 passing.await.ok();
                 let mut result = called.map_err(protocol_error)?;
                 result.result_type = None;
@@ -237,7 +361,7 @@ impl Forward {
     fn prompt(
         &self,
         name: String,
-    ) -> impl Fn(PromptArgs, Context) -> futures_like::Boxed<Result<GetPromptResult, ProtocolError>>
+    ) -> impl Fn(PromptArgs, Context) -> Boxed<Result<GetPromptResult, ProtocolError>>
     + Send
     + Sync
     + 'static {
@@ -258,36 +382,10 @@ impl Forward {
         }
     }
 
-    /// Runs the upstream `call` for the front call `cx`: the upstream's input requests meanwhile
-    /// go to `cx` (while it is the newest call), and so do its log messages, those that
-    /// arrived before its answer included.
-    async fn serving<T>(&self, cx: &Context, call: impl Future<Output = T>) -> T {
-        let entered = self.routes.enter(cx);
-        let mut logs = self.upstream.notifications();
-        let ours = |notification: &presa::core::Notification| {
-            notification.method == "notifications/message" && self.routes.is_latest(&entered)
-        };
-        tokio::pin!(call);
-        let outcome = loop {
-            tokio::select! {
-                outcome = &mut call => break outcome,
-                Some(notification) = logs.recv() => if ours(&notification) {
-                    log(cx, &notification).await;
-                },
-            }
-        };
-        while let Some(notification) = logs.try_recv() {
-            if ours(&notification) {
-                log(cx, &notification).await;
-            }
-        }
-        outcome
-    }
-
     fn resource(
         &self,
         uri: String,
-    ) -> impl Fn(Context) -> futures_like::Boxed<Result<Option<ReadResourceResult>, ProtocolError>>
+    ) -> impl Fn(Context) -> Boxed<Result<Option<ReadResourceResult>, ProtocolError>>
     + Send
     + Sync
     + 'static {
@@ -298,26 +396,28 @@ impl Forward {
         }
     }
 
+    /// A template's handler: reads the URI the request asked for.
     fn template(
         &self,
-        uri_template: &str,
-    ) -> impl Fn(
-        Variables,
-        Context,
-    ) -> futures_like::Boxed<Result<Option<ReadResourceResult>, ProtocolError>>
+    ) -> impl Fn(Variables, Context) -> Boxed<Result<Option<ReadResourceResult>, ProtocolError>>
     + Send
     + Sync
     + 'static {
         let forward = self.clone();
-        let template = UriTemplate::parse(uri_template).ok();
-        move |variables: Variables, cx: Context| {
+        move |_variables: Variables, cx: Context| {
             let forward = forward.clone();
-            let uri = template.as_ref().map(|t| t.expand(variables.iter()));
+            let uri = cx
+                .extensions()
+                .get::<RequestedUri>()
+                .map(|uri| uri.0.clone());
             Box::pin(async move {
-                let Some(uri) = uri else {
-                    return Ok(None);
-                };
-                forward.read(uri, &cx).await
+                match uri {
+                    Some(uri) => forward.read(uri, &cx).await,
+                    None => Err(ProtocolError::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        "the proxy lost the URI of this read",
+                    )),
+                }
             })
         }
     }
@@ -344,13 +444,38 @@ impl Forward {
         }
     }
 
+    /// Runs the upstream `call` for the front call `cx`: the upstream's input requests made
+    /// within it (2026-07-28's rounds) go to `cx`, and so do its log messages while `cx` is the
+    /// only call in flight, those that arrived before its answer included.
+    async fn serving<T>(&self, cx: &Context, call: impl Future<Output = T>) -> T {
+        let (entered, route) = self.routes.enter(cx);
+        let mut logs = self.upstream.notifications();
+        let ours = |notification: &presa::core::Notification| {
+            notification.method == "notifications/message" && self.routes.is_only(&entered)
+        };
+        let call = SERVING.scope(route, call);
+        tokio::pin!(call);
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut call => break outcome,
+                Some(notification) = logs.recv() => if ours(&notification) {
+                    log(cx, &notification).await;
+                },
+            }
+        };
+        while let Some(notification) = logs.try_recv() {
+            if ours(&notification) {
+                log(cx, &notification).await;
+            }
+        }
+        outcome
+    }
+
     fn completion(
         &self,
         reference: CompletionReference,
-    ) -> impl Fn(CompletionInput, Context) -> futures_like::Boxed<presa::core::Completion>
-    + Send
-    + Sync
-    + 'static {
+    ) -> impl Fn(CompletionInput, Context) -> Boxed<presa::core::Completion> + Send + Sync + 'static
+    {
         let upstream = self.upstream.clone();
         move |input: CompletionInput, _cx: Context| {
             let (upstream, reference) = (upstream.clone(), reference.clone());
@@ -372,11 +497,6 @@ impl Forward {
             })
         }
     }
-}
-
-/// Boxed futures, named once.
-mod futures_like {
-    pub(super) type Boxed<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
 }
 
 /// A progress callback for an upstream call, and the task passing what it reports on to the
@@ -403,18 +523,14 @@ fn progress_of(
     )
 }
 
-/// Passes an upstream log message (`notifications/message`) on to the front call `cx`.
+/// Passes an upstream log message on to the front call `cx`.
 async fn log(cx: &Context, notification: &presa::core::Notification) {
-    let params: Value = notification
-        .params
-        .as_deref()
-        .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        .unwrap_or(Value::Null);
-    let level = serde_json::from_value(params["level"].clone()).unwrap_or(LoggingLevel::Info);
-    let data = params["data"].clone();
-    match params["logger"].as_str() {
-        Some(logger) => cx.log_as(level, logger, data).await,
-        None => cx.log(level, data).await,
+    let Some(message) = crate::output::log_message(notification) else {
+        return;
+    };
+    match &message.logger {
+        Some(logger) => cx.log_as(message.level, logger, message.data).await,
+        None => cx.log(message.level, message.data).await,
     }
 }
 

@@ -39,11 +39,20 @@ pub(crate) fn example(name: &'static str) -> &'static Path {
     path
 }
 
-/// `presa ARGS`.
+/// `presa ARGS`, with a home of the tests' own (never the developer's token store).
 pub(crate) fn presa(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_presa"));
     command.args(args).stdin(Stdio::null());
+    isolated(&mut command);
     command
+}
+
+/// `command` with a home and config folder of the tests' own.
+pub(crate) fn isolated(command: &mut Command) {
+    let home = std::env::temp_dir().join(format!("presa-cli-tests-home-{}", std::process::id()));
+    command
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"));
 }
 
 /// Each line `read` gives, on a channel.
