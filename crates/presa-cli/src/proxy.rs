@@ -314,3 +314,71 @@ impl Routes {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use presa::core::{ClientCapabilities, ClientContext, ProtocolVersion};
+
+    use super::*;
+
+    /// A context that says which call it is by the revision it names.
+    fn call(version: ProtocolVersion) -> Context {
+        Context::for_client(ClientContext {
+            protocol_version: version,
+            capabilities: ClientCapabilities::default(),
+            client_info: None,
+        })
+    }
+
+    /// Which call `routes` would ask through.
+    async fn asked(routes: &Routes) -> Result<ProtocolVersion, ErrorObject> {
+        routes
+            .ask(|cx| async move { Ok::<_, InputError>(cx.protocol_version()) })
+            .await
+    }
+
+    #[tokio::test]
+    async fn an_input_request_goes_to_the_call_it_belongs_to_or_nowhere() {
+        let routes = Routes::default();
+        assert!(asked(&routes).await.is_err(), "no call in flight");
+        let (first, first_route) = routes.enter(&call(ProtocolVersion::V2025_06_18));
+        assert_eq!(asked(&routes).await.unwrap(), ProtocolVersion::V2025_06_18);
+        let (second, _) = routes.enter(&call(ProtocolVersion::V2025_11_25));
+        // two in flight and nothing to tell them apart: refused, not asked of the wrong one
+        let refused = asked(&routes).await.unwrap_err();
+        assert!(refused.message.contains("cannot tell"), "{}", refused.message);
+        assert!(!routes.is_only(&first) && !routes.is_only(&second));
+        // made within a call: that call, whatever else is in flight
+        let within = SERVING.scope(first_route, asked(&routes)).await;
+        assert_eq!(within.unwrap(), ProtocolVersion::V2025_06_18);
+        // the first ends: the second is the only one
+        drop(first);
+        assert!(routes.is_only(&second));
+        assert_eq!(asked(&routes).await.unwrap(), ProtocolVersion::V2025_11_25);
+    }
+
+    #[tokio::test]
+    async fn an_input_request_fails_when_its_call_ends_first() {
+        let routes = Routes::default();
+        let (entered, _) = routes.enter(&call(ProtocolVersion::V2025_11_25));
+        let (asking, asked) = tokio::sync::oneshot::channel();
+        let waiting = {
+            let routes = routes.clone();
+            tokio::spawn(async move {
+                routes
+                    .ask(|_cx| async move {
+                        let _ = asking.send(());
+                        std::future::pending::<Result<(), InputError>>().await
+                    })
+                    .await
+            })
+        };
+        // the call ends while its host has not answered
+        asked.await.unwrap();
+        drop(entered);
+        let failed = waiting.await.unwrap().unwrap_err();
+        assert!(failed.message.contains("ended"), "{}", failed.message);
+    }
+}
