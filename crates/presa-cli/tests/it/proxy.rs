@@ -4,13 +4,10 @@
 //! requests (elicitation, sampling, roots) answered by the far client, and cancellation, which
 //! must reach the stdio server.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::process::Command;
 
-use common::{Listening, WAIT, example, presa};
+use crate::common::{Listening, WAIT, example, presa};
 use presa_test::interop::python;
 use serde_json::{Value, json};
 
@@ -26,7 +23,7 @@ fn python_through(era: &str, scenario: &str, target: &[&str]) -> Value {
     let mut python = python().script("proxy_client.py");
     python.args([era, scenario]).args(target);
     // the proxies it starts keep no tokens of the developer's
-    common::isolated(&mut python);
+    crate::common::isolated(&mut python);
     let output = python.output().expect("python runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -159,8 +156,8 @@ fn list_changes_and_resource_updates_behind_the_proxy_reach_the_front() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-        let events = common::lines_of(listening.stdout.take().unwrap());
-        let said = common::lines_of(listening.stderr.take().unwrap());
+        let events = crate::common::lines_of(listening.stdout.take().unwrap());
+        let said = crate::common::lines_of(listening.stderr.take().unwrap());
         assert!(said.recv_timeout(WAIT).unwrap().starts_with("listening"));
 
         let tool = format!("hello_{era}");

@@ -2,9 +2,6 @@
 //! `@modelcontextprotocol/server-everything` over stdio and in its Streamable HTTP mode, and the
 //! PyPI `mcp-server-time`, both pinned in `interop/` and installed on first use.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Output, Stdio};
@@ -19,7 +16,7 @@ fn presa(args: &[&str], server: &[&str]) -> Output {
         .arg("--")
         .args(server)
         .stdin(Stdio::null());
-    common::isolated(&mut command);
+    crate::common::isolated(&mut command);
     command.output().expect("presa runs")
 }
 

@@ -1,8 +1,6 @@
 //! What the `presa` command's tests share: presa's examples, built once with the features
 //! presa's own tests use, and processes that print `listening URL`.
 
-#![allow(dead_code, reason = "each test file uses a part")]
-
 use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -2,15 +2,12 @@
 //! and Streamable HTTP in both eras, and the `patterns` example for input requests, progress
 //! and logs. Each test runs the built binary as a user would and reads what it printed.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use assert_cmd::assert::OutputAssertExt as _;
-use common::{Listening, WAIT, example, lines_of, presa};
+use crate::common::{Listening, WAIT, example, lines_of, presa};
 use serde_json::Value;
 
 /// presa's example `name` on Streamable HTTP at 127.0.0.1.
