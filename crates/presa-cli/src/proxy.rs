@@ -348,7 +348,11 @@ mod tests {
         let (second, _) = routes.enter(&call(ProtocolVersion::V2025_11_25));
         // two in flight and nothing to tell them apart: refused, not asked of the wrong one
         let refused = asked(&routes).await.unwrap_err();
-        assert!(refused.message.contains("cannot tell"), "{}", refused.message);
+        assert!(
+            refused.message.contains("cannot tell"),
+            "{}",
+            refused.message
+        );
         assert!(!routes.is_only(&first) && !routes.is_only(&second));
         // made within a call: that call, whatever else is in flight
         let within = SERVING.scope(first_route, asked(&routes)).await;

@@ -2,7 +2,6 @@
 //! presa-test's mock: the login (the browser's part done by the test, following the printed
 //! page), the kept tokens used by later commands in other processes, status and logout.
 
-
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -2,12 +2,11 @@
 //! and Streamable HTTP in both eras, and the `patterns` example for input requests, progress
 //! and logs. Each test runs the built binary as a user would and reads what it printed.
 
-
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use assert_cmd::assert::OutputAssertExt as _;
 use crate::common::{Listening, WAIT, example, lines_of, presa};
+use assert_cmd::assert::OutputAssertExt as _;
 use serde_json::Value;
 
 /// presa's example `name` on Streamable HTTP at 127.0.0.1.

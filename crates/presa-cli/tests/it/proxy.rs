@@ -4,7 +4,6 @@
 //! requests (elicitation, sampling, roots) answered by the far client, and cancellation, which
 //! must reach the stdio server.
 
-
 use std::process::Command;
 
 use crate::common::{Listening, WAIT, example, presa};

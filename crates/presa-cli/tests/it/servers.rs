@@ -2,7 +2,6 @@
 //! `@modelcontextprotocol/server-everything` over stdio and in its Streamable HTTP mode, and the
 //! PyPI `mcp-server-time`, both pinned in `interop/` and installed on first use.
 
-
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Output, Stdio};
 
