@@ -484,3 +484,42 @@ fn an_elicitation_is_answered_on_the_terminal() {
         );
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_cancels_the_call_in_the_server_then_exits() {
+    let countdown = example("countdown").display().to_string();
+    for era in ["auto", "legacy"] {
+        let mut calling = presa(&[
+            "call",
+            "countdown",
+            "seconds=600",
+            "--era",
+            era,
+            "--",
+            &countdown,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+        // the server's log of its first step, then its own stderr, come on presa's stderr
+        let said = lines_of(calling.stderr.take().unwrap());
+        let started = said
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("{era}: no first step"));
+        assert!(started.contains("\"left\":600"), "{era}: {started}");
+        let pid = calling.id().to_string();
+        assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+        // the server hears the cancellation: its handler stops before liftoff
+        loop {
+            let line = said
+                .recv_timeout(WAIT)
+                .unwrap_or_else(|_| panic!("{era}: the countdown was not cancelled"));
+            if line.contains("countdown stopped before liftoff") {
+                break;
+            }
+        }
+        assert_eq!(calling.wait().unwrap().code(), Some(130), "{era}");
+    }
+}
