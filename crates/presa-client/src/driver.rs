@@ -446,6 +446,12 @@ impl Driver {
                 let _ = done.send(());
             }
         }
+        // Calls abandoned just before the close (a caller interrupted, then closing) are
+        // cancelled first: their cancellations go out with the last messages.
+        while let Ok(key) = self.cancels.try_recv() {
+            self.cancel_call(key);
+        }
+
         // Tell the server to end the subscriptions still open, so that it can finish.
         for id in std::mem::take(&mut self.listens) {
             let _ = self.session.cancel(&id, Some("client closed"));

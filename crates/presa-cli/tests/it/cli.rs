@@ -510,7 +510,13 @@ fn ctrl_c_cancels_the_call_in_the_server_then_exits() {
             .unwrap_or_else(|_| panic!("{era}: no first step"));
         assert!(started.contains("\"left\":600"), "{era}: {started}");
         let pid = calling.id().to_string();
-        assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+        assert!(
+            Command::new("kill")
+                .args(["-INT", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
         // the server hears the cancellation: its handler stops before liftoff
         loop {
             let line = said

@@ -7,7 +7,7 @@ use std::time::Duration;
 use presa_client::{ClientError, ClientOptions, ResultText, TransportError, TransportErrorKind};
 use presa_core::{ErrorReport, LoggingLevel};
 use presa_test::fake::{FakeConfig, id_of};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::{connect_with, legacy, methods, modern};
 
@@ -101,6 +101,28 @@ async fn a_dropped_call_is_cancelled() {
             .call_tool("echo", json!({"text": "x"}))
             .await
             .unwrap();
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_dropped_just_before_closing_is_still_cancelled() {
+    // what a command line does on Ctrl-C: drop the call, then close at once
+    for (client, mut fake) in [modern().await, legacy().await] {
+        let mut call = Box::pin(client.call_tool("slow", ()).into_future());
+        let request = tokio::select! {
+            _ = &mut call => panic!("the slow call answered"),
+            request = fake.request("tools/call") => request,
+        };
+        // dropped, and the connection closed, with nothing in between
+        drop(call);
+        client.close().await;
+        let seen = fake.drain();
+        let methods: Vec<&Value> = seen.iter().map(|m| &m["method"]).collect();
+        let cancel = seen
+            .iter()
+            .find(|m| m["method"] == "notifications/cancelled")
+            .unwrap_or_else(|| panic!("not cancelled: {methods:?}"));
+        assert_eq!(cancel["params"]["requestId"], request["id"]);
     }
 }
 
