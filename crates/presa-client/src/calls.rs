@@ -153,17 +153,8 @@ impl Client {
         name: impl Into<String>,
         arguments: impl Serialize,
     ) -> CallBuilder<Out> {
-        let name = name.into();
-        let call = self.call_tool(name.clone(), arguments);
-        CallBuilder::new(self, move |client, options| {
-            Box::pin(async move {
-                if !client.tool_listing().is_listed() {
-                    // the output schemas come from the server's list
-                    client.list_tools_again(&options).await?;
-                }
-                let result = call.options(options).await?;
-                client.tool_listing().read(&name, result)
-            })
+        self.call_listed(name.into(), arguments, |listing, name, result| {
+            listing.read(name, result)
         })
     }
 
@@ -177,7 +168,19 @@ impl Client {
         name: impl Into<String>,
         arguments: impl Serialize,
     ) -> CallBuilder<CallToolResult> {
-        let name = name.into();
+        self.call_listed(name.into(), arguments, |listing, name, result| {
+            listing.check(name, &result).map(|_| result)
+        })
+    }
+
+    /// `tools/call` with the tools listed first (their output schemas come from the list),
+    /// its result made into a `T` by `finish` with the listing.
+    fn call_listed<T: Send + 'static>(
+        &self,
+        name: String,
+        arguments: impl Serialize,
+        finish: fn(&crate::output::ToolListing, &str, CallToolResult) -> Result<T, ClientError>,
+    ) -> CallBuilder<T> {
         let call = self.call_tool(name.clone(), arguments);
         CallBuilder::new(self, move |client, options| {
             Box::pin(async move {
@@ -186,8 +189,7 @@ impl Client {
                     client.list_tools_again(&options).await?;
                 }
                 let result = call.options(options).await?;
-                client.tool_listing().check(&name, &result)?;
-                Ok(result)
+                finish(client.tool_listing(), &name, result)
             })
         })
     }

@@ -199,28 +199,11 @@ impl Inner {
                 return Ok(state.tokens.clone());
             }
         }
-        let stored = self
-            .options
-            .store
-            .load_tokens(&self.key)
-            .await
-            .map_err(|e| OAuthError::Store(e.to_string()))?;
-        let mut state = self.state();
-        if !state.loaded {
-            state.loaded = true;
-            // the key DPoP-bound tokens of an earlier run need, unless this run made its own
-            if state.dpop_key.is_none()
-                && let Some(secret) = stored.as_ref().and_then(|t| t.dpop_key.as_deref())
-            {
-                state.dpop_key = Es256Key::from_secret(secret).ok();
-            }
-            state.tokens = stored;
-        }
-        Ok(state.tokens.clone())
+        self.reload().await
     }
 
     /// The tokens as the store holds them now (another process may have changed them), kept
-    /// here too.
+    /// here too, with the DPoP key they are bound to.
     pub(crate) async fn reload(&self) -> Result<Option<StoredTokens>, OAuthError> {
         let stored = self
             .options
@@ -230,6 +213,12 @@ impl Inner {
             .map_err(|e| OAuthError::Store(e.to_string()))?;
         let mut state = self.state();
         state.loaded = true;
+        // the key DPoP-bound tokens of another run need, unless this run made its own
+        if state.dpop_key.is_none()
+            && let Some(secret) = stored.as_ref().and_then(|t| t.dpop_key.as_deref())
+        {
+            state.dpop_key = Es256Key::from_secret(secret).ok();
+        }
         state.tokens.clone_from(&stored);
         Ok(stored)
     }

@@ -25,12 +25,12 @@ use crate::server::Server;
 use crate::tool::{AsyncTool, FromArguments, IntoToolResult, ToolHandler};
 
 impl Server {
-    /// Edits the definitions without announcing a list change (what `edit` changes is no list:
-    /// a completion).
-    fn change_unlisted(
+    /// Swaps in the definitions `edit` made of the current ones, if it says they changed;
+    /// announces nothing. Whether they did.
+    fn edit(
         &self,
-        edit: impl FnOnce(&mut Definitions) -> Result<(), BuildError>,
-    ) -> Result<(), BuildError> {
+        edit: impl FnOnce(&mut Definitions) -> Result<bool, BuildError>,
+    ) -> Result<bool, BuildError> {
         let _changing = self
             .inner
             .changing
@@ -38,10 +38,12 @@ impl Server {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let current = self.snapshot();
         let mut next = Definitions::clone(&current);
-        edit(&mut next)?;
-        next.generation = current.generation + 1;
-        self.inner.definitions.store(Arc::new(next));
-        Ok(())
+        let changed = edit(&mut next)?;
+        if changed {
+            next.generation = current.generation + 1;
+            self.inner.definitions.store(Arc::new(next));
+        }
+        Ok(changed)
     }
 
     /// Completes an argument of a prompt while serving, as
@@ -61,7 +63,8 @@ impl Server {
     {
         let target = CompletionTarget::Prompt(prompt.to_owned());
         let completer = Arc::new(CompleterFn(complete));
-        self.change_unlisted(|d| d.add_completion(target, argument, completer))
+        self.edit(|d| d.add_completion(target, argument, completer).map(|()| true))
+            .map(drop)
     }
 
     /// Completes a variable of a resource template while serving (see
@@ -79,29 +82,17 @@ impl Server {
     {
         let target = CompletionTarget::Template(uri_template.to_owned());
         let completer = Arc::new(CompleterFn(complete));
-        self.change_unlisted(|d| d.add_completion(target, variable, completer))
+        self.edit(|d| d.add_completion(target, variable, completer).map(|()| true))
+            .map(drop)
     }
 
+    /// [`edit`](Self::edit), announcing a change of list `kind` when there was one.
     fn change(
         &self,
         kind: ListKind,
         edit: impl FnOnce(&mut Definitions) -> Result<bool, BuildError>,
     ) -> Result<bool, BuildError> {
-        let changed = {
-            let _changing = self
-                .inner
-                .changing
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            let current = self.snapshot();
-            let mut next = Definitions::clone(&current);
-            let changed = edit(&mut next)?;
-            if changed {
-                next.generation = current.generation + 1;
-                self.inner.definitions.store(Arc::new(next));
-            }
-            changed
-        };
+        let changed = self.edit(edit)?;
         if changed {
             // nobody listening is fine
             self.inner.bus.publish(Change::ListChanged(kind));
