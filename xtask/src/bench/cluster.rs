@@ -16,12 +16,14 @@ use presa_test::redis::RedisServer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::http::{self, Era, find, post};
+use super::Bench;
+use super::http::{self, Call, Era, find, post};
+use super::measure::{Run, Side, summarize};
 use super::process::{self, HttpServer};
-use super::{Bench, Row, Run, median, summarize};
+use super::table::{Row, Target};
 
-/// Listens of the fanout row.
-const LISTENS: usize = 10_000;
+/// Listens of the fanout rows.
+pub(super) const LISTENS: usize = 10_000;
 
 /// What every replica of the rows is started with besides its Redis flag.
 const REPLICA: [&str; 2] = ["--http", "127.0.0.1:0"];
@@ -48,26 +50,22 @@ impl Bench {
             }
             trips.sort_by(f64::total_cmp);
             let trips = trips[trips.len() / 2];
-            let (presa, base) = (median(&presa), median(&base));
-            let ratio = presa.throughput / base.throughput;
-            let (target, met) = match era {
+            let (presa, base) = (Side::of(&presa), Side::of(&base));
+            let ratio = presa.median.throughput / base.median.throughput;
+            let (text, met) = if era == Era::Session {
                 // one load per call; a save reserving stream numbers once per 1,024 calls
-                Era::Session => (
+                (
                     format!("≥ 0.50×; 1 Redis round trip per call (got {trips:.3})"),
                     ratio >= 0.50 && trips <= 1.01,
-                ),
-                Era::Stateless => (
+                )
+            } else {
+                (
                     format!("no Redis on the request path (got {trips:.4} commands per call)"),
                     trips < 0.01,
-                ),
+                )
             };
-            rows.push(Row {
-                name,
-                presa,
-                baseline: Some(base),
-                target,
-                met,
-            });
+            let target = Target::Check { text, met };
+            rows.push(Row::new(name, presa, target).baseline(base));
         }
         if self.wanted("fanout-10k") {
             let mut runs = Vec::new();
@@ -75,17 +73,12 @@ impl Bench {
                 eprintln!("fanout-10k: run {repeat}/{}", self.options.repeats);
                 runs.push(self.fanout().await?);
             }
-            let presa = median(&runs);
-            rows.push(Row {
-                name: "fanout-10k",
-                target: format!(
-                    "{LISTENS} listens on 3 replicas told of one update (last after {:.1} ms)",
-                    f64::from(presa.p99_us) / 1000.0
-                ),
-                met: true,
-                baseline: None,
-                presa,
-            });
+            let presa = Side::of(&runs);
+            let last_ms = f64::from(presa.median.p99_us) / 1000.0;
+            let target = Target::Report(format!(
+                "{LISTENS} listens on 3 replicas told of one update (last after {last_ms:.1} ms)"
+            ));
+            rows.push(Row::new("fanout-10k", presa, target));
         }
         Ok(rows)
     }
@@ -108,12 +101,14 @@ impl Bench {
             .trim_end_matches('/')
             .to_owned();
         let (warm, stop) = self.window();
+        let add = Arc::new(Call::add());
         let load: Vec<_> = (0..64)
             .map(|_| {
                 tokio::spawn(http::connection(
                     address.clone(),
                     replicas[0].path.clone(),
                     era,
+                    Arc::clone(&add),
                     warm,
                     stop,
                 ))
@@ -177,6 +172,16 @@ impl Bench {
         let mut replicas = self
             .replicas(&notes, &redis, &["--max-connections", &per_replica])
             .await?;
+        let run = self.fanout_over(&replicas).await;
+        for replica in &mut replicas {
+            replica.stop().await;
+        }
+        run
+    }
+
+    /// [`LISTENS`] listens on `notes://index` spread over `replicas` (which share their
+    /// changes), then a note added on the first; the run as [`fanout`](Self::fanout) says.
+    pub(super) async fn fanout_over(&self, replicas: &[HttpServer]) -> Result<Run, String> {
         let (ready_tx, mut ready) = tokio::sync::mpsc::channel::<Result<(), String>>(LISTENS);
         let mut listens = Vec::with_capacity(LISTENS);
         let setups = Arc::new(tokio::sync::Semaphore::new(256));
@@ -234,9 +239,6 @@ impl Bench {
                 .map_err(|_| "a listen was not told within a minute")?
                 .map_err(|e| e.to_string())??;
             told.push(http::micros(at.duration_since(published)));
-        }
-        for replica in &mut replicas {
-            replica.stop().await;
         }
         told.sort_unstable();
         let last = told.last().copied().unwrap_or(0);

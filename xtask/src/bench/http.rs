@@ -2,6 +2,7 @@
 //! request at a time per connection, N connections at once.
 
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -28,13 +29,82 @@ pub(super) fn post(address: &str, path: &str, headers: &str, body: &str) -> Vec<
     .into_bytes()
 }
 
-/// The stateless 2026-07-28 `tools/call add` request.
-pub(super) fn stateless_call(address: &str, path: &str) -> Vec<u8> {
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","arguments":{{"numbers":[1,2,3]}},{META}}}}}"#
-    );
-    let headers = "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: add\r\n";
-    post(address, path, headers, &body)
+/// A request the load sends again and again, in whichever era the row speaks.
+#[derive(Clone, Debug)]
+pub(super) struct Call {
+    /// The JSON-RPC method.
+    pub(super) method: &'static str,
+    /// The tool's name or the resource's URI, for 2026-07-28's `Mcp-Name` header.
+    pub(super) name: Option<&'static str>,
+    /// The members of `params` but `_meta`, as JSON text (`"name":"add",…`).
+    pub(super) params: String,
+    /// Members of `_meta` beside 2026-07-28's own (`"progressToken":"p"`), as JSON text.
+    pub(super) meta: &'static str,
+}
+
+impl Call {
+    /// `tools/call add` with `{"numbers": [1, 2, 3]}`.
+    pub(super) fn add() -> Call {
+        Call::tool("add", r#"{"numbers":[1,2,3]}"#.to_owned())
+    }
+
+    /// `tools/call` of `name` with `arguments` (JSON text).
+    pub(super) fn tool(name: &'static str, arguments: String) -> Call {
+        Call {
+            method: "tools/call",
+            name: Some(name),
+            params: format!(r#""name":"{name}","arguments":{arguments}"#),
+            meta: "",
+        }
+    }
+
+    /// The HTTP request of this call in `era`, inside `session` if the server gave one.
+    pub(super) fn request(
+        &self,
+        era: Era,
+        address: &str,
+        path: &str,
+        session: Option<&str>,
+    ) -> Vec<u8> {
+        let (params, method) = (&self.params, self.method);
+        let comma = if params.is_empty() { "" } else { "," };
+        let extra = if self.meta.is_empty() {
+            String::new()
+        } else {
+            format!(r#","_meta":{{{}}}"#, self.meta)
+        };
+        match era {
+            Era::Stateless => {
+                let meta = if self.meta.is_empty() {
+                    META.to_owned()
+                } else {
+                    // the call's own members join 2026-07-28's in the one `_meta`
+                    let open = META.strip_suffix('}').unwrap_or(META);
+                    format!("{open},{}}}", self.meta)
+                };
+                let body = format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{params}{comma}{meta}}}}}"#
+                );
+                let mut headers =
+                    format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n");
+                if let Some(name) = self.name {
+                    headers.push_str(&format!("Mcp-Name: {name}\r\n"));
+                }
+                post(address, path, &headers, &body)
+            }
+            Era::Session => {
+                let extra = if params.is_empty() {
+                    extra.trim_start_matches(',')
+                } else {
+                    &extra
+                };
+                let body = format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{params}{extra}}}}}"#
+                );
+                post(address, path, &session_headers(session), &body)
+            }
+        }
+    }
 }
 
 /// Headers of a request in session `session` (if the server gave one).
@@ -72,18 +142,13 @@ pub(super) async fn open_session(
     Ok(session)
 }
 
-/// The `tools/call add` request inside session `session`.
-pub(super) fn session_call(address: &str, path: &str, session: Option<&str>) -> Vec<u8> {
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"numbers":[1,2,3]}}}"#;
-    post(address, path, &session_headers(session), body)
-}
-
 /// One connection's load: calls until `stop`; returns the latencies (µs) of the calls that
 /// started at or after `warm` and ended by `stop`.
 pub(super) async fn connection(
     address: String,
     path: String,
     era: Era,
+    call: Arc<Call>,
     warm: Instant,
     stop: Instant,
 ) -> Result<Vec<u32>, String> {
@@ -92,13 +157,11 @@ pub(super) async fn connection(
         .map_err(|e| format!("connect {address}: {e}"))?;
     stream.set_nodelay(true).map_err(|e| e.to_string())?;
     let mut buf = Vec::with_capacity(8192);
-    let request = match era {
-        Era::Stateless => stateless_call(&address, &path),
-        Era::Session => {
-            let session = open_session(&mut stream, &mut buf, &address, &path).await?;
-            session_call(&address, &path, session.as_deref())
-        }
+    let session = match era {
+        Era::Session => open_session(&mut stream, &mut buf, &address, &path).await?,
+        Era::Stateless => None,
     };
+    let request = call.request(era, &address, &path, session.as_deref());
     let mut latencies = Vec::with_capacity(1 << 16);
     let mut first = true;
     loop {
@@ -110,8 +173,8 @@ pub(super) async fn connection(
         let end = Instant::now();
         if reply.status != 200 || (first && !reply.has_result) {
             return Err(format!(
-                "tools/call answered {}: {}",
-                reply.status, reply.text
+                "{} answered {}: {}",
+                call.method, reply.status, reply.text
             ));
         }
         first = false;
@@ -190,7 +253,8 @@ async fn fill(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<(), String> {
 }
 
 /// Reads one response into `buf`: status, `Mcp-Session-Id`, the body's range and how many bytes
-/// of `buf` the response took. Bodies are delimited by `Content-Length` or chunked encoding.
+/// of `buf` the response took. Bodies are delimited by `Content-Length` or chunked encoding (a
+/// chunked body is joined in `buf`, its framing gone).
 async fn read_reply(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
@@ -232,8 +296,9 @@ async fn read_reply(
     if !chunked {
         return Ok((status, session, start..start, start));
     }
-    // chunked: size line, data, CRLF; a zero size ends it (no trailers expected)
-    let mut at = start;
+    // chunked: size line, data, CRLF; a zero size ends it (no trailers expected). The data
+    // is moved together at `start` as it is read, so the body is one range.
+    let (mut at, mut body_end) = (start, start);
     loop {
         let line_end = loop {
             if let Some(end) = find(&buf[at..], b"\r\n") {
@@ -249,9 +314,11 @@ async fn read_reply(
         while buf.len() < end {
             fill(stream, buf).await?;
         }
+        buf.copy_within(line_end + 2..line_end + 2 + size, body_end);
+        body_end += size;
         at = end;
         if size == 0 {
-            return Ok((status, session, start..at, at));
+            return Ok((status, session, start..body_end, at));
         }
     }
 }
@@ -259,4 +326,73 @@ async fn read_reply(
 /// The first position of `needle` in `haystack`.
 pub(super) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// The body of a request, parsed.
+    fn body(request: &[u8]) -> serde_json::Value {
+        let text = String::from_utf8(request.to_vec()).unwrap();
+        let (_, body) = text.split_once("\r\n\r\n").unwrap();
+        serde_json::from_str(body).unwrap()
+    }
+
+    #[test]
+    fn a_call_s_own_meta_joins_2026_07_28_s() {
+        let call = Call {
+            meta: r#""progressToken":"p""#,
+            ..Call::tool("progress", "{}".to_owned())
+        };
+        let stateless = body(&call.request(Era::Stateless, "a:1", "/mcp", None));
+        let meta = &stateless["params"]["_meta"];
+        assert_eq!(meta["progressToken"], "p");
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        let session = body(&call.request(Era::Session, "a:1", "/mcp", Some("s")));
+        assert_eq!(
+            session["params"]["_meta"],
+            serde_json::json!({"progressToken": "p"})
+        );
+        assert_eq!(session["params"]["name"], "progress");
+        let list = Call {
+            method: "tools/list",
+            name: None,
+            params: String::new(),
+            meta: "",
+        };
+        let session = body(&list.request(Era::Session, "a:1", "/mcp", None));
+        assert_eq!(session["params"], serde_json::json!({}));
+    }
+
+    #[test]
+    fn a_chunked_body_is_read_whole_without_its_framing() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let address = listener.local_addr().unwrap();
+            let server = tokio::spawn(async move {
+                let (mut socket, _) = listener.accept().await.unwrap();
+                let response = "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n\
+                                5\r\ndata:\r\n3\r\n {}\r\n0\r\n\r\n\
+                                HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n";
+                socket.write_all(response.as_bytes()).await.unwrap();
+            });
+            let mut stream = TcpStream::connect(address).await.unwrap();
+            let mut buf = Vec::new();
+            let (status, body) = exchange_body(&mut stream, &mut buf, b"").await.unwrap();
+            assert_eq!((status, body.as_str()), (200, "data: {}"));
+            let (status, body) = exchange_body(&mut stream, &mut buf, b"").await.unwrap();
+            assert_eq!((status, body.as_str()), (202, ""));
+            server.await.unwrap();
+        });
+    }
 }

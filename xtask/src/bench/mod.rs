@@ -1,10 +1,14 @@
 //! `cargo xtask bench`: the load driver of presa's performance targets (docs/performance.md).
 //!
-//! Builds the examples in release, then measures each row against its baseline: the `library`
-//! example over HTTP and stdio, a plain axum handler (`bench_axum_baseline`) and a raw
-//! serde_json stdio loop (`bench_stdio_baseline`), and the in-process client/server
-//! (`bench_in_process`). Each run has a warm-up that is not counted and a bounded measured
-//! window, and is repeated; the table shows medians.
+//! Builds the examples and presa-bench in release, then measures each row against its
+//! baseline: the `library` example over HTTP and stdio against the strict baselines of
+//! presa-bench (an axum handler and a stdio loop that read each request only as far as its id
+//! and answer a result serialized once, the id spliced in), and the in-process client/server
+//! (`bench_in_process`). With `--peers`, rmcp's server (bench/rmcp, a crate outside the
+//! workspace) runs in the same rows. Each run has a warm-up that is not counted and a bounded
+//! measured window; the sides of a row take turns (presa, baseline, rmcp, presa, …), and the
+//! table shows each side's median with the spread of its runs. A target met or missed by less
+//! than that spread is called "within noise", not met.
 //!
 //! Pinning: after building (on every CPU), `cargo xtask bench` re-executes the driver's release
 //! build; when two or more CPUs exist it runs under `taskset -c 1` and starts every server under
@@ -16,18 +20,25 @@
 
 mod cluster;
 mod http;
+mod measure;
 mod process;
+mod rows;
 pub(crate) mod soak;
 mod stdio;
+mod svg;
+mod table;
 mod tasks;
+mod workloads;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
 
-use http::Era;
+use http::{Call, Era};
+use measure::{Run, cpu_window, summarize};
 
 use crate::workspace_root;
 
@@ -38,6 +49,8 @@ options:
   --duration SECS    measured window of each run (default 5)
   --repeats N        runs per row and side; the table shows medians (default 3)
   --row NAME         run one row: http-64, http-1, http-session-64, stdio-seq, stdio-64,
+                     list-1000, read-1mib-blob, read-1mib-text, args-100k, args-100k-full,
+                     progress-sse, listen-fanout, client-http-64,
                      in-process, idle-sessions, tasks, observed-http-64-none,
                      observed-http-64-spans, observed-http-64-metrics, observed-stdio-64-none,
                      observed-stdio-64-spans, observed-stdio-64-metrics (default: all), or with --cluster
@@ -47,6 +60,8 @@ options:
                      nginx with apt-get when missing)
   --sessions N       sessions of the idle-sessions row (default 10000)
   --tasks N          tasks of the tasks row (default 10000)
+  --svg FILE         also draw the table as a chart into FILE (SVG)
+  --peers            run rmcp's server (bench/rmcp, rmcp pinned) in the HTTP and stdio rows too
   --no-build         use the release examples already built
   --no-pin           do not pin server and driver to different CPUs";
 
@@ -98,6 +113,10 @@ struct Options {
     pin: bool,
     /// The scale-out rows instead of the others.
     cluster: bool,
+    /// rmcp's server in the HTTP and stdio rows.
+    peers: bool,
+    /// Where to draw the table as a chart.
+    svg: Option<PathBuf>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -111,6 +130,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         build: true,
         pin: true,
         cluster: false,
+        peers: false,
+        svg: None,
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -144,13 +165,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--row" => {
                 let v = value()?;
                 let observed = OBSERVED_ROWS.iter().any(|(name, ..)| name == v);
-                if !ROWS.contains(&v.as_str()) && !CLUSTER_ROWS.contains(&v.as_str()) && !observed {
+                let known = [&ROWS[..], &CLUSTER_ROWS, &workloads::WORKLOAD_ROWS]
+                    .iter()
+                    .any(|rows| rows.contains(&v.as_str()));
+                if !known && !observed {
                     return Err(format!("unknown row {v:?}"));
                 }
                 options.row = Some(v.clone());
             }
             "--no-build" => options.build = false,
             "--cluster" => options.cluster = true,
+            "--peers" => options.peers = true,
+            "--svg" => options.svg = Some(PathBuf::from(value()?)),
             "--no-pin" => options.pin = false,
             other => return Err(format!("unknown option {other:?}")),
         }
@@ -189,7 +215,7 @@ fn try_run(args: &[String]) -> Result<ExitCode, String> {
         .and_then(|n| n.parse::<usize>().ok())
     else {
         if options.build {
-            build(options.cluster)?;
+            build(options.cluster, options.peers)?;
         }
         let available = std::thread::available_parallelism().map_or(1, usize::from);
         let pin = options.pin && available >= 2;
@@ -212,8 +238,13 @@ fn try_run(args: &[String]) -> Result<ExitCode, String> {
         .map_err(|e| e.to_string())?;
     let bench = Bench {
         examples: examples_dir(),
+        bins: examples_dir()
+            .parent()
+            .map(Path::to_path_buf)
+            .ok_or("no release directory")?,
         server_cpus: pinned_cpus.map(|_| "0".to_owned()),
         all_cpus: pinned_cpus.map(|n| format!("0-{}", n.saturating_sub(1))),
+        driver_cpus: pinned_cpus.map(|_| "1".to_owned()),
         ticks: process::clock_ticks(),
         options,
     };
@@ -222,7 +253,11 @@ fn try_run(args: &[String]) -> Result<ExitCode, String> {
     } else {
         runtime.block_on(bench.rows())?
     };
-    print_table(&rows);
+    table::print(&rows);
+    if let Some(file) = &bench.options.svg {
+        svg::write(&rows, file)?;
+        eprintln!("xtask bench: chart written to {}", file.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -256,8 +291,11 @@ pub(super) fn release_driver(
 
 /// `cargo build --release -p presa --examples -p xtask --bins`: the servers, and the driver
 /// itself optimized (`cargo xtask` runs a debug build); for the scale-out rows, the examples
-/// with the `redis` feature; then `bench_observed` with `otel`.
-fn build(cluster: bool) -> Result<(), String> {
+/// with the `redis` feature. Then, each in a build of its own so that no feature reaches the
+/// examples they are compared with: `bench_observed` with `otel`, and presa-bench (the
+/// baselines, and the workloads with `full-schema`). With `--peers`, rmcp's server and client
+/// from their own workspace (bench/rmcp) into the same target directory.
+pub(super) fn build(cluster: bool, peers: bool) -> Result<(), String> {
     let mut args = vec!["build", "--release", "-p", "presa", "--examples"];
     if cluster {
         args.extend(["--features", "redis"]);
@@ -274,7 +312,23 @@ fn build(cluster: bool) -> Result<(), String> {
         "bench_observed",
         "--features",
         "otel",
-    ])
+    ])?;
+    cargo_build(&["build", "--release", "-p", "presa-bench", "--bins"])?;
+    if peers {
+        let manifest = workspace_root().join("bench/rmcp/Cargo.toml");
+        let target = crate::target_dir();
+        let (manifest, target) = (manifest.to_string_lossy(), target.to_string_lossy());
+        cargo_build(&[
+            "build",
+            "--release",
+            "--locked",
+            "--manifest-path",
+            &manifest,
+            "--target-dir",
+            &target,
+        ])?;
+    }
+    Ok(())
 }
 
 fn cargo_build(args: &[&str]) -> Result<(), String> {
@@ -297,84 +351,19 @@ fn examples_dir() -> PathBuf {
     crate::target_dir().join("release").join("examples")
 }
 
-/// One measured run of one side.
-#[derive(Debug, Clone, Default)]
-struct Run {
-    /// Requests (or calls) per second over the measured window.
-    throughput: f64,
-    p50_us: u32,
-    p99_us: u32,
-    /// Server CPU time per request, in microseconds.
-    cpu_us: Option<f64>,
-    /// Server peak RSS, in KiB.
-    peak_rss_kib: Option<u64>,
-}
-
-/// A row of the table.
-#[derive(Debug)]
-struct Row {
-    name: &'static str,
-    presa: Run,
-    baseline: Option<Run>,
-    /// The target, as text, and whether it is met.
-    target: String,
-    met: bool,
-}
-
-/// The medians of `runs` (the peak RSS is the maximum).
-fn median(runs: &[Run]) -> Run {
-    let mid = |mut values: Vec<f64>| {
-        values.sort_by(f64::total_cmp);
-        values.get(values.len() / 2).copied().unwrap_or(0.0)
-    };
-    let cpu: Vec<f64> = runs.iter().filter_map(|r| r.cpu_us).collect();
-    Run {
-        throughput: mid(runs.iter().map(|r| r.throughput).collect()),
-        p50_us: mid(runs.iter().map(|r| f64::from(r.p50_us)).collect()) as u32,
-        p99_us: mid(runs.iter().map(|r| f64::from(r.p99_us)).collect()) as u32,
-        cpu_us: (!cpu.is_empty()).then(|| mid(cpu)),
-        peak_rss_kib: runs.iter().filter_map(|r| r.peak_rss_kib).max(),
-    }
-}
-
-/// Sorts `latencies` and summarizes them with the server's CPU ticks over the window.
-fn summarize(mut latencies: Vec<u32>, seconds: f64, cpu: Option<(f64, u64)>) -> Run {
-    latencies.sort_unstable();
-    let at = |q: f64| {
-        let last = latencies.len().saturating_sub(1);
-        latencies
-            .get((last as f64 * q) as usize)
-            .copied()
-            .unwrap_or(0)
-    };
-    let requests = latencies.len() as f64;
-    Run {
-        throughput: requests / seconds,
-        p50_us: at(0.50),
-        p99_us: at(0.99),
-        cpu_us: cpu
-            .map(|(ticks_per_s, ticks)| ticks as f64 / ticks_per_s * 1e6 / requests.max(1.0)),
-        peak_rss_kib: None,
-    }
-}
-
-/// Reads the server's CPU ticks at `warm` and at `stop`; returns the ticks in between and the
-/// peak RSS (KiB) at `stop`, while the server surely runs.
-async fn cpu_window(pid: u32, warm: Instant, stop: Instant) -> Result<(u64, u64), String> {
-    tokio::time::sleep_until(warm.into()).await;
-    let before = process::cpu_ticks(pid)?;
-    tokio::time::sleep_until(stop.into()).await;
-    let ticks = process::cpu_ticks(pid)?.saturating_sub(before);
-    Ok((ticks, process::status_kib(pid, "VmHWM")?))
-}
-
 #[derive(Debug)]
 struct Bench {
+    /// presa's release examples.
     examples: PathBuf,
+    /// The release binaries: presa-bench's, and rmcp's with `--peers`.
+    bins: PathBuf,
     /// `taskset -c` list for servers, when pinning.
     server_cpus: Option<String>,
     /// `taskset -c` list of every CPU, when pinning (the driver itself is on CPU 1).
     all_cpus: Option<String>,
+    /// `taskset -c` list of the driver's CPU, when pinning: for a measured client, which has
+    /// it to itself while the driver waits for it.
+    driver_cpus: Option<String>,
     ticks: f64,
     options: Options,
 }
@@ -384,185 +373,17 @@ impl Bench {
         self.options.row.as_deref().is_none_or(|r| r == row)
     }
 
+    /// rmcp's server, when the peers run.
+    fn rmcp_server(&self) -> Option<PathBuf> {
+        self.options.peers.then(|| self.bins.join("rmcp_server"))
+    }
+
     fn window(&self) -> (Instant, Instant) {
         let warm = Instant::now() + self.options.warmup;
         (warm, warm + self.options.duration)
     }
 
-    async fn rows(&self) -> Result<Vec<Row>, String> {
-        let library = self.examples.join("library");
-        let axum = self.examples.join("bench_axum_baseline");
-        let raw = self.examples.join("bench_stdio_baseline");
-        let mut rows = Vec::new();
-        let http_rows = [
-            ("http-64", 64, Era::Stateless),
-            ("http-1", 1, Era::Stateless),
-            ("http-session-64", 64, Era::Session),
-        ];
-        for (name, connections, era) in http_rows {
-            if !self.wanted(name) {
-                continue;
-            }
-            let (mut presa, mut base) = (Vec::new(), Vec::new());
-            for repeat in 1..=self.options.repeats {
-                eprintln!("{name}: run {repeat}/{}", self.options.repeats);
-                presa.push(
-                    self.http(&library, &["--http", "127.0.0.1:0"], connections, era)
-                        .await?,
-                );
-                base.push(self.http(&axum, &["127.0.0.1:0"], connections, era).await?);
-            }
-            let (presa, base) = (median(&presa), median(&base));
-            let ratio = presa.throughput / base.throughput;
-            let (target, met) = match name {
-                "http-64" => {
-                    let cpu =
-                        presa.cpu_us.unwrap_or(f64::MAX) / base.cpu_us.unwrap_or(f64::MIN_POSITIVE);
-                    let rss = presa.peak_rss_kib.unwrap_or(u64::MAX);
-                    rows.push(Row {
-                        name: "http-64 peak RSS",
-                        presa: presa.clone(),
-                        baseline: None,
-                        target: format!("≤ 8 MiB (got {:.1})", rss as f64 / 1024.0),
-                        met: rss <= 8 * 1024,
-                    });
-                    (
-                        format!("≥ 0.70×; CPU/req ≤ 2× (got {cpu:.2}×)"),
-                        ratio >= 0.70 && cpu <= 2.0,
-                    )
-                }
-                "http-1" => {
-                    let p99 = f64::from(presa.p99_us) / f64::from(base.p99_us.max(1));
-                    (
-                        format!("≥ 0.85×; p99 ≤ 1.5× (got {p99:.2}×)"),
-                        ratio >= 0.85 && p99 <= 1.5,
-                    )
-                }
-                _ => ("≥ 0.60×".to_owned(), ratio >= 0.60),
-            };
-            rows.insert(
-                rows.len().saturating_sub(usize::from(name == "http-64")),
-                Row {
-                    name,
-                    presa,
-                    baseline: Some(base),
-                    target,
-                    met,
-                },
-            );
-        }
-        for (name, window) in [("stdio-seq", 1), ("stdio-64", 64)] {
-            if !self.wanted(name) {
-                continue;
-            }
-            let (mut presa, mut base) = (Vec::new(), Vec::new());
-            for repeat in 1..=self.options.repeats {
-                eprintln!("{name}: run {repeat}/{}", self.options.repeats);
-                presa.push(self.stdio(&library, &[], window).await?);
-                base.push(self.stdio(&raw, &[], window).await?);
-            }
-            let (presa, base) = (median(&presa), median(&base));
-            let ratio = presa.throughput / base.throughput;
-            let (target, met) = if window == 1 {
-                ("≥ 0.90×".to_owned(), ratio >= 0.90)
-            } else {
-                let cpu = presa.cpu_us.unwrap_or(f64::MAX);
-                (
-                    "≥ 0.35×; CPU/call ≤ 4 µs".to_owned(),
-                    ratio >= 0.35 && cpu <= 4.0,
-                )
-            };
-            rows.push(Row {
-                name,
-                presa,
-                baseline: Some(base),
-                target,
-                met,
-            });
-        }
-        if self.wanted("in-process") {
-            let mut runs = Vec::new();
-            for repeat in 1..=self.options.repeats {
-                eprintln!("in-process: run {repeat}/{}", self.options.repeats);
-                runs.push(self.in_process().await?);
-            }
-            let presa = median(&runs);
-            let met = presa.throughput >= 150_000.0;
-            rows.push(Row {
-                name: "in-process",
-                presa,
-                baseline: None,
-                target: "≥ 150,000 calls/s".to_owned(),
-                met,
-            });
-        }
-        if self.wanted("idle-sessions") {
-            eprintln!("idle-sessions: {} sessions", self.options.sessions);
-            let (presa, above_mib) = self.idle_sessions(&library).await?;
-            rows.push(Row {
-                name: "idle-sessions",
-                presa,
-                baseline: None,
-                target: format!("≤ 40 MiB above idle (got {above_mib:.1})"),
-                met: above_mib <= 40.0,
-            });
-        }
-        if self.wanted("tasks") {
-            eprintln!("tasks: {} tasks", self.options.tasks);
-            let (presa, start_mib, expired_mib) = self.tasks().await?;
-            let peak = presa.peak_rss_kib.unwrap_or(0) as f64 / 1024.0;
-            rows.push(Row {
-                name: "tasks",
-                presa,
-                baseline: None,
-                target: format!(
-                    "RSS after expiry ≤ 1.10× start (got {expired_mib:.1} vs {start_mib:.1}; peak {peak:.1})"
-                ),
-                met: expired_mib <= start_mib * 1.10,
-            });
-        }
-        let observed = self.examples.join("bench_observed");
-        for (name, http, flags, most) in OBSERVED_ROWS {
-            if !self.wanted(name) {
-                continue;
-            }
-            let (mut presa, mut base) = (Vec::new(), Vec::new());
-            for repeat in 1..=self.options.repeats {
-                eprintln!("{name}: run {repeat}/{}", self.options.repeats);
-                if http {
-                    let mut args = vec!["--http", "127.0.0.1:0"];
-                    args.extend(flags);
-                    presa.push(self.http(&observed, &args, 64, Era::Stateless).await?);
-                    base.push(
-                        self.http(&library, &["--http", "127.0.0.1:0"], 64, Era::Stateless)
-                            .await?,
-                    );
-                } else {
-                    presa.push(self.stdio(&observed, flags, 64).await?);
-                    base.push(self.stdio(&library, &[], 64).await?);
-                }
-            }
-            let (presa, base) = (median(&presa), median(&base));
-            let cost = presa.cpu_us.unwrap_or(f64::MAX) / base.cpu_us.unwrap_or(f64::MIN_POSITIVE);
-            let (target, met) = match most {
-                Some(most) => (
-                    format!("CPU/req ≤ {most:.2}× library (got {cost:.2}×)"),
-                    cost <= most,
-                ),
-                None => (format!("none (CPU/req {cost:.2}× library)"), true),
-            };
-            rows.push(Row {
-                name,
-                presa,
-                baseline: Some(base),
-                target,
-                met,
-            });
-        }
-        Ok(rows)
-    }
-
-    /// One HTTP run against a fresh server.
+    /// One HTTP run of `tools/call add` against a fresh server.
     async fn http(
         &self,
         program: &Path,
@@ -570,14 +391,29 @@ impl Bench {
         connections: usize,
         era: Era,
     ) -> Result<Run, String> {
+        self.http_call(program, args, connections, era, &Call::add())
+            .await
+    }
+
+    /// One HTTP run of `call` against a fresh server.
+    async fn http_call(
+        &self,
+        program: &Path,
+        args: &[&str],
+        connections: usize,
+        era: Era,
+        call: &Call,
+    ) -> Result<Run, String> {
         let mut server = process::start_http(program, args, self.server_cpus.as_deref()).await?;
         let (warm, stop) = self.window();
+        let call = Arc::new(call.clone());
         let tasks: Vec<_> = (0..connections)
             .map(|_| {
                 tokio::spawn(http::connection(
                     server.address.clone(),
                     server.path.clone(),
                     era,
+                    Arc::clone(&call),
                     warm,
                     stop,
                 ))
@@ -642,16 +478,7 @@ impl Bench {
         if !output.status.success() {
             return Err(format!("{} failed", program.display()));
         }
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout)
-            .map_err(|e| format!("bench_in_process printed no report: {e}"))?;
-        let number = |key: &str| report[key].as_f64().unwrap_or(0.0);
-        Ok(Run {
-            throughput: number("calls") / number("seconds").max(f64::MIN_POSITIVE),
-            p50_us: number("p50_us") as u32,
-            p99_us: number("p99_us") as u32,
-            cpu_us: None,
-            peak_rss_kib: None,
-        })
+        process::report(&output.stdout, &program)
     }
 
     /// Opens `sessions` initialize-era sessions one after another and leaves them idle;
@@ -690,44 +517,5 @@ impl Bench {
             ..Run::default()
         };
         Ok((run, above))
-    }
-}
-
-fn print_table(rows: &[Row]) {
-    println!();
-    println!(
-        "| row | presa /s | baseline /s | ratio | target | p50/p99 µs presa (baseline) | server CPU µs/req presa (baseline) | peak RSS MiB presa (baseline) | met |"
-    );
-    println!("|---|---:|---:|---:|---|---|---|---|---|");
-    let mib = |run: &Run| {
-        run.peak_rss_kib
-            .map_or("-".to_owned(), |k| format!("{:.1}", k as f64 / 1024.0))
-    };
-    let cpu = |run: &Run| run.cpu_us.map_or("-".to_owned(), |c| format!("{c:.1}"));
-    for row in rows {
-        let p = &row.presa;
-        let (base, ratio, lat, cpus, rss) = match &row.baseline {
-            Some(b) => (
-                format!("{:.0}", b.throughput),
-                format!("{:.2}×", p.throughput / b.throughput),
-                format!("{}/{} ({}/{})", p.p50_us, p.p99_us, b.p50_us, b.p99_us),
-                format!("{} ({})", cpu(p), cpu(b)),
-                format!("{} ({})", mib(p), mib(b)),
-            ),
-            None => (
-                "-".to_owned(),
-                "-".to_owned(),
-                format!("{}/{}", p.p50_us, p.p99_us),
-                cpu(p),
-                mib(p),
-            ),
-        };
-        println!(
-            "| {} | {:.0} | {base} | {ratio} | {} | {lat} | {cpus} | {rss} | {} |",
-            row.name,
-            p.throughput,
-            row.target,
-            if row.met { "yes" } else { "NO" }
-        );
     }
 }

@@ -112,3 +112,18 @@ pub(super) fn status_kib(pid: u32, key: &str) -> Result<u64, String> {
         .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
         .ok_or_else(|| format!("/proc/{pid}/status has no {key}"))
 }
+
+/// The run a measuring program (`bench_in_process`, a client of the client rows) reported on
+/// its stdout: one JSON line `{"calls", "seconds", "p50_us", "p99_us"}`.
+pub(super) fn report(stdout: &[u8], program: &Path) -> Result<super::measure::Run, String> {
+    let report: serde_json::Value = serde_json::from_slice(stdout)
+        .map_err(|e| format!("{} printed no report: {e}", program.display()))?;
+    let number = |key: &str| report[key].as_f64().unwrap_or(0.0);
+    Ok(super::measure::Run {
+        throughput: number("calls") / number("seconds").max(f64::MIN_POSITIVE),
+        p50_us: number("p50_us") as u32,
+        p99_us: number("p99_us") as u32,
+        cpu_us: None,
+        peak_rss_kib: None,
+    })
+}

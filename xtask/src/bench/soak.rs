@@ -99,7 +99,7 @@ fn try_run(args: &[String]) -> Result<bool, String> {
     };
     // the release run builds, then re-executes the release driver pinned to CPU 1
     if !options.debug && std::env::var_os(DRIVER).is_none() {
-        build(false)?;
+        build(false, false)?;
         return release_driver("soak", args, pin, (DRIVER, if pin { "1" } else { "0" }));
     }
     if !program.exists() {

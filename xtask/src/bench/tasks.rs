@@ -10,7 +10,8 @@ use serde_json::Value;
 use tokio::net::TcpStream;
 
 use super::http::{exchange_body, post};
-use super::{Bench, Run, process, summarize};
+use super::measure::{Run, summarize};
+use super::{Bench, process};
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
 
