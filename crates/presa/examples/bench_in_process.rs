@@ -83,10 +83,34 @@ async fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args).await {
+    // `--workers 0`: a current-thread runtime; otherwise a multi-thread one with that many
+    // workers (default: one per CPU, as `#[tokio::main]`)
+    let runtime = match flag(&args, "--workers", -1.0) {
+        Ok(workers) if workers == 0.0 => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        Ok(workers) => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            if workers > 0.0 {
+                builder.worker_threads(workers as usize);
+            }
+            builder.enable_all().build()
+        }
+        Err(error) => {
+            eprintln!("bench_in_process: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = match runtime {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("bench_in_process: no runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(&args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("bench_in_process: {error}");

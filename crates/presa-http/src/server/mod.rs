@@ -144,11 +144,12 @@ fn build<S: Clone + Send + Sync + 'static>(shared: Shared, hosts: Allow) -> Rout
         }
         None => router,
     };
-    router
-        .layer(BodyLimitLayer::new(options.max_body_bytes))
-        .layer(HostLayer::new(hosts))
+    // one stack, so that a request clones and boxes one service per route, not one per layer
+    let guards = tower::ServiceBuilder::new()
         .layer(OriginLayer::new(options.allowed_origins.clone()))
-        .with_state(shared)
+        .layer(HostLayer::new(hosts))
+        .layer(BodyLimitLayer::new(options.max_body_bytes));
+    router.layer(guards).with_state(shared)
 }
 
 /// Why the server could not start or stopped badly.
