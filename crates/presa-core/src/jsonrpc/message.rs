@@ -174,19 +174,19 @@ impl Message {
 
     /// This message as compact JSON on one line.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::with_capacity(128);
-        self.write_to(&mut out);
-        String::from_utf8(out).unwrap_or_default()
+        // serde_json's own text output: no second pass over it to check its UTF-8
+        serde_json::to_string(self).unwrap_or_else(|_| UNSERIALIZABLE.to_owned())
     }
 }
 
 /// Serializing a [`Message`] only fails if a `data` value holds a map with non-string keys, which
-/// `serde_json::Value` cannot; keep the output valid JSON regardless.
+/// `serde_json::Value` cannot; the output stays valid JSON regardless.
+const UNSERIALIZABLE: &str =
+    r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"unserializable message"}}"#;
+
 fn unreachable_serialization(out: &mut Vec<u8>) {
     out.clear();
-    out.extend_from_slice(
-        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"unserializable message"}}"#,
-    );
+    out.extend_from_slice(UNSERIALIZABLE.as_bytes());
 }
 
 impl From<Request> for Message {

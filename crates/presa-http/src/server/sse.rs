@@ -112,7 +112,9 @@ pub(crate) fn is_stream(response: &Response) -> bool {
 
 /// A JSON response.
 pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
-    let mut response = (status, body).into_response();
+    // built whole: no text/plain type set first only to be replaced
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
