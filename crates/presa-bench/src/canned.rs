@@ -89,13 +89,6 @@ impl Canned {
         out.extend_from_slice(id.get().as_bytes());
         out.extend_from_slice(&self.tail);
     }
-
-    /// The response with `id`, in a buffer of its exact size.
-    pub fn with_id(&self, id: &RawValue) -> Vec<u8> {
-        let mut out = Vec::new();
-        self.write(id, &mut out);
-        out
-    }
 }
 
 /// `add`'s result to `{"numbers": [1, 2, 3]}`, as a 2026-07-28 server answers it (the driver

@@ -24,6 +24,8 @@ pub(super) struct Side {
     pub(super) median: Run,
     /// The slowest and fastest run's throughput.
     pub(super) range: (f64, f64),
+    /// How many runs there were.
+    pub(super) runs: usize,
 }
 
 impl Side {
@@ -31,7 +33,12 @@ impl Side {
     pub(super) fn of(runs: &[Run]) -> Side {
         let mid = |mut values: Vec<f64>| {
             values.sort_by(f64::total_cmp);
-            values.get(values.len() / 2).copied().unwrap_or(0.0)
+            let half = values.len() / 2;
+            match values.len() {
+                0 => 0.0,
+                n if n % 2 == 1 => values[half],
+                _ => (values[half - 1] + values[half]) / 2.0,
+            }
         };
         let cpu: Vec<f64> = runs.iter().filter_map(|r| r.cpu_us).collect();
         let throughput = runs.iter().map(|r| r.throughput);
@@ -48,6 +55,7 @@ impl Side {
                 peak_rss_kib: runs.iter().filter_map(|r| r.peak_rss_kib).max(),
             },
             range: if runs.is_empty() { (0.0, 0.0) } else { range },
+            runs: runs.len(),
         }
     }
 
@@ -112,6 +120,7 @@ mod tests {
     fn a_side_is_the_median_with_the_spread_of_its_runs() {
         let side = Side::of(&[run(90.0), run(110.0), run(100.0)]);
         assert_eq!(side.median.throughput, 100.0);
+        assert_eq!(Side::of(&[run(90.0), run(100.0)]).median.throughput, 95.0);
         assert!((side.spread() - 0.2).abs() < 1e-9);
         assert_eq!(Side::of(&[]).spread(), 0.0);
     }

@@ -4,7 +4,7 @@
 //! baseline: the `library` example over HTTP and stdio against the strict baselines of
 //! presa-bench (an axum handler and a stdio loop that read each request only as far as its id
 //! and answer a result serialized once, the id spliced in), and the in-process client/server
-//! (`bench_in_process`). With `--peers`, rmcp's server (bench/rmcp, a crate outside the
+//! (presa-bench's `in_process`). With `--peers`, rmcp's server (bench/rmcp, a crate outside the
 //! workspace) runs in the same rows. Each run has a warm-up that is not counted and a bounded
 //! measured window; the sides of a row take turns (presa, baseline, rmcp, presa, …), and the
 //! table shows each side's median with the spread of its runs. A target met or missed by less
@@ -462,9 +462,9 @@ impl Bench {
         Ok(run)
     }
 
-    /// One run of the `bench_in_process` example, on every CPU.
+    /// One run of presa-bench's `in_process`, on every CPU.
     async fn in_process(&self) -> Result<Run, String> {
-        let program = self.examples.join("bench_in_process");
+        let program = self.bins.join("in_process");
         let output = process::command(&program, self.all_cpus.as_deref())
             .args(["--callers", "64"])
             .arg("--warmup")

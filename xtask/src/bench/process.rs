@@ -113,7 +113,7 @@ pub(super) fn status_kib(pid: u32, key: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("/proc/{pid}/status has no {key}"))
 }
 
-/// The run a measuring program (`bench_in_process`, a client of the client rows) reported on
+/// The run a measuring program (`in_process`, a client of the client-http-64 row) reported on
 /// its stdout: one JSON line `{"calls", "seconds", "p50_us", "p99_us"}`.
 pub(super) fn report(stdout: &[u8], program: &Path) -> Result<super::measure::Run, String> {
     let report: serde_json::Value = serde_json::from_slice(stdout)

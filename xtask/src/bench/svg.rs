@@ -1,6 +1,6 @@
 //! `cargo xtask bench --svg FILE`: the table as a chart. Per row, presa, rmcp and the baseline
 //! side by side, each as its median throughput over the row's reference (the baseline, or rmcp
-//! where the row has none), with the spread of its runs as a whisker.
+//! where the row has none), with the range of its runs as a whisker.
 
 use std::path::Path;
 
@@ -20,9 +20,11 @@ const SIDES: [(&str, RGBColor); 3] = [
 /// highest), presa first, then rmcp and the baseline where they ran.
 type Group = (String, [Option<(f64, f64, f64)>; 3]);
 
-/// The rows that compare sides, relative to their reference.
+/// The rows that compare presa with another program, relative to their reference (a row that
+/// only repeats another's sides for a second target is left out).
 fn groups(rows: &[Row]) -> Vec<Group> {
     rows.iter()
+        .filter(|row| row.charted)
         .filter_map(|row| {
             let reference = row.baseline.as_ref().or(row.rmcp.as_ref())?;
             let unit = reference.median.throughput;
@@ -46,66 +48,66 @@ fn groups(rows: &[Row]) -> Vec<Group> {
         .collect()
 }
 
-/// Writes the chart of `rows` to `file`.
+/// Writes the chart of `rows` to `file`: one group of horizontal bars per row, top to bottom
+/// in the table's order.
 pub(super) fn write(rows: &[Row], file: &Path) -> Result<(), String> {
     let groups = groups(rows);
     if groups.is_empty() {
         return Err("no row compares sides: nothing to draw".to_owned());
     }
     let error = |e: &dyn std::fmt::Display| format!("{}: {e}", file.display());
-    let top = groups
+    let right = groups
         .iter()
         .flat_map(|(_, sides)| sides.iter().flatten().map(|s| s.2))
         .fold(1.0_f64, f64::max)
-        * 1.1;
-    let width = (120 + 70 * groups.len()).max(640) as u32;
-    let root = SVGBackend::new(file, (width, 520)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| error(&e))?;
+        * 1.05;
     let n = groups.len();
+    let height = (90 + 36 * n) as u32;
+    let root = SVGBackend::new(file, (960, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| error(&e))?;
+    // the first row at the top: row i is drawn at y = n - 1 - i
     let mut chart = ChartBuilder::on(&root)
         .caption(
             "cargo xtask bench: throughput over the row's baseline (rmcp where it has none)",
             ("sans-serif", 16),
         )
         .margin(12)
-        .x_label_area_size(110)
-        .y_label_area_size(50)
-        .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..top)
+        .x_label_area_size(36)
+        .y_label_area_size(130)
+        .build_cartesian_2d(0.0..right, -0.5..n as f64 - 0.5)
         .map_err(|e| error(&e))?;
     let names: Vec<String> = groups.iter().map(|(name, _)| name.clone()).collect();
-    let label = |x: &f64| {
-        let i = x.round();
-        if (x - i).abs() < 1e-6 && i >= 0.0 {
-            names.get(i as usize).cloned().unwrap_or_default()
+    let label = |y: &f64| {
+        let i = y.round();
+        let row = n as f64 - 1.0 - i;
+        if (y - i).abs() < 1e-6 && (0.0..n as f64).contains(&row) {
+            names.get(row as usize).cloned().unwrap_or_default()
         } else {
             String::new()
         }
     };
     chart
         .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&label)
-        .x_label_style(
-            ("sans-serif", 12)
-                .into_font()
-                .transform(FontTransform::Rotate90),
-        )
-        .y_desc("÷ reference (1.0 = the baseline)")
+        .disable_y_mesh()
+        .y_labels(n)
+        .y_label_formatter(&label)
+        .y_label_style(("sans-serif", 13))
+        .x_desc("÷ reference (1.0 = the baseline)")
         .draw()
         .map_err(|e| error(&e))?;
-    let width = 0.8 / SIDES.len() as f64;
+    let thickness = 0.8 / SIDES.len() as f64;
     for (k, (side_name, colour)) in SIDES.iter().enumerate() {
         let bars: Vec<(f64, (f64, f64, f64))> = groups
             .iter()
             .enumerate()
-            .filter_map(|(i, (_, sides))| sides[k].map(|s| (i as f64, s)))
+            .filter_map(|(i, (_, sides))| sides[k].map(|s| ((n - 1 - i) as f64, s)))
             .collect();
-        let left = |x: f64| x - 0.4 + width * k as f64;
+        // presa on top of its group, then rmcp, then the baseline
+        let top = |y: f64| y + 0.4 - thickness * k as f64;
         chart
-            .draw_series(bars.iter().map(|&(x, (median, _, _))| {
+            .draw_series(bars.iter().map(|&(y, (median, _, _))| {
                 Rectangle::new(
-                    [(left(x) + 0.01, 0.0), (left(x) + width - 0.01, median)],
+                    [(0.0, top(y) - 0.01), (median, top(y) - thickness + 0.01)],
                     colour.filled(),
                 )
             }))
@@ -113,15 +115,15 @@ pub(super) fn write(rows: &[Row], file: &Path) -> Result<(), String> {
             .label(*side_name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
         chart
-            .draw_series(bars.iter().map(|&(x, (_, low, high))| {
-                let middle = left(x) + width / 2.0;
-                PathElement::new(vec![(middle, low), (middle, high)], BLACK.stroke_width(2))
+            .draw_series(bars.iter().map(|&(y, (_, low, high))| {
+                let middle = top(y) - thickness / 2.0;
+                PathElement::new(vec![(low, middle), (high, middle)], BLACK.stroke_width(2))
             }))
             .map_err(|e| error(&e))?;
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
         .draw()

@@ -37,9 +37,14 @@ pub(super) enum Verdict {
 }
 
 impl Verdict {
-    /// `value` against `target` (more is better) when runs of either side moved by `noise`
-    /// (a share of their median).
-    fn at_least(value: f64, target: f64, noise: f64) -> Verdict {
+    /// `value` against `target` (more is better) when the runs behind it moved by `noise` (a
+    /// share of their median; `None` when a side ran once, so how much it moves is unknown).
+    fn at_least(value: f64, target: f64, noise: Option<f64>) -> Verdict {
+        let Some(noise) = noise else {
+            return Verdict::WithinNoise {
+                above: value >= target,
+            };
+        };
         let margin = (value / target - 1.0).abs();
         let above = value >= target;
         if margin <= noise {
@@ -70,6 +75,9 @@ pub(super) struct Row {
     pub(super) baseline: Option<Side>,
     pub(super) rmcp: Option<Side>,
     pub(super) target: Target,
+    /// Whether the chart shows the row: not when it repeats another row's sides for a second
+    /// target, or compares presa with itself.
+    pub(super) charted: bool,
 }
 
 impl Row {
@@ -81,7 +89,14 @@ impl Row {
             baseline: None,
             rmcp: None,
             target,
+            charted: true,
         }
+    }
+
+    /// Leaves the row out of the chart.
+    pub(super) fn not_charted(mut self) -> Row {
+        self.charted = false;
+        self
     }
 
     pub(super) fn baseline(mut self, baseline: Side) -> Row {
@@ -106,27 +121,23 @@ impl Row {
         Some(self.presa.median.throughput / rmcp.median.throughput)
     }
 
-    /// The verdict on the row's target.
+    /// The verdict on the row's target. A ratio's noise is the sum of its two sides' spreads
+    /// (each may be off by its own); a side that ran once has no known spread.
     pub(super) fn verdict(&self) -> Verdict {
-        let spread = |side: Option<&Side>| side.map_or(0.0, Side::spread);
-        let presa = self.presa.spread();
+        let spread = |side: &Side| (side.runs >= 2).then(|| side.spread());
+        let sum = |other: &Side| Some(spread(&self.presa)? + spread(other)?);
         match &self.target {
-            Target::Ratio(target) => match self.ratio() {
-                Some(ratio) => {
-                    let noise = presa.max(spread(self.baseline.as_ref()));
-                    Verdict::at_least(ratio, *target, noise)
-                }
-                None => Verdict::Missed,
+            Target::Ratio(target) => match (self.ratio(), &self.baseline) {
+                (Some(ratio), Some(baseline)) => Verdict::at_least(ratio, *target, sum(baseline)),
+                _ => Verdict::Missed,
             },
-            Target::PeerRatio(target) => match self.peer_ratio() {
-                Some(ratio) => {
-                    let noise = presa.max(spread(self.rmcp.as_ref()));
-                    Verdict::at_least(ratio, *target, noise)
-                }
-                None => Verdict::Missed,
+            Target::PeerRatio(target) => match (self.peer_ratio(), &self.rmcp) {
+                (Some(ratio), Some(rmcp)) => Verdict::at_least(ratio, *target, sum(rmcp)),
+                _ => Verdict::Missed,
             },
             Target::Throughput(target, _) => {
-                Verdict::at_least(self.presa.median.throughput, *target, presa)
+                let noise = spread(&self.presa);
+                Verdict::at_least(self.presa.median.throughput, *target, noise)
             }
             Target::AtMost { got, limit, .. } => {
                 if got <= limit {
@@ -175,17 +186,20 @@ fn cpu(run: &Run) -> String {
     run.cpu_us.map_or("-".to_owned(), |c| format!("{c:.1}"))
 }
 
-/// `presa (baseline, rmcp)` of one figure, leaving out the sides that did not run.
+/// `presa (baseline, rmcp)` of one figure; `-` for a side that did not run, and only presa's
+/// when no other side did.
 fn sides(row: &Row, show: impl Fn(&Run) -> String) -> String {
-    let others: Vec<String> = [row.baseline.as_ref(), row.rmcp.as_ref()]
-        .into_iter()
-        .flatten()
-        .map(|side| show(&side.median))
-        .collect();
-    if others.is_empty() {
-        show(&row.presa.median)
-    } else {
-        format!("{} ({})", show(&row.presa.median), others.join(", "))
+    let (baseline, rmcp) = (row.baseline.as_ref(), row.rmcp.as_ref());
+    let other = |side: Option<&Side>| side.map_or_else(|| "-".to_owned(), |s| show(&s.median));
+    match (baseline, rmcp) {
+        (None, None) => show(&row.presa.median),
+        (Some(_), None) => format!("{} ({})", show(&row.presa.median), other(baseline)),
+        _ => format!(
+            "{} ({}, {})",
+            show(&row.presa.median),
+            other(baseline),
+            other(rmcp)
+        ),
     }
 }
 
@@ -241,6 +255,13 @@ mod tests {
         let noisy = Row::new("r", side(&[85.0, 85.0, 85.0]), Target::Ratio(0.80))
             .baseline(side(&[90.0, 100.0, 110.0]));
         assert_eq!(noisy.verdict(), Verdict::WithinNoise { above: true });
+        // each side moved by 4%: 0.85 is 6% above 0.80, within their 8%
+        let both = Row::new("r", side(&[83.0, 85.0, 86.4]), Target::Ratio(0.80))
+            .baseline(side(&[98.0, 100.0, 102.0]));
+        assert_eq!(both.verdict(), Verdict::WithinNoise { above: true });
+        // one run a side: how much they move is unknown
+        let once = Row::new("r", side(&[85.0]), Target::Ratio(0.80)).baseline(side(&[100.0]));
+        assert_eq!(once.verdict(), Verdict::WithinNoise { above: true });
         let missed = Row::new("r", side(&[50.0, 50.0, 50.0]), Target::Ratio(0.80))
             .baseline(side(&[90.0, 100.0, 110.0]));
         assert_eq!(missed.verdict(), Verdict::Missed);
@@ -248,9 +269,18 @@ mod tests {
 
     #[test]
     fn a_peer_ratio_without_rmcp_is_not_met() {
-        let row = Row::new("r", side(&[1.0]), Target::PeerRatio(4.0));
+        let row = Row::new("r", side(&[1.0, 1.0]), Target::PeerRatio(4.0));
         assert_eq!(row.verdict(), Verdict::Missed);
-        let row = row.rmcp(Some(side(&[0.2])));
+        let row = row.rmcp(Some(side(&[0.2, 0.2])));
         assert_eq!(row.verdict(), Verdict::Met);
+    }
+
+    #[test]
+    fn a_missing_side_reads_as_a_dash() {
+        let row = Row::new("r", side(&[1.0]), Target::PeerRatio(4.0)).rmcp(Some(side(&[2.0])));
+        assert_eq!(
+            sides(&row, |run| format!("{:.0}", run.throughput)),
+            "1 (-, 2)"
+        );
     }
 }

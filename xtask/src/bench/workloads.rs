@@ -118,11 +118,17 @@ pub(super) const WORKLOAD_ROWS: [&str; 8] = [
     "client-http-64",
 ];
 
-/// The `result` of the last JSON-RPC response in `body` (a JSON body, or SSE events).
+/// The `result` of the JSON-RPC response in `body`: a JSON body, or SSE events (which start
+/// with a field name, never `{`), whose last event holds the response.
 fn last_result(body: &str) -> Result<String, String> {
-    let json = match body.rfind("data: ") {
-        Some(at) => body[at + "data: ".len()..].trim(),
-        None => body.trim(),
+    let body = body.trim();
+    let json = if body.starts_with('{') {
+        body
+    } else {
+        let at = body
+            .rfind("data: ")
+            .ok_or_else(|| format!("neither JSON nor SSE events: {body}"))?;
+        body[at + "data: ".len()..].trim()
     };
     let members: HashMap<String, Box<RawValue>> =
         serde_json::from_str(json).map_err(|e| format!("not a JSON-RPC response ({e}): {json}"))?;
@@ -145,7 +151,7 @@ impl Bench {
             let name = workload.name;
             let call = &workload.call;
             // the baseline answers the very result presa answers
-            let reply = self.capture(&presa, &http, call).await?;
+            let reply = self.capture(&presa, &http, call, workload.events).await?;
             let file = self.reply_file(name, &reply)?;
             let reply_arg = format!("{}={}", call.method, file.display());
             let mut base_args = vec!["127.0.0.1:0", "--reply", &reply_arg];
@@ -164,7 +170,9 @@ impl Bench {
             }
             let target = match workload.target {
                 Some(target) => Target::Ratio(target),
-                None => Target::Report("the baseline parses as much and validates nothing".into()),
+                None => Target::Report(
+                    "the baseline skims the arguments; presa builds and validates them".into(),
+                ),
             };
             let row = Row::new(name, Side::of(&presa_runs), target);
             rows.push(row.baseline(Side::of(&base_runs)));
@@ -207,8 +215,15 @@ impl Bench {
         Ok(())
     }
 
-    /// The result `program` answers `call` with, from a fresh server.
-    async fn capture(&self, program: &Path, args: &[&str], call: &Call) -> Result<String, String> {
+    /// The result `program` answers `call` with, from a fresh server; the answer must hold
+    /// `events` SSE events when there are more than one (the row counts them).
+    async fn capture(
+        &self,
+        program: &Path,
+        args: &[&str],
+        call: &Call,
+        events: f64,
+    ) -> Result<String, String> {
         let mut server = process::start_http(program, args, self.server_cpus.as_deref()).await?;
         let answer = async {
             let mut stream = TcpStream::connect(&server.address)
@@ -219,6 +234,10 @@ impl Bench {
                 http::exchange_body(&mut stream, &mut Vec::new(), &request).await?;
             if status != 200 {
                 return Err(format!("{} answered {status}: {body}", call.method));
+            }
+            let sent = body.matches("data: ").count();
+            if events > 1.0 && sent as f64 != events {
+                return Err(format!("{} sent {sent} events, not {events}", call.method));
             }
             last_result(&body)
         }
@@ -242,6 +261,8 @@ impl Bench {
         let mut server =
             process::start_http(baseline, &["127.0.0.1:0"], self.server_cpus.as_deref()).await?;
         let url = format!("http://{}{}", server.address, server.path);
+        // the client's window starts after its connect, a few milliseconds after this one: a
+        // share of the CPU window far below its noise
         let (warmup, duration) = (self.options.warmup, self.options.duration);
         // on the driver's CPU: the driver only waits while it runs
         let child = process::command(client, self.driver_cpus.as_deref())
@@ -291,6 +312,9 @@ mod tests {
             "data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\ndata: {\"id\":1,\"result\":{}}\n\n";
         assert_eq!(last_result(sse).unwrap(), "{}");
         assert!(last_result(r#"{"id":1,"error":{}}"#).is_err());
+        // a JSON body that holds the text of an SSE field is still read as JSON
+        let quoted = r#"{"id":1,"result":{"text":"data: x"}}"#;
+        assert_eq!(last_result(quoted).unwrap(), r#"{"text":"data: x"}"#);
     }
 
     #[test]

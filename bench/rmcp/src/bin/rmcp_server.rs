@@ -10,7 +10,9 @@
 //! ```
 //!
 //! Over Streamable HTTP at `/mcp`, stateless (no sessions) with plain JSON replies, or with
-//! `--stateful` in rmcp's session mode (`initialize` opens a session; the initialize-era rows).
+//! `--stateful` in rmcp's session mode (`initialize` opens a session; the initialize-era rows),
+//! where rmcp 3.11 answers every request as an SSE stream: its JSON replies are for stateless
+//! mode only.
 //! The first and only line on stdout is `listening http://ADDRESS/mcp`, the bound address:
 //!
 //! ```sh

@@ -166,9 +166,12 @@ impl Message {
 
     /// Appends this message as compact JSON (one line, no trailing newline) to `out`.
     pub fn write_to(&self, out: &mut Vec<u8>) {
+        let start = out.len();
         // Writing into a Vec cannot fail, and every part is already valid JSON.
         if serde_json::to_writer(&mut *out, self).is_err() {
-            unreachable_serialization(out);
+            // what was written before this message stays
+            out.truncate(start);
+            out.extend_from_slice(UNSERIALIZABLE.as_bytes());
         }
     }
 
@@ -179,15 +182,11 @@ impl Message {
     }
 }
 
-/// Serializing a [`Message`] only fails if a `data` value holds a map with non-string keys, which
-/// `serde_json::Value` cannot; the output stays valid JSON regardless.
+/// What a [`Message`] that cannot be serialized is written as. Serializing one only fails if a
+/// `data` value holds a map with non-string keys, which `serde_json::Value` cannot; the output
+/// stays valid JSON regardless.
 const UNSERIALIZABLE: &str =
     r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"unserializable message"}}"#;
-
-fn unreachable_serialization(out: &mut Vec<u8>) {
-    out.clear();
-    out.extend_from_slice(UNSERIALIZABLE.as_bytes());
-}
 
 impl From<Request> for Message {
     fn from(r: Request) -> Self {
