@@ -123,7 +123,7 @@ pub(super) fn write(rows: &[Row], file: &Path) -> Result<(), String> {
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.9))
         .border_style(BLACK)
         .draw()
