@@ -27,17 +27,15 @@ pub(crate) fn accepts(headers: &HeaderMap) -> Accepted {
     let mut sse = false;
     for value in headers.get_all(header::ACCEPT) {
         for item in value.to_str().unwrap_or("").split(',') {
-            let media = item
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            match media.as_str() {
-                "*/*" => (json, sse) = (true, true),
-                "application/json" | "application/*" => json = true,
-                "text/event-stream" | "text/*" => sse = true,
-                _ => {}
+            let media = item.split(';').next().unwrap_or("").trim();
+            // compared without case, in place: no lowered copy per media type and request
+            let is = |name: &str| media.eq_ignore_ascii_case(name);
+            if is("*/*") {
+                (json, sse) = (true, true);
+            } else if is("application/json") || is("application/*") {
+                json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                sse = true;
             }
         }
     }
@@ -95,6 +93,27 @@ mod tests {
             Accepted {
                 json: true,
                 sse: true
+            }
+        );
+        // media types are compared without case
+        h.insert(header::ACCEPT, HeaderValue::from_static("Application/JSON"));
+        h.append(header::ACCEPT, HeaderValue::from_static("TEXT/*; q=0.1"));
+        assert_eq!(
+            accepts(&h),
+            Accepted {
+                json: true,
+                sse: true
+            }
+        );
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/html, image/*"),
+        );
+        assert_eq!(
+            accepts(&h),
+            Accepted {
+                json: false,
+                sse: false
             }
         );
     }
