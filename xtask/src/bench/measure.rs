@@ -59,6 +59,19 @@ impl Side {
         }
     }
 
+    /// The side of runs that measured only these throughputs (the unit tests' rows).
+    #[cfg(test)]
+    pub(super) fn of_throughputs(throughputs: &[f64]) -> Side {
+        let runs: Vec<Run> = throughputs
+            .iter()
+            .map(|&throughput| Run {
+                throughput,
+                ..Run::default()
+            })
+            .collect();
+        Side::of(&runs)
+    }
+
     /// The spread of the runs: (fastest − slowest) ÷ median throughput.
     pub(super) fn spread(&self) -> f64 {
         let median = self.median.throughput;
@@ -109,18 +122,11 @@ pub(super) async fn cpu_window(
 mod tests {
     use super::*;
 
-    fn run(throughput: f64) -> Run {
-        Run {
-            throughput,
-            ..Run::default()
-        }
-    }
-
     #[test]
     fn a_side_is_the_median_with_the_spread_of_its_runs() {
-        let side = Side::of(&[run(90.0), run(110.0), run(100.0)]);
+        let side = Side::of_throughputs(&[90.0, 110.0, 100.0]);
         assert_eq!(side.median.throughput, 100.0);
-        assert_eq!(Side::of(&[run(90.0), run(100.0)]).median.throughput, 95.0);
+        assert_eq!(Side::of_throughputs(&[90.0, 100.0]).median.throughput, 95.0);
         assert!((side.spread() - 0.2).abs() < 1e-9);
         assert_eq!(Side::of(&[]).spread(), 0.0);
     }

@@ -136,29 +136,21 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::bench::measure::Run;
     use crate::bench::table::Target;
-
-    fn side(runs: &[f64]) -> Side {
-        let runs: Vec<Run> = runs
-            .iter()
-            .map(|&throughput| Run {
-                throughput,
-                ..Run::default()
-            })
-            .collect();
-        Side::of(&runs)
-    }
 
     #[test]
     fn the_chart_has_a_group_per_compared_row_and_a_legend() {
         let rows = [
-            Row::new("http-64", side(&[80.0, 81.0, 82.0]), Target::Ratio(0.8))
-                .baseline(side(&[100.0, 102.0, 104.0]))
-                .rmcp(Some(side(&[20.0, 20.5, 21.0]))),
+            Row::new(
+                "http-64",
+                Side::of_throughputs(&[80.0, 81.0, 82.0]),
+                Target::Ratio(0.8),
+            )
+            .baseline(Side::of_throughputs(&[100.0, 102.0, 104.0]))
+            .rmcp(Some(Side::of_throughputs(&[20.0, 20.5, 21.0]))),
             Row::new(
                 "in-process",
-                side(&[1.0]),
+                Side::of_throughputs(&[1.0]),
                 Target::Throughput(1.0, "calls/s"),
             ),
         ];

@@ -235,49 +235,60 @@ pub(super) fn print(rows: &[Row]) {
 mod tests {
     use super::*;
 
-    fn side(runs: &[f64]) -> Side {
-        let runs: Vec<Run> = runs
-            .iter()
-            .map(|&throughput| Run {
-                throughput,
-                ..Run::default()
-            })
-            .collect();
-        Side::of(&runs)
-    }
-
     #[test]
     fn met_only_beyond_the_spread_of_the_runs() {
-        let steady = Row::new("r", side(&[85.0, 85.0, 85.0]), Target::Ratio(0.80))
-            .baseline(side(&[100.0, 100.0, 100.0]));
+        let steady = Row::new(
+            "r",
+            Side::of_throughputs(&[85.0, 85.0, 85.0]),
+            Target::Ratio(0.80),
+        )
+        .baseline(Side::of_throughputs(&[100.0, 100.0, 100.0]));
         assert_eq!(steady.verdict(), Verdict::Met);
         // the same medians, but the baseline moved by 20%: 0.85 is within 0.80's noise
-        let noisy = Row::new("r", side(&[85.0, 85.0, 85.0]), Target::Ratio(0.80))
-            .baseline(side(&[90.0, 100.0, 110.0]));
+        let noisy = Row::new(
+            "r",
+            Side::of_throughputs(&[85.0, 85.0, 85.0]),
+            Target::Ratio(0.80),
+        )
+        .baseline(Side::of_throughputs(&[90.0, 100.0, 110.0]));
         assert_eq!(noisy.verdict(), Verdict::WithinNoise { above: true });
         // each side moved by 4%: 0.85 is 6% above 0.80, within their 8%
-        let both = Row::new("r", side(&[83.0, 85.0, 86.4]), Target::Ratio(0.80))
-            .baseline(side(&[98.0, 100.0, 102.0]));
+        let both = Row::new(
+            "r",
+            Side::of_throughputs(&[83.0, 85.0, 86.4]),
+            Target::Ratio(0.80),
+        )
+        .baseline(Side::of_throughputs(&[98.0, 100.0, 102.0]));
         assert_eq!(both.verdict(), Verdict::WithinNoise { above: true });
         // one run a side: how much they move is unknown
-        let once = Row::new("r", side(&[85.0]), Target::Ratio(0.80)).baseline(side(&[100.0]));
+        let once = Row::new("r", Side::of_throughputs(&[85.0]), Target::Ratio(0.80))
+            .baseline(Side::of_throughputs(&[100.0]));
         assert_eq!(once.verdict(), Verdict::WithinNoise { above: true });
-        let missed = Row::new("r", side(&[50.0, 50.0, 50.0]), Target::Ratio(0.80))
-            .baseline(side(&[90.0, 100.0, 110.0]));
+        let missed = Row::new(
+            "r",
+            Side::of_throughputs(&[50.0, 50.0, 50.0]),
+            Target::Ratio(0.80),
+        )
+        .baseline(Side::of_throughputs(&[90.0, 100.0, 110.0]));
         assert_eq!(missed.verdict(), Verdict::Missed);
     }
 
     #[test]
     fn a_peer_ratio_without_rmcp_is_not_met() {
-        let row = Row::new("r", side(&[1.0, 1.0]), Target::PeerRatio(4.0));
+        let row = Row::new(
+            "r",
+            Side::of_throughputs(&[1.0, 1.0]),
+            Target::PeerRatio(4.0),
+        );
         assert_eq!(row.verdict(), Verdict::Missed);
-        let row = row.rmcp(Some(side(&[0.2, 0.2])));
+        let row = row.rmcp(Some(Side::of_throughputs(&[0.2, 0.2])));
         assert_eq!(row.verdict(), Verdict::Met);
     }
 
     #[test]
     fn a_missing_side_reads_as_a_dash() {
-        let row = Row::new("r", side(&[1.0]), Target::PeerRatio(4.0)).rmcp(Some(side(&[2.0])));
+        let row = Row::new("r", Side::of_throughputs(&[1.0]), Target::PeerRatio(4.0))
+            .rmcp(Some(Side::of_throughputs(&[2.0])));
         assert_eq!(
             sides(&row, |run| format!("{:.0}", run.throughput)),
             "1 (-, 2)"
