@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use presa_core::{Message, RequestId, Transmit};
+use presa_core::{Message, RequestId, Transmit, decode_message};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 /// The client's end of a transport: messages go out on `outgoing`, and everything the transport
@@ -46,10 +46,11 @@ pub struct ClientChannel {
 }
 
 /// What a transport received, on its way to the client. Made from a plain
-/// `mpsc::Receiver<TransportEvent>` (bounded in count: an in-process transport, whose messages
-/// are already in memory), or with [`incoming`], bounded in bytes as well: a transport reading
-/// a socket or a pipe then stops reading while the client holds as many bytes of messages as
-/// it allows, however slowly the client takes them.
+/// `mpsc::Receiver<TransportEvent>` (bounded in count: a transport whose messages are already
+/// in memory), with [`Incoming::serialized`] from the messages of a server in the same process,
+/// or with [`incoming`], bounded in bytes as well: a transport reading a socket or a pipe then
+/// stops reading while the client holds as many bytes of messages as it allows, however slowly
+/// the client takes them.
 #[derive(Debug)]
 pub struct Incoming(Receiver);
 
@@ -57,6 +58,7 @@ pub struct Incoming(Receiver);
 enum Receiver {
     Counted(mpsc::Receiver<TransportEvent>),
     Budgeted(mpsc::Receiver<Budgeted>),
+    Serialized(mpsc::Receiver<Transmit>),
 }
 
 /// An event, with the share of the byte budget it holds until the client takes it.
@@ -74,7 +76,27 @@ impl Incoming {
             Receiver::Counted(events) => events.recv().await,
             // the event's bytes return to the budget as it is taken
             Receiver::Budgeted(events) => events.recv().await.map(|budgeted| budgeted.event),
+            Receiver::Serialized(messages) => messages.recv().await.map(reparsed),
         }
+    }
+
+    /// The messages a server in this process sends, each serialized to JSON and parsed again
+    /// as it is taken, exactly as if it had crossed a pipe: no task of the transport's stands
+    /// between the two ends. The server's dropping its sender closes the transport.
+    pub fn serialized(messages: mpsc::Receiver<Transmit>) -> Self {
+        Self(Receiver::Serialized(messages))
+    }
+}
+
+/// A message after a trip through its JSON text; a message that does not survive it closes the
+/// transport with a protocol error.
+fn reparsed(transmit: Transmit) -> TransportEvent {
+    match decode_message(transmit.message.to_json().as_bytes()) {
+        Ok(message) => TransportEvent::Message(message),
+        Err(error) => TransportEvent::Closed(Some(TransportError::new(
+            TransportErrorKind::Protocol,
+            format!("the server sent an undecodable message: {error}"),
+        ))),
     }
 }
 
@@ -312,6 +334,8 @@ mod tests {
 
     use std::time::Duration;
 
+    use serde_json::value::RawValue;
+
     use super::*;
 
     fn ping(id: i64) -> TransportEvent {
@@ -353,5 +377,44 @@ mod tests {
         drop(incoming);
         assert!(sender.is_closed());
         assert!(sender.send(ping(4), 1).await.is_err());
+    }
+
+    fn request(id: i64, params: &str) -> Transmit {
+        let params = RawValue::from_string(params.to_owned()).unwrap();
+        let request = presa_core::Request {
+            id: RequestId::Number(id),
+            method: "ping".to_owned(),
+            params: Some(params),
+        };
+        Transmit::new(request, None)
+    }
+
+    #[tokio::test]
+    async fn a_serialized_peer_s_messages_arrive_parsed_again_and_its_end_closes() {
+        let (to_client, messages) = mpsc::channel(4);
+        let mut incoming = Incoming::serialized(messages);
+        to_client
+            .send(request(1, r#"{"a": [1, 2]}"#))
+            .await
+            .unwrap();
+        // params a wire could not carry: the transport closes with a protocol error
+        to_client.send(request(2, "3")).await.unwrap();
+        drop(to_client);
+        match incoming.recv().await {
+            Some(TransportEvent::Message(Message::Request(request))) => {
+                assert_eq!(request.id, RequestId::Number(1));
+                assert_eq!(request.params.unwrap().get(), r#"{"a": [1, 2]}"#);
+            }
+            other => panic!("expected the request, got {other:?}"),
+        }
+        match incoming.recv().await {
+            Some(TransportEvent::Closed(Some(error))) => {
+                assert_eq!(error.kind(), TransportErrorKind::Protocol);
+                assert!(error.to_string().contains("undecodable"), "{error}");
+            }
+            other => panic!("expected a protocol error, got {other:?}"),
+        }
+        // the server's end dropped: nothing more
+        assert!(incoming.recv().await.is_none());
     }
 }

@@ -35,12 +35,70 @@ pub enum Incoming {
 ///
 /// When `incoming` ends, the connection finishes the requests in flight, sends their
 /// responses, and returns. If `outgoing` closes, requests in flight are abandoned.
+///
+/// ```
+/// use presa_server::ServerChannel;
+/// use tokio::sync::mpsc;
+///
+/// let (_to_server, incoming) = mpsc::channel(16);
+/// let (outgoing, _from_server) = mpsc::channel(16);
+/// let channel = ServerChannel { incoming: incoming.into(), outgoing };
+/// # let _ = channel;
+/// ```
 #[derive(Debug)]
 pub struct ServerChannel {
     /// What the client sent.
-    pub incoming: mpsc::Receiver<Incoming>,
+    pub incoming: Inbound,
     /// What to send to the client, in order.
     pub outgoing: mpsc::Sender<Transmit>,
+}
+
+/// What a transport hands a connection, on its way in: made from an
+/// `mpsc::Receiver<Incoming>` (`.into()`), or with [`Inbound::serialized`] from the messages a
+/// client in the same process sends.
+#[derive(Debug)]
+pub struct Inbound(Source);
+
+#[derive(Debug)]
+enum Source {
+    Inputs(mpsc::Receiver<Incoming>),
+    Serialized(mpsc::Receiver<Transmit>),
+}
+
+impl Inbound {
+    /// The messages a client in this process sends, each serialized to JSON as it is taken and
+    /// handed over as a frame, so that the connection decodes it exactly as a stdio line: no
+    /// task of the transport's stands between the two ends.
+    pub fn serialized(messages: mpsc::Receiver<Transmit>) -> Self {
+        Self(Source::Serialized(messages))
+    }
+
+    /// The next input, once there is one; `None` when the transport is done. Cancel-safe.
+    async fn recv(&mut self) -> Option<Incoming> {
+        match &mut self.0 {
+            Source::Inputs(inputs) => inputs.recv().await,
+            Source::Serialized(messages) => messages.recv().await.map(as_frame),
+        }
+    }
+
+    /// The next input if one is waiting.
+    fn try_recv(&mut self) -> Result<Incoming, TryRecvError> {
+        match &mut self.0 {
+            Source::Inputs(inputs) => inputs.try_recv(),
+            Source::Serialized(messages) => messages.try_recv().map(as_frame),
+        }
+    }
+}
+
+impl From<mpsc::Receiver<Incoming>> for Inbound {
+    fn from(inputs: mpsc::Receiver<Incoming>) -> Self {
+        Self(Source::Inputs(inputs))
+    }
+}
+
+/// A message as the bytes a byte stream would carry.
+fn as_frame(transmit: Transmit) -> Incoming {
+    Incoming::Frame(transmit.message.to_json().into_bytes())
 }
 
 /// Tunables of one connection.
@@ -379,6 +437,32 @@ mod tests {
     use presa_core::Notification;
 
     use super::*;
+
+    #[tokio::test]
+    async fn an_inbound_of_serialized_messages_hands_over_their_json_as_frames() {
+        let (to_server, messages) = mpsc::channel(4);
+        let mut inbound = Inbound::serialized(messages);
+        assert!(matches!(inbound.try_recv(), Err(TryRecvError::Empty)));
+        let ping = Notification::without_params("notifications/initialized");
+        to_server
+            .send(Transmit::new(ping.clone(), None))
+            .await
+            .unwrap();
+        to_server.send(Transmit::new(ping, None)).await.unwrap();
+        drop(to_server);
+        let expected = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        for input in [inbound.try_recv().ok(), inbound.recv().await] {
+            match input {
+                Some(Incoming::Frame(bytes)) => assert_eq!(bytes, expected.as_bytes()),
+                other => panic!("expected a frame, got {other:?}"),
+            }
+        }
+        assert!(inbound.recv().await.is_none());
+        assert!(matches!(
+            inbound.try_recv(),
+            Err(TryRecvError::Disconnected)
+        ));
+    }
 
     fn waits(queue: &TransmitQueue) -> bool {
         queue.0.writer_waits.load(Ordering::Acquire)

@@ -178,7 +178,14 @@ async fn serve_here(server: Server, options: ServeOptions) -> Result<(), StdioEr
         Transport::Unspecified => connection.transport(Transport::Stdio),
         _ => connection,
     };
-    let session = serve_connection(server, ServerChannel { incoming, outgoing }, connection);
+    let session = serve_connection(
+        server,
+        ServerChannel {
+            incoming: incoming.into(),
+            outgoing,
+        },
+        connection,
+    );
     let serving = async move {
         tokio::pin!(session);
         // Read until the input ends (the connection then drains) or the connection stops early

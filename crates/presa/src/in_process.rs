@@ -1,9 +1,9 @@
 //! A client and a server in one process, over the real protocol path.
 
-use presa_client::{ClientChannel, TransportError, TransportErrorKind, TransportEvent};
-use presa_core::{Transmit, decode_message};
+use presa_client::{ClientChannel, Incoming};
+use presa_core::Transmit;
 use presa_server::{
-    ConnectionOptions, Incoming, Server, ServerChannel, Transport, serve_connection,
+    ConnectionOptions, Inbound, Server, ServerChannel, Transport, serve_connection,
 };
 use tokio::sync::mpsc;
 
@@ -38,46 +38,17 @@ pub fn in_process(server: Server) -> ClientChannel {
 
 /// [`in_process`] with connection options for the server side.
 pub fn in_process_with(server: Server, options: ConnectionOptions) -> ClientChannel {
-    let (client_out, mut from_client) = mpsc::channel::<Transmit>(QUEUE);
-    let (to_client, client_in) = mpsc::channel::<TransportEvent>(QUEUE);
-    let (to_server, server_in) = mpsc::channel::<Incoming>(QUEUE);
-    let (server_out, mut from_server) = mpsc::channel(QUEUE);
-
+    // Each end serializes and parses what it takes from the other, on its own task: a message
+    // goes from one connection's task straight to the other's.
+    let (to_server, from_client) = mpsc::channel::<Transmit>(QUEUE);
+    let (to_client, from_server) = mpsc::channel::<Transmit>(QUEUE);
     tokio::spawn(serve_connection(
         server,
         ServerChannel {
-            incoming: server_in,
-            outgoing: server_out,
+            incoming: Inbound::serialized(from_client),
+            outgoing: to_client,
         },
         options.transport(Transport::InProcess),
     ));
-    // client → server: serialized, then decoded by the connection like a stdio line
-    tokio::spawn(async move {
-        while let Some(transmit) = from_client.recv().await {
-            if to_server
-                .send(Incoming::Frame(transmit.message.to_json().into_bytes()))
-                .await
-                .is_err()
-            {
-                break;
-            }
-        }
-    });
-    // server → client: serialized and decoded again
-    tokio::spawn(async move {
-        while let Some(transmit) = from_server.recv().await {
-            let event = match decode_message(transmit.message.to_json().as_bytes()) {
-                Ok(message) => TransportEvent::Message(message),
-                Err(error) => TransportEvent::Closed(Some(TransportError::new(
-                    TransportErrorKind::Protocol,
-                    format!("server sent an undecodable message: {error}"),
-                ))),
-            };
-            if to_client.send(event).await.is_err() {
-                return;
-            }
-        }
-        let _ = to_client.send(TransportEvent::Closed(None)).await;
-    });
-    ClientChannel::new(client_out, client_in)
+    ClientChannel::new(to_server, Incoming::serialized(from_server))
 }

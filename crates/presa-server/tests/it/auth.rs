@@ -245,7 +245,10 @@ async fn connections_carry_the_identity_of_each_message_or_their_own() {
     let options = ConnectionOptions::default().auth(AuthInfo::new().with_subject("connection"));
     tokio::spawn(serve_connection(
         server(),
-        ServerChannel { incoming, outgoing },
+        ServerChannel {
+            incoming: incoming.into(),
+            outgoing,
+        },
         options,
     ));
     let whoami = json!({"name": "whoami"});

@@ -21,7 +21,10 @@ impl Peer {
         let (outgoing, from_server) = mpsc::channel(16);
         let task = tokio::spawn(serve_connection(
             server,
-            ServerChannel { incoming, outgoing },
+            ServerChannel {
+                incoming: incoming.into(),
+                outgoing,
+            },
             options,
         ));
         Self {
@@ -366,7 +369,10 @@ async fn list_changes_are_not_held_back_by_input_that_never_pauses() {
     }
     let task = tokio::spawn(serve_connection(
         server.clone(),
-        ServerChannel { incoming, outgoing },
+        ServerChannel {
+            incoming: incoming.into(),
+            outgoing,
+        },
         ConnectionOptions::default(),
     ));
     // the first answers: the connection is running, with thousands of inputs waiting

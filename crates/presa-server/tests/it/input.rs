@@ -364,7 +364,10 @@ async fn in_the_initialize_era_the_same_handler_sends_a_request() {
     let (outgoing, mut from_server) = mpsc::channel::<Transmit>(16);
     tokio::spawn(serve_connection(
         server(),
-        ServerChannel { incoming, outgoing },
+        ServerChannel {
+            incoming: incoming.into(),
+            outgoing,
+        },
         ConnectionOptions::default(),
     ));
     let send = |v: Value| {

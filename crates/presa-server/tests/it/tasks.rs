@@ -27,7 +27,10 @@ impl Wire {
         let changes = server.changes();
         tokio::spawn(serve_connection(
             server.clone(),
-            ServerChannel { incoming, outgoing },
+            ServerChannel {
+                incoming: incoming.into(),
+                outgoing,
+            },
             ConnectionOptions::default(),
         ));
         Self {
