@@ -14,7 +14,7 @@ use crate::{
     CancelledNotificationParams, ClientCapabilities, Era, ErrorObject, Implementation,
     InitializeRequestParams, InitializeResult, LoggingLevel, Message, Notification, ParamHeaders,
     ProgressNotificationParams, ProtocolVersion, RawJson, Request, RequestId, RequestMeta,
-    ResponsePayload, SupportedVersions, XMcpHeaderError, request_headers,
+    ResponsePayload, SupportedVersions, XMcpHeaderError, request_headers, to_raw,
 };
 
 mod errors;
@@ -223,7 +223,7 @@ pub struct ClientSession {
     events: VecDeque<ClientEvent>,
     /// The `_meta` members every 2026-07-28 request carries (version, capabilities, client
     /// info), made once per version instead of per request.
-    stateless_meta: Option<(ProtocolVersion, Map<String, Value>)>,
+    stateless_meta: Option<(ProtocolVersion, Vec<(String, RawJson)>)>,
     /// The compiled `x-mcp-header` annotations of each tool that has some, from the latest
     /// 2026-07-28 `tools/list` results: a `tools/call` mirrors those arguments into headers.
     tool_headers: HashMap<String, ParamHeaders>,
@@ -295,6 +295,7 @@ impl ClientSession {
                 "initialize",
                 Some(params),
                 &RequestOptions::default(),
+                &[],
                 |_| {},
             )
             .map_err(ClientSendError::Serialize)?;
@@ -385,22 +386,34 @@ impl ClientSession {
                         progress_token: None,
                     }
                     .write_into(&mut meta);
+                    // serialized once: each request writes them as they are
+                    let meta = meta
+                        .into_iter()
+                        .map(|(name, value)| Ok((name, to_raw(&value)?)))
+                        .collect::<Result<_, serde_json::Error>>()
+                        .map_err(ClientSendError::Serialize)?;
                     self.stateless_meta = Some((version, meta));
                 }
-                self.stateless_meta.as_ref().map(|(_, meta)| meta)
+                self.stateless_meta
+                    .as_ref()
+                    .map(|(_, meta)| meta.as_slice())
             }
             None => None,
         };
         let request = self
             .endpoint
-            .request(now, method, params, options, |meta| {
-                if let Some(base) = base {
-                    meta.extend(base.iter().map(|(k, v)| (k.clone(), v.clone())));
-                    if let Some(level) = extras.log_level {
+            .request(
+                now,
+                method,
+                params,
+                options,
+                base.unwrap_or_default(),
+                |meta| {
+                    if let (Some(_), Some(level)) = (base, extras.log_level) {
                         RequestMeta::write_log_level(meta, level);
                     }
-                }
-            })
+                },
+            )
             .map_err(ClientSendError::Serialize)?;
         let id = request.id.clone();
         if listing {

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::inbound::{Inbound, ProgressRefused};
@@ -190,13 +191,16 @@ impl Endpoint {
     }
 
     /// Registers a request and builds its message; `edit_meta` adds `_meta` entries beyond the
-    /// progress token.
+    /// progress token, and `base_meta` holds entries serialized once for every request (a
+    /// 2026-07-28 client's version, capabilities and identity), written as they are and winning
+    /// over the params' own entries of the same names.
     pub(crate) fn request(
         &mut self,
         now: Instant,
         method: &str,
         params: Option<Map<String, Value>>,
         options: &RequestOptions,
+        base_meta: &[(String, RawJson)],
         edit_meta: impl FnOnce(&mut Map<String, Value>),
     ) -> Result<Request, serde_json::Error> {
         let id = self.outbound.allocate_id();
@@ -211,7 +215,7 @@ impl Endpoint {
         let mut scratch = Map::new();
         edit_meta(&mut scratch);
         meta_edits.extend(scratch);
-        if !meta_edits.is_empty() {
+        if !meta_edits.is_empty() || !base_meta.is_empty() {
             let params = params.get_or_insert_with(Map::new);
             let meta = params
                 .entry("_meta")
@@ -224,7 +228,11 @@ impl Endpoint {
             }
         }
         let params = match params {
-            Some(params) => Some(to_raw(&params)?),
+            Some(params) if base_meta.is_empty() => Some(to_raw(&params)?),
+            Some(params) => Some(to_raw(&WithBaseMeta {
+                params: &params,
+                base: base_meta,
+            })?),
             None => None,
         };
         Ok(Request {
@@ -334,5 +342,107 @@ impl Endpoint {
             self.push(n, Some(id.clone()));
         }
         Ok(())
+    }
+}
+
+/// Params whose `_meta` gets entries serialized beforehand, in the one serialization pass of the
+/// params (no copy of them as values per request).
+struct WithBaseMeta<'a> {
+    params: &'a Map<String, Value>,
+    base: &'a [(String, RawJson)],
+}
+
+impl Serialize for WithBaseMeta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (name, value) in self.params {
+            if name != "_meta" {
+                map.serialize_entry(name, value)?;
+            }
+        }
+        let own = match self.params.get("_meta") {
+            Some(Value::Object(own)) => Some(own),
+            _ => None,
+        };
+        let meta = MetaWithBase {
+            own,
+            base: self.base,
+        };
+        map.serialize_entry("_meta", &meta)?;
+        map.end()
+    }
+}
+
+/// A `_meta` object: its own entries but those `base` names, then `base`'s, as written.
+struct MetaWithBase<'a> {
+    own: Option<&'a Map<String, Value>>,
+    base: &'a [(String, RawJson)],
+}
+
+impl Serialize for MetaWithBase<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        let own = self.own.into_iter().flatten();
+        for (name, value) in own.filter(|(name, _)| !self.base.iter().any(|(b, _)| b == *name)) {
+            map.serialize_entry(name, value)?;
+        }
+        for (name, raw) in self.base {
+            map.serialize_entry(name, raw)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn base() -> Vec<(String, RawJson)> {
+        vec![
+            ("v".to_owned(), to_raw(&"2026-07-28").unwrap()),
+            ("info".to_owned(), to_raw(&json!({"name": "c"})).unwrap()),
+        ]
+    }
+
+    #[test]
+    fn base_meta_is_written_as_is_and_wins_over_the_params_own_entries_of_its_names() {
+        let Value::Object(params) = json!({"name": "add", "_meta": {"v": "old", "trace": 1}})
+        else {
+            unreachable!()
+        };
+        let base = base();
+        let text = to_raw(&WithBaseMeta {
+            params: &params,
+            base: &base,
+        })
+        .unwrap();
+        // each name once: the params' own `v` gives way to the base's
+        assert_eq!(
+            text.get(),
+            r#"{"name":"add","_meta":{"trace":1,"v":"2026-07-28","info":{"name":"c"}}}"#
+        );
+    }
+
+    #[test]
+    fn a_request_without_params_or_with_a_meta_that_is_no_object_gets_the_base_meta() {
+        let mut endpoint = Endpoint::new(Some(Duration::from_secs(1)));
+        let options = RequestOptions::default();
+        let now = Instant::now();
+        let base = base();
+        let bare = endpoint.request(now, "ping", None, &options, &base, |_| {});
+        let Value::Object(odd) = json!({"_meta": 3}) else {
+            unreachable!()
+        };
+        let odd = endpoint.request(now, "ping", Some(odd), &options, &base, |_| {});
+        for request in [bare, odd] {
+            assert_eq!(
+                request.unwrap().params.unwrap().get(),
+                r#"{"_meta":{"v":"2026-07-28","info":{"name":"c"}}}"#
+            );
+        }
     }
 }

@@ -716,7 +716,7 @@ impl ServerSession {
         }
         let request = self
             .endpoint
-            .request(now, method, params, options, |_| {})
+            .request(now, method, params, options, &[], |_| {})
             .map_err(ServerSendError::Serialize)?;
         let id = request.id.clone();
         self.endpoint.push(request, related_request);
