@@ -51,7 +51,7 @@ options:
   --row NAME         run one row: http-64, http-1, http-session-64, stdio-seq, stdio-64,
                      list-1000, read-1mib-blob, read-1mib-text, args-100k, args-100k-full,
                      progress-sse, listen-fanout, client-http-64,
-                     in-process, idle-sessions, tasks, observed-http-64-none,
+                     in-process, in-process-jemalloc, idle-sessions, tasks, observed-http-64-none,
                      observed-http-64-spans, observed-http-64-metrics, observed-stdio-64-none,
                      observed-stdio-64-spans, observed-stdio-64-metrics (default: all), or with --cluster
                      cluster-session-64, cluster-2026-64, fanout-10k
@@ -71,13 +71,14 @@ const DRIVER: &str = "PRESA_BENCH_CPUS";
 /// The scale-out rows, run with `--cluster`.
 const CLUSTER_ROWS: [&str; 3] = ["cluster-session-64", "cluster-2026-64", "fanout-10k"];
 
-const ROWS: [&str; 8] = [
+const ROWS: [&str; 9] = [
     "http-64",
     "http-1",
     "http-session-64",
     "stdio-seq",
     "stdio-64",
     "in-process",
+    "in-process-jemalloc",
     "idle-sessions",
     "tasks",
 ];
@@ -462,10 +463,15 @@ impl Bench {
         Ok(run)
     }
 
-    /// One run of presa-bench's `in_process`, on every CPU.
-    async fn in_process(&self) -> Result<Run, String> {
+    /// One run of presa-bench's `in_process`, on every CPU, with `preload` (an allocator) in
+    /// `LD_PRELOAD` if given.
+    async fn in_process(&self, preload: Option<&str>) -> Result<Run, String> {
         let program = self.bins.join("in_process");
-        let output = process::command(&program, self.all_cpus.as_deref())
+        let mut command = process::command(&program, self.all_cpus.as_deref());
+        if let Some(preload) = preload {
+            command.env("LD_PRELOAD", preload);
+        }
+        let output = command
             .args(["--callers", "64"])
             .arg("--warmup")
             .arg(self.options.warmup.as_secs_f64().to_string())

@@ -1,6 +1,8 @@
 //! The rows of `cargo xtask bench` (not `--cluster`): what each runs on which side, and the
 //! target it is held to (docs/performance.md).
 
+use std::path::Path;
+
 use super::http::Era;
 use super::measure::{Run, Side};
 use super::table::{Row, Target};
@@ -29,6 +31,11 @@ const IDLE_SESSION_KIB: f64 = 1.0;
 /// The least in-process throughput, calls per second.
 const IN_PROCESS_CALLS: f64 = 250_000.0;
 
+/// Debian's jemalloc (package libjemalloc2), preloaded into the in-process program for the
+/// in-process-jemalloc row: how much of that row is glibc's allocator (the application's
+/// choice, not presa's).
+const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+
 /// The medians of each side's runs; the third side (rmcp) when it ran.
 fn sides(runs: [Vec<Run>; 3]) -> (Side, Side, Option<Side>) {
     let [presa, baseline, rmcp] = runs;
@@ -50,13 +57,34 @@ impl Bench {
             let mut runs = Vec::new();
             for repeat in 1..=self.options.repeats {
                 eprintln!("in-process: run {repeat}/{}", self.options.repeats);
-                runs.push(self.in_process().await?);
+                runs.push(self.in_process(None).await?);
             }
             rows.push(Row::new(
                 "in-process",
                 Side::of(&runs),
                 Target::Throughput(IN_PROCESS_CALLS, "calls/s"),
             ));
+        }
+        if self.wanted("in-process-jemalloc") {
+            if Path::new(JEMALLOC).exists() {
+                let mut runs = Vec::new();
+                for repeat in 1..=self.options.repeats {
+                    eprintln!("in-process-jemalloc: run {repeat}/{}", self.options.repeats);
+                    runs.push(self.in_process(Some(JEMALLOC)).await?);
+                }
+                rows.push(Row::new(
+                    "in-process-jemalloc",
+                    Side::of(&runs),
+                    Target::Report(
+                        "the same program with Debian's jemalloc preloaded, for the allocator's share"
+                            .to_owned(),
+                    ),
+                ));
+            } else {
+                eprintln!(
+                    "in-process-jemalloc: not run, {JEMALLOC} is missing (apt-get install libjemalloc2)"
+                );
+            }
         }
         if self.wanted("idle-sessions") {
             let sessions = self.options.sessions;
