@@ -22,6 +22,7 @@ use crate::{
     params_meta_and_shape,
 };
 
+mod clients;
 mod config;
 mod state;
 mod subscriptions;

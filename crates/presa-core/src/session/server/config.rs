@@ -1,10 +1,12 @@
 //! What a server session knows of the server it speaks for.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Map;
 
 use super::super::limits::SessionLimits;
+use super::clients::Clients;
 use crate::{CacheScope, DiscoverResult, Implementation, ServerCapabilities, SupportedVersions};
 
 /// What a [`ServerSession`](super::ServerSession) needs to know about the server it speaks for.
@@ -28,6 +30,9 @@ pub struct ServerSessionConfig {
     pub(super) discover_cache_scope: CacheScope,
     pub(super) limits: SessionLimits,
     pub(super) keeps_subscriptions: bool,
+    /// The descriptions of the clients that opened this configuration's initialize-era
+    /// sessions, each kept once (clones of the configuration share them).
+    pub(super) clients: Arc<Clients>,
 }
 
 impl ServerSessionConfig {
@@ -45,6 +50,7 @@ impl ServerSessionConfig {
             discover_cache_scope: CacheScope::Private,
             limits: SessionLimits::default(),
             keeps_subscriptions: false,
+            clients: Arc::default(),
         }
     }
 

@@ -128,11 +128,17 @@ impl ServerSession {
             meta: None,
         };
         self.state_changes += 1;
-        self.legacy = Some(Arc::new(InitializeEraState::new(ClientContext {
+        // sessions of the same client share its description
+        let client = self.config.clients.intern(ClientContext {
             protocol_version: version,
             capabilities: params.capabilities,
             client_info: Some(params.client_info),
-        })));
+        });
+        self.legacy = Some(Arc::new(InitializeEraState {
+            client,
+            initialized: false,
+            log_level: None,
+        }));
         self.answer_itself(request, &result);
     }
 }
