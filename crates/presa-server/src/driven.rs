@@ -267,10 +267,12 @@ struct State {
     peer: Option<Arc<dyn Peer>>,
     in_flight: ServedRequests,
     /// Server→client requests waiting for the client's answer.
-    waiting: HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>,
+    /// Made for the first (most sessions never ask their client anything).
+    waiting: Option<Box<HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>>>,
     /// 2026-07-28 `subscriptions/listen` requests in flight: they never end by themselves, so
     /// closing the connection ends them.
-    listens: HashSet<RequestId>,
+    /// Made for the first.
+    listens: Option<Box<HashSet<RequestId>>>,
     /// The initialize-era session's measurement, from when this connection first held it
     /// initialized until it closes or is dropped.
     #[cfg(feature = "otel")]
@@ -278,6 +280,13 @@ struct State {
 }
 
 impl State {
+    /// `id` is no longer a listen in flight (if it was one).
+    fn forget_listen(&mut self, id: &RequestId) {
+        if let Some(listens) = &mut self.listens {
+            listens.remove(id);
+        }
+    }
+
     /// The initialize-era state as data, once `initialize` was answered.
     fn connection_state(&self) -> Option<ConnectionState> {
         let session = Arc::clone(self.session.initialize_era_state()?);
@@ -317,8 +326,8 @@ impl DrivenConnection {
                 session,
                 peer: None,
                 in_flight: ServedRequests::default(),
-                waiting: HashMap::new(),
-                listens: HashSet::new(),
+                waiting: None,
+                listens: None,
                 #[cfg(feature = "otel")]
                 measured: None,
             }),
@@ -487,7 +496,7 @@ impl DrivenConnection {
     /// closed a 2026-07-28 response stream. Returns whether the request was in flight.
     pub fn cancel(&self, id: &RequestId) -> bool {
         let mut state = self.inner.state();
-        state.listens.remove(id);
+        state.forget_listen(id);
         // no longer counted against the session's requests in flight and listens
         state.session.forget(id);
         match state.in_flight.remove(id) {
@@ -508,15 +517,22 @@ impl DrivenConnection {
         // its notification handlers end with it
         self.inner.notifying.end();
         let mut state = self.inner.state();
-        let State {
-            in_flight, listens, ..
-        } = &mut *state;
-        for id in listens.drain() {
-            if let Some(cancellation) = in_flight.cancellation(&id) {
+        for id in state
+            .listens
+            .take()
+            .into_iter()
+            .flat_map(|listens| *listens)
+        {
+            if let Some(cancellation) = state.in_flight.cancellation(&id) {
                 cancellation.cancel();
             }
         }
-        for (_, reply) in state.waiting.drain() {
+        for (_, reply) in state
+            .waiting
+            .take()
+            .into_iter()
+            .flat_map(|waiting| *waiting)
+        {
             let _ = reply.send(Err(InputError::Unavailable("the session ended".into())));
         }
         // the session ends here: its duration is recorded
@@ -631,9 +647,15 @@ impl Driven {
                 {
                     // quiet again: an idle session keeps only its state
                     state.session.shrink_to_fit();
-                    if state.waiting.is_empty() {
+                    if state
+                        .waiting
+                        .as_ref()
+                        .is_none_or(|waiting| waiting.is_empty())
+                    {
                         state.in_flight.shrink_to_fit();
-                        state.waiting = HashMap::new();
+                        state.waiting = None;
+                        // a listen is a request in flight: none is left
+                        state.listens = None;
                     }
                 }
                 return started;
@@ -647,7 +669,10 @@ impl Driven {
                     });
                     let request = open_request(&self.server, request, peer, arrival);
                     if request.listen {
-                        state.listens.insert(request.id.clone());
+                        state
+                            .listens
+                            .get_or_insert_default()
+                            .insert(request.id.clone());
                     }
                     state
                         .in_flight
@@ -655,13 +680,13 @@ impl Driven {
                     started.push(request);
                 }
                 ServerEvent::Cancelled { id, .. } => {
-                    state.listens.remove(&id);
+                    state.forget_listen(&id);
                     if let Some(running) = state.in_flight.remove(&id) {
                         running.stop();
                     }
                 }
                 ServerEvent::Response { id, outcome, .. } => {
-                    if let Some(reply) = state.waiting.remove(&id) {
+                    if let Some(reply) = state.waiting.as_mut().and_then(|w| w.remove(&id)) {
                         let _ = reply.send(answer_of(outcome));
                     }
                 }
@@ -763,7 +788,7 @@ impl Driven {
             if !state.in_flight.finish(id, start) {
                 return;
             }
-            state.listens.remove(id);
+            state.forget_listen(id);
             state.session.respond(id, result);
             if state.session.requests_pending() > 0 {
                 state.session.handle_timeout(now());

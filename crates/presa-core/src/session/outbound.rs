@@ -110,6 +110,13 @@ pub(crate) struct Outbound {
     next_id: i64,
     /// What every id starts with, when set: ids are then strings, `<prefix><n>`.
     id_prefix: Option<Arc<str>>,
+    /// Made for the first request: a server session that never asks its client anything (most
+    /// idle sessions) holds a pointer, not three empty tables.
+    tables: Option<Box<Tables>>,
+}
+
+#[derive(Debug, Default)]
+struct Tables {
     pending: HashMap<RequestId, Pending>,
     by_token: HashMap<ProgressToken, RequestId>,
     /// Deadlines, earliest first; entries whose request finished or whose deadline moved are
@@ -120,10 +127,8 @@ pub(crate) struct Outbound {
 impl Outbound {
     /// Frees the tables' memory when nothing waits for a response.
     pub(crate) fn shrink_to_fit(&mut self) {
-        if self.pending.is_empty() {
-            self.pending = HashMap::new();
-            self.by_token = HashMap::new();
-            self.deadlines = BinaryHeap::new();
+        if self.len() == 0 {
+            self.tables = None;
         }
     }
 
@@ -166,13 +171,14 @@ impl Outbound {
             _ => deadline,
         };
         let progress_token = options.progress.then(|| ProgressToken::from(id.clone()));
+        let tables = self.tables.get_or_insert_default();
         if let Some(token) = &progress_token {
-            self.by_token.insert(token.clone(), id.clone());
+            tables.by_token.insert(token.clone(), id.clone());
         }
         if let Some(deadline) = deadline {
-            self.deadlines.push(Reverse((deadline, id.clone())));
+            tables.deadlines.push(Reverse((deadline, id.clone())));
         }
-        self.pending.insert(
+        tables.pending.insert(
             id,
             Pending {
                 method: method.to_owned(),
@@ -188,26 +194,27 @@ impl Outbound {
 
     /// The number of requests waiting.
     pub(crate) fn len(&self) -> usize {
-        self.pending.len()
+        self.tables
+            .as_ref()
+            .map_or(0, |tables| tables.pending.len())
     }
 
     pub(crate) fn contains(&self, id: &RequestId) -> bool {
-        self.pending.contains_key(id)
+        self.tables
+            .as_ref()
+            .is_some_and(|tables| tables.pending.contains_key(id))
     }
 
     /// Removes a request (answered or cancelled).
     pub(crate) fn remove(&mut self, id: &RequestId) -> Option<Pending> {
-        let pending = self.pending.remove(id)?;
-        if let Some(token) = &pending.progress_token {
-            self.by_token.remove(token);
-        }
-        Some(pending)
+        self.tables.as_mut()?.remove(id)
     }
 
     /// The request a progress token belongs to; restarts its timeout when it asked for that.
     pub(crate) fn progress(&mut self, now: Instant, token: &ProgressToken) -> Option<&RequestId> {
-        let id = self.by_token.get(token)?;
-        let pending = self.pending.get_mut(id)?;
+        let tables = self.tables.as_mut()?;
+        let id = tables.by_token.get(token)?;
+        let pending = tables.pending.get_mut(id)?;
         if let (true, Some(timeout)) = (pending.reset_on_progress, pending.timeout)
             && let Some(mut deadline) = now.checked_add(timeout)
         {
@@ -224,6 +231,51 @@ impl Outbound {
 
     /// The earliest deadline of a waiting request.
     pub(crate) fn next_deadline(&mut self) -> Option<Instant> {
+        self.tables.as_mut()?.next_deadline()
+    }
+
+    /// Removes and returns every request whose deadline is at or before `now`.
+    pub(crate) fn expire(&mut self, now: Instant) -> Vec<(RequestId, Pending)> {
+        let Some(tables) = self.tables.as_mut() else {
+            return Vec::new();
+        };
+        let mut expired = Vec::new();
+        while let Some(deadline) = tables.next_deadline() {
+            if deadline > now {
+                break;
+            }
+            if let Some(Reverse((_, id))) = tables.deadlines.pop()
+                && let Some(pending) = tables.remove(&id)
+            {
+                expired.push((id, pending));
+            }
+        }
+        expired
+    }
+
+    /// Removes every waiting request (the session closed).
+    pub(crate) fn drain(&mut self) -> Vec<(RequestId, Pending)> {
+        match self.tables.as_mut() {
+            Some(tables) => {
+                tables.by_token.clear();
+                tables.deadlines.clear();
+                tables.pending.drain().collect()
+            }
+            None => Vec::new(),
+        }
+    }
+}
+
+impl Tables {
+    fn remove(&mut self, id: &RequestId) -> Option<Pending> {
+        let pending = self.pending.remove(id)?;
+        if let Some(token) = &pending.progress_token {
+            self.by_token.remove(token);
+        }
+        Some(pending)
+    }
+
+    fn next_deadline(&mut self) -> Option<Instant> {
         while let Some(Reverse((deadline, id))) = self.deadlines.peek() {
             match self.pending.get(id).and_then(|p| p.deadline) {
                 Some(current) if current == *deadline => return Some(current),
@@ -238,29 +290,6 @@ impl Outbound {
             }
         }
         None
-    }
-
-    /// Removes and returns every request whose deadline is at or before `now`.
-    pub(crate) fn expire(&mut self, now: Instant) -> Vec<(RequestId, Pending)> {
-        let mut expired = Vec::new();
-        while let Some(deadline) = self.next_deadline() {
-            if deadline > now {
-                break;
-            }
-            if let Some(Reverse((_, id))) = self.deadlines.pop()
-                && let Some(pending) = self.remove(&id)
-            {
-                expired.push((id, pending));
-            }
-        }
-        expired
-    }
-
-    /// Removes every waiting request (the session closed).
-    pub(crate) fn drain(&mut self) -> Vec<(RequestId, Pending)> {
-        self.by_token.clear();
-        self.deadlines.clear();
-        self.pending.drain().collect()
     }
 }
 
@@ -301,6 +330,29 @@ mod tests {
         assert_eq!(out.next_deadline(), Some(t0 + Duration::from_secs(2)));
         assert!(out.remove(&a).is_some());
         assert_eq!(out.next_deadline(), None);
+    }
+
+    #[test]
+    fn the_tables_are_made_for_the_first_request_and_freed_when_none_waits() {
+        let mut out = Outbound::default();
+        out.shrink_to_fit();
+        assert!(out.tables.is_none());
+        assert!(out.expire(Instant::now()).is_empty());
+        let id = out.allocate_id();
+        out.insert(
+            Instant::now(),
+            id.clone(),
+            "m",
+            &RequestOptions::default(),
+            None,
+        );
+        out.shrink_to_fit();
+        assert!(out.contains(&id), "kept while a response is awaited");
+        assert!(out.remove(&id).is_some());
+        out.shrink_to_fit();
+        assert!(out.tables.is_none());
+        assert_eq!(out.len(), 0);
+        assert!(out.drain().is_empty());
     }
 
     #[test]
@@ -357,7 +409,7 @@ mod tests {
             assert_eq!(out.progress(now, &token), Some(&id));
             assert!(out.next_deadline().is_some());
         }
-        assert_eq!(out.deadlines.len(), 2);
+        assert_eq!(out.tables.as_ref().unwrap().deadlines.len(), 2);
         // the moved deadline is the one kept: the request expires at its last progress + 10 s
         let expired = out.expire(t0 + 2 * s);
         assert_eq!(expired.len(), 1, "only the early request");

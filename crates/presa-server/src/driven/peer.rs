@@ -121,7 +121,7 @@ impl Peer for DrivenPeer {
                     related.cloned(),
                 ) {
                     Ok(id) => {
-                        state.waiting.insert(id, reply);
+                        state.waiting.get_or_insert_default().insert(id, reply);
                         Ok(driven.pump(&mut state, &UNKNOWN))
                     }
                     Err(error) => Err(InputError::Unavailable(error.to_string())),

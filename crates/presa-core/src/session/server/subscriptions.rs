@@ -12,10 +12,11 @@ use crate::{
     ErrorObject, MAX_WATCHED_RESOURCES, Request, SubscribeRequestParams, watchable_resources,
 };
 
-/// The URIs a session subscribed to.
+/// The URIs a session subscribed to; none kept in a set made for the first (most sessions never
+/// subscribe).
 #[derive(Debug, Default)]
 pub(super) struct Subscriptions {
-    uris: HashSet<String>,
+    uris: Option<Box<HashSet<String>>>,
 }
 
 impl Subscriptions {
@@ -24,20 +25,45 @@ impl Subscriptions {
     /// client unsubscribes from one.
     fn set(&mut self, uri: String, subscribe: bool) -> Result<bool, ErrorObject> {
         if !subscribe {
-            return Ok(self.uris.remove(&uri));
+            let removed = self.uris.as_mut().is_some_and(|uris| uris.remove(&uri));
+            if self.uris.as_ref().is_some_and(|uris| uris.is_empty()) {
+                self.uris = None;
+            }
+            return Ok(removed);
         }
         if watchable_resources(std::slice::from_ref(&uri)).is_empty() {
             return Err(ErrorObject::invalid_params(
                 "Invalid params: uri must not be empty",
             ));
         }
-        if self.uris.len() >= MAX_WATCHED_RESOURCES && !self.uris.contains(&uri) {
+        let uris = self.uris.get_or_insert_default();
+        if uris.len() >= MAX_WATCHED_RESOURCES && !uris.contains(&uri) {
             return Err(ErrorObject::invalid_params(format!(
                 "Invalid params: a session subscribes to at most {MAX_WATCHED_RESOURCES} \
                  resources; unsubscribe from one first"
             )));
         }
-        Ok(self.uris.insert(uri))
+        Ok(uris.insert(uri))
+    }
+
+    fn contains(&self, uri: &str) -> bool {
+        self.uris.as_ref().is_some_and(|uris| uris.contains(uri))
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &String> {
+        self.uris.iter().flat_map(|uris| uris.iter())
+    }
+
+    /// Makes `uris` the subscriptions; whether that changed them.
+    fn replace(&mut self, uris: HashSet<String>) -> bool {
+        let same = match &self.uris {
+            Some(current) => **current == uris,
+            None => uris.is_empty(),
+        };
+        if !same {
+            self.uris = (!uris.is_empty()).then(|| Box::new(uris));
+        }
+        !same
     }
 }
 
@@ -45,13 +71,13 @@ impl ServerSession {
     /// Whether the initialize-era client subscribed to the resource `uri` (and should hear of
     /// its updates).
     pub fn is_subscribed(&self, uri: &str) -> bool {
-        self.subscriptions.uris.contains(uri)
+        self.subscriptions.contains(uri)
     }
 
     /// The resources the initialize-era client subscribed to, sorted: a stable form for saved
     /// state.
     pub fn subscriptions(&self) -> Vec<String> {
-        let mut uris: Vec<String> = self.subscriptions.uris.iter().cloned().collect();
+        let mut uris: Vec<String> = self.subscriptions.iter().cloned().collect();
         uris.sort_unstable();
         uris
     }
@@ -61,8 +87,7 @@ impl ServerSession {
     /// changes anything.
     pub fn set_subscriptions(&mut self, uris: &[String]) {
         let uris: HashSet<String> = watchable_resources(uris).into_iter().collect();
-        if uris != self.subscriptions.uris {
-            self.subscriptions.uris = uris;
+        if self.subscriptions.replace(uris) {
             self.state_changes += 1;
         }
     }
@@ -87,5 +112,31 @@ impl ServerSession {
             }
             Err(error) => self.refuse(request, error),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn the_set_is_made_for_the_first_subscription_and_goes_with_the_last() {
+        let mut subscriptions = Subscriptions::default();
+        assert!(!subscriptions.set("a".to_owned(), false).unwrap());
+        assert!(subscriptions.set(String::new(), true).is_err());
+        assert!(subscriptions.uris.is_none());
+        assert!(subscriptions.set("a".to_owned(), true).unwrap());
+        assert!(subscriptions.contains("a") && !subscriptions.contains("b"));
+        assert!(subscriptions.set("a".to_owned(), false).unwrap());
+        assert!(subscriptions.uris.is_none());
+        let b = HashSet::from(["b".to_owned()]);
+        assert!(subscriptions.replace(b.clone()));
+        assert!(!subscriptions.replace(b));
+        assert_eq!(subscriptions.iter().collect::<Vec<_>>(), ["b"]);
+        assert!(subscriptions.replace(HashSet::new()));
+        assert!(subscriptions.uris.is_none());
+        assert!(!subscriptions.replace(HashSet::new()));
     }
 }
