@@ -260,18 +260,24 @@ impl ServedRequests {
     }
 }
 
+/// Where the client's answers to the server's requests go, by request.
+type Replies = HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>;
+
 struct State {
     session: ServerSession,
     /// What the handlers of this connection's requests talk to the session through, made for
     /// the first request the session starts (a session that only initialized has none).
     peer: Option<Arc<dyn Peer>>,
     in_flight: ServedRequests,
-    /// Server→client requests waiting for the client's answer.
-    /// Made for the first (most sessions never ask their client anything).
-    waiting: Option<Box<HashMap<RequestId, oneshot::Sender<Result<Value, InputError>>>>>,
+    /// Server→client requests waiting for the client's answer; made for the first (most
+    /// sessions never ask their client anything): a pointer, not an empty map's 48 bytes.
+    waiting: Option<Box<Replies>>,
     /// 2026-07-28 `subscriptions/listen` requests in flight: they never end by themselves, so
-    /// closing the connection ends them.
-    /// Made for the first.
+    /// closing the connection ends them. Made for the first.
+    #[expect(
+        clippy::box_collection,
+        reason = "a pointer, not an empty set's 48 bytes"
+    )]
     listens: Option<Box<HashSet<RequestId>>>,
     /// The initialize-era session's measurement, from when this connection first held it
     /// initialized until it closes or is dropped.

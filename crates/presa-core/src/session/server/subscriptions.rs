@@ -16,6 +16,10 @@ use crate::{
 /// subscribe).
 #[derive(Debug, Default)]
 pub(super) struct Subscriptions {
+    #[expect(
+        clippy::box_collection,
+        reason = "a pointer until the first subscription, not an empty set's 48 bytes"
+    )]
     uris: Option<Box<HashSet<String>>>,
 }
 
