@@ -735,6 +735,7 @@ impl ServerBuilder {
                 bus,
                 state: self.state,
                 notification_permits,
+                client_descriptions: presa_core::ClientDescriptions::default(),
                 #[cfg(feature = "schemars")]
                 forms: self.forms,
                 #[cfg(feature = "otel")]

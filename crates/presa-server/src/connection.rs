@@ -48,16 +48,16 @@ pub enum Incoming {
 #[derive(Debug)]
 pub struct ServerChannel {
     /// What the client sent.
-    pub incoming: Inbound,
+    pub incoming: Inputs,
     /// What to send to the client, in order.
     pub outgoing: mpsc::Sender<Transmit>,
 }
 
 /// What a transport hands a connection, on its way in: made from an
-/// `mpsc::Receiver<Incoming>` (`.into()`), or with [`Inbound::serialized`] from the messages a
+/// `mpsc::Receiver<Incoming>` (`.into()`), or with [`Inputs::serialized`] from the messages a
 /// client in the same process sends.
 #[derive(Debug)]
-pub struct Inbound(Source);
+pub struct Inputs(Source);
 
 #[derive(Debug)]
 enum Source {
@@ -65,7 +65,7 @@ enum Source {
     Serialized(mpsc::Receiver<Transmit>),
 }
 
-impl Inbound {
+impl Inputs {
     /// The messages a client in this process sends, each serialized to JSON as it is taken and
     /// handed over as a frame, so that the connection decodes it exactly as a stdio line: no
     /// task of the transport's stands between the two ends.
@@ -90,7 +90,7 @@ impl Inbound {
     }
 }
 
-impl From<mpsc::Receiver<Incoming>> for Inbound {
+impl From<mpsc::Receiver<Incoming>> for Inputs {
     fn from(inputs: mpsc::Receiver<Incoming>) -> Self {
         Self(Source::Inputs(inputs))
     }
@@ -439,10 +439,10 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn an_inbound_of_serialized_messages_hands_over_their_json_as_frames() {
+    async fn inputs_of_serialized_messages_hands_over_their_json_as_frames() {
         let (to_server, messages) = mpsc::channel(4);
-        let mut inbound = Inbound::serialized(messages);
-        assert!(matches!(inbound.try_recv(), Err(TryRecvError::Empty)));
+        let mut inputs = Inputs::serialized(messages);
+        assert!(matches!(inputs.try_recv(), Err(TryRecvError::Empty)));
         let ping = Notification::without_params("notifications/initialized");
         to_server
             .send(Transmit::new(ping.clone(), None))
@@ -451,17 +451,14 @@ mod tests {
         to_server.send(Transmit::new(ping, None)).await.unwrap();
         drop(to_server);
         let expected = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-        for input in [inbound.try_recv().ok(), inbound.recv().await] {
+        for input in [inputs.try_recv().ok(), inputs.recv().await] {
             match input {
                 Some(Incoming::Frame(bytes)) => assert_eq!(bytes, expected.as_bytes()),
                 other => panic!("expected a frame, got {other:?}"),
             }
         }
-        assert!(inbound.recv().await.is_none());
-        assert!(matches!(
-            inbound.try_recv(),
-            Err(TryRecvError::Disconnected)
-        ));
+        assert!(inputs.recv().await.is_none());
+        assert!(matches!(inputs.try_recv(), Err(TryRecvError::Disconnected)));
     }
 
     fn waits(queue: &TransmitQueue) -> bool {

@@ -91,6 +91,9 @@ pub(crate) struct Inner {
     /// One per handler of a notification posted on its own (no session) running past its first
     /// poll, across the server: as many as the session limits let requests be in flight.
     pub(crate) notification_permits: Arc<tokio::sync::Semaphore>,
+    /// The descriptions of the clients of this server's initialize-era sessions, each kept
+    /// once, across every version of its definitions.
+    pub(crate) client_descriptions: presa_core::ClientDescriptions,
     /// The tasks, and those running here.
     pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// What [`ServerBuilder::elicitation_form`] was given.
@@ -262,6 +265,7 @@ impl Server {
             .discover_cache(o.cache_ttl_ms, o.cache_scope)
             .limits(o.limits.clone())
             .keep_subscriptions(o.subscribe)
+            .client_descriptions(self.inner.client_descriptions.clone())
     }
 
     /// [`session_config`](Self::session_config), made once per version of the definitions and

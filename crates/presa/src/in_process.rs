@@ -2,9 +2,7 @@
 
 use presa_client::{ClientChannel, Incoming};
 use presa_core::Transmit;
-use presa_server::{
-    ConnectionOptions, Inbound, Server, ServerChannel, Transport, serve_connection,
-};
+use presa_server::{ConnectionOptions, Inputs, Server, ServerChannel, Transport, serve_connection};
 use tokio::sync::mpsc;
 
 /// How many messages may wait in each direction.
@@ -45,7 +43,7 @@ pub fn in_process_with(server: Server, options: ConnectionOptions) -> ClientChan
     tokio::spawn(serve_connection(
         server,
         ServerChannel {
-            incoming: Inbound::serialized(from_client),
+            incoming: Inputs::serialized(from_client),
             outgoing: to_client,
         },
         options.transport(Transport::InProcess),

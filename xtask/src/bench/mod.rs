@@ -465,7 +465,7 @@ impl Bench {
 
     /// One run of presa-bench's `in_process`, on every CPU, with `preload` (an allocator) in
     /// `LD_PRELOAD` if given.
-    async fn in_process(&self, preload: Option<&str>) -> Result<Run, String> {
+    async fn in_process(&self, preload: Option<&Path>) -> Result<Run, String> {
         let program = self.bins.join("in_process");
         let mut command = process::command(&program, self.all_cpus.as_deref());
         if let Some(preload) = preload {

@@ -1,7 +1,7 @@
 //! The rows of `cargo xtask bench` (not `--cluster`): what each runs on which side, and the
 //! target it is held to (docs/performance.md).
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use super::http::Era;
 use super::measure::{Run, Side};
@@ -31,10 +31,15 @@ const IDLE_SESSION_KIB: f64 = 1.0;
 /// The least in-process throughput, calls per second.
 const IN_PROCESS_CALLS: f64 = 250_000.0;
 
-/// Debian's jemalloc (package libjemalloc2), preloaded into the in-process program for the
-/// in-process-jemalloc row: how much of that row is glibc's allocator (the application's
-/// choice, not presa's).
-const JEMALLOC: &str = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2";
+/// Debian's jemalloc (package libjemalloc2) for this architecture, preloaded into the
+/// in-process program for the in-process-jemalloc row: how much of that row is glibc's
+/// allocator (the application's choice, not presa's).
+fn jemalloc() -> PathBuf {
+    PathBuf::from(format!(
+        "/usr/lib/{}-linux-gnu/libjemalloc.so.2",
+        std::env::consts::ARCH
+    ))
+}
 
 /// The medians of each side's runs; the third side (rmcp) when it ran.
 fn sides(runs: [Vec<Run>; 3]) -> (Side, Side, Option<Side>) {
@@ -66,11 +71,12 @@ impl Bench {
             ));
         }
         if self.wanted("in-process-jemalloc") {
-            if Path::new(JEMALLOC).exists() {
+            let jemalloc = jemalloc();
+            if jemalloc.exists() {
                 let mut runs = Vec::new();
                 for repeat in 1..=self.options.repeats {
                     eprintln!("in-process-jemalloc: run {repeat}/{}", self.options.repeats);
-                    runs.push(self.in_process(Some(JEMALLOC)).await?);
+                    runs.push(self.in_process(Some(&jemalloc)).await?);
                 }
                 rows.push(Row::new(
                     "in-process-jemalloc",
@@ -82,7 +88,8 @@ impl Bench {
                 ));
             } else {
                 eprintln!(
-                    "in-process-jemalloc: not run, {JEMALLOC} is missing (apt-get install libjemalloc2)"
+                    "in-process-jemalloc: not run, {} is missing (apt-get install libjemalloc2)",
+                    jemalloc.display()
                 );
             }
         }

@@ -26,6 +26,7 @@ mod clients;
 mod config;
 mod state;
 mod subscriptions;
+pub use clients::ClientDescriptions;
 pub use config::ServerSessionConfig;
 pub use state::InitializeEraState;
 

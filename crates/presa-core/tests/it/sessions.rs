@@ -1,6 +1,7 @@
 //! A client and a server session driven against each other on a virtual clock: no runtime, no
 //! I/O, every message through the wire encoding.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use presa_core::*;
@@ -1228,4 +1229,27 @@ fn initialize_era_transmits_carry_the_negotiated_revision_after_the_handshake() 
         Some(ProtocolVersion::V2025_11_25)
     );
     assert!(initialized.headers.is_empty());
+}
+
+#[test]
+fn sessions_of_one_client_program_share_its_description_across_configurations() {
+    let descriptions = ClientDescriptions::default();
+    let config = || server_config().client_descriptions(descriptions.clone());
+    let mut first = Pair::new(client_config(), config());
+    // a configuration rebuilt (the server's definitions changed) with the same table
+    let mut second = Pair::new(client_config(), config());
+    let mut other = Pair::new(
+        ClientSessionConfig::new(Implementation::new("another-client", "1.0.0")),
+        config(),
+    );
+    for pair in [&mut first, &mut second, &mut other] {
+        pair.initialize();
+    }
+    let client = |pair: &Pair| Arc::clone(&pair.server.initialize_era_state().unwrap().client);
+    assert!(Arc::ptr_eq(&client(&first), &client(&second)));
+    assert!(!Arc::ptr_eq(&client(&first), &client(&other)));
+    assert_eq!(
+        client(&other).client_info.as_ref().unwrap().name,
+        "another-client"
+    );
 }

@@ -1,12 +1,11 @@
 //! What a server session knows of the server it speaks for.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Map;
 
 use super::super::limits::SessionLimits;
-use super::clients::Clients;
+use super::clients::ClientDescriptions;
 use crate::{CacheScope, DiscoverResult, Implementation, ServerCapabilities, SupportedVersions};
 
 /// What a [`ServerSession`](super::ServerSession) needs to know about the server it speaks for.
@@ -32,7 +31,7 @@ pub struct ServerSessionConfig {
     pub(super) keeps_subscriptions: bool,
     /// The descriptions of the clients that opened this configuration's initialize-era
     /// sessions, each kept once (clones of the configuration share them).
-    pub(super) clients: Arc<Clients>,
+    pub(super) clients: ClientDescriptions,
 }
 
 impl ServerSessionConfig {
@@ -50,7 +49,7 @@ impl ServerSessionConfig {
             discover_cache_scope: CacheScope::Private,
             limits: SessionLimits::default(),
             keeps_subscriptions: false,
-            clients: Arc::default(),
+            clients: ClientDescriptions::default(),
         }
     }
 
@@ -63,6 +62,15 @@ impl ServerSessionConfig {
     /// The capabilities to announce.
     pub fn capabilities(mut self, capabilities: ServerCapabilities) -> Self {
         self.capabilities = capabilities;
+        self
+    }
+
+    /// The table of client descriptions the sessions of this configuration share (see
+    /// [`ClientDescriptions`]): by default one of its own; a server that rebuilds its
+    /// configuration hands every one the same table, so that sessions opened before and after
+    /// share too.
+    pub fn client_descriptions(mut self, descriptions: ClientDescriptions) -> Self {
+        self.clients = descriptions;
         self
     }
 

@@ -49,10 +49,11 @@ pub struct InitializeEraState {
 }
 
 impl InitializeEraState {
-    /// The state right after `initialize` described `client`: not initialized yet, no level.
-    pub fn new(client: ClientContext) -> Self {
+    /// The state right after `initialize` described `client` (a description, or one shared
+    /// with other sessions): not initialized yet, no level.
+    pub fn new(client: impl Into<Arc<ClientContext>>) -> Self {
         Self {
-            client: Arc::new(client),
+            client: client.into(),
             initialized: false,
             log_level: None,
         }
@@ -134,11 +135,7 @@ impl ServerSession {
             capabilities: params.capabilities,
             client_info: Some(params.client_info),
         });
-        self.legacy = Some(Arc::new(InitializeEraState {
-            client,
-            initialized: false,
-            log_level: None,
-        }));
+        self.legacy = Some(Arc::new(InitializeEraState::new(client)));
         self.answer_itself(request, &result);
     }
 }
