@@ -7,7 +7,8 @@ use tracing::Instrument;
 
 use presa_core::{
     ClientEvent, ClientSendError, ClientSession, ErrorObject, IncomingRequest, InitializeResult,
-    Notification, ProtocolVersion, RawJson, RequestError, RequestExtras, RequestId, Transmit,
+    Message, Notification, ProtocolVersion, RawJson, RequestError, RequestExtras, RequestId,
+    Transmit,
 };
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinError, JoinSet};
@@ -60,6 +61,9 @@ pub(crate) struct Driver {
     handlers: InputHandlers,
     /// Messages the session produced that the transport has not taken yet.
     out_queue: VecDeque<Transmit>,
+    /// A server→client request read while the out queue was full: it waits here, and nothing
+    /// more is read, until the queue has room for its answer.
+    held: Option<TransportEvent>,
     calls: HashMap<RequestId, Waiting>,
     keys: HashMap<CallKey, RequestId>,
     /// Pending `subscriptions/listen` requests, cancelled when the client closes (a server
@@ -92,6 +96,7 @@ impl Driver {
             notifications,
             handlers,
             out_queue: VecDeque::new(),
+            held: None,
             calls: HashMap::new(),
             keys: HashMap::new(),
             listens: HashSet::new(),
@@ -108,6 +113,12 @@ impl Driver {
         let exit = loop {
             self.pump();
             self.flush();
+            if self.out_queue.len() < OUT_QUEUE_LIMIT
+                && let Some(event) = self.held.take()
+            {
+                self.handle_transport(event);
+                continue;
+            }
             let deadline = self
                 .session
                 .poll_timeout()
@@ -139,13 +150,21 @@ impl Driver {
                     }
                     (Some(_), None) => {}
                 },
-                // while the transport cannot take what is queued already (answers to the
-                // server's pings, above all), the server's messages wait: a server flooding
-                // requests is held back by its own stream, not by this queue growing
-                event = self.incoming.recv(), if self.out_queue.len() < OUT_QUEUE_LIMIT => match event {
+                // Responses and notifications are read whatever the out queue holds: a server
+                // that stops reading while it cannot write (as most do) waits for its
+                // responses to be taken, and only then takes what this queue holds. A request of
+                // the server's read while the queue is full waits for room for its answer, and
+                // nothing more is read meanwhile: a server flooding requests is held back by its
+                // own stream, not by this queue growing.
+                event = self.incoming.recv(), if self.held.is_none() => match event {
                     Some(TransportEvent::Closed(error)) => {
                         self.transport_closed(error);
                         break Exit::TransportClosed;
+                    }
+                    Some(event @ TransportEvent::Message(Message::Request(_)))
+                        if self.out_queue.len() >= OUT_QUEUE_LIMIT =>
+                    {
+                        self.held = Some(event);
                     }
                     Some(event) => self.handle_transport(event),
                     None => {

@@ -82,14 +82,16 @@ impl Incoming {
 
     /// The messages a server in this process sends, each serialized to JSON and parsed again
     /// as it is taken, exactly as if it had crossed a pipe: no task of the transport's stands
-    /// between the two ends. The server's dropping its sender closes the transport.
+    /// between the two ends. The server's dropping its sender ends the events; a message that
+    /// does not survive the trip comes as [`TransportEvent::Closed`] with a protocol error
+    /// (where the client stops reading).
     pub fn serialized(messages: mpsc::Receiver<Transmit>) -> Self {
         Self(Receiver::Serialized(messages))
     }
 }
 
-/// A message after a trip through its JSON text; a message that does not survive it closes the
-/// transport with a protocol error.
+/// A message after a trip through its JSON text; one that does not survive it is reported as
+/// the transport closing with a protocol error.
 fn reparsed(transmit: Transmit) -> TransportEvent {
     match decode_message(transmit.message.to_json().as_bytes()) {
         Ok(message) => TransportEvent::Message(message),

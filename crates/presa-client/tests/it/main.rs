@@ -6,6 +6,7 @@
 mod cache;
 mod calls;
 mod connect;
+mod flow;
 mod headers;
 mod input;
 mod lifecycle;

@@ -16,6 +16,8 @@ mod cancellation;
 mod extensions;
 #[cfg(feature = "schemars")]
 mod first_hour;
+#[cfg(all(feature = "in-process", feature = "stdio"))]
+mod flow;
 mod harness;
 #[cfg(all(
     feature = "server",
