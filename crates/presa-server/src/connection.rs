@@ -61,7 +61,7 @@ pub struct Inputs(Source);
 
 #[derive(Debug)]
 enum Source {
-    Inputs(mpsc::Receiver<Incoming>),
+    Channel(mpsc::Receiver<Incoming>),
     Serialized(mpsc::Receiver<Transmit>),
 }
 
@@ -76,7 +76,7 @@ impl Inputs {
     /// The next input, once there is one; `None` when the transport is done. Cancel-safe.
     async fn recv(&mut self) -> Option<Incoming> {
         match &mut self.0 {
-            Source::Inputs(inputs) => inputs.recv().await,
+            Source::Channel(inputs) => inputs.recv().await,
             Source::Serialized(messages) => messages.recv().await.map(as_frame),
         }
     }
@@ -84,7 +84,7 @@ impl Inputs {
     /// The next input if one is waiting.
     fn try_recv(&mut self) -> Result<Incoming, TryRecvError> {
         match &mut self.0 {
-            Source::Inputs(inputs) => inputs.try_recv(),
+            Source::Channel(inputs) => inputs.try_recv(),
             Source::Serialized(messages) => messages.try_recv().map(as_frame),
         }
     }
@@ -92,7 +92,7 @@ impl Inputs {
 
 impl From<mpsc::Receiver<Incoming>> for Inputs {
     fn from(inputs: mpsc::Receiver<Incoming>) -> Self {
-        Self(Source::Inputs(inputs))
+        Self(Source::Channel(inputs))
     }
 }
 
@@ -439,7 +439,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn inputs_of_serialized_messages_hands_over_their_json_as_frames() {
+    async fn serialized_messages_are_handed_over_as_their_json_frames() {
         let (to_server, messages) = mpsc::channel(4);
         let mut inputs = Inputs::serialized(messages);
         assert!(matches!(inputs.try_recv(), Err(TryRecvError::Empty)));
