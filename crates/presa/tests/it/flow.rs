@@ -1,23 +1,16 @@
 //! Many calls at once on one connection: every one comes back, however far they outnumber the
 //! queues between client and server (in-process, and stdio with a real process).
 
-use std::time::Duration;
-
 use presa::client::{Client, ClientOptions};
 use presa::core::{Implementation, ProtocolVersion, Tool};
 use presa::server::{Context, Server};
 use presa::stdio::{CommandOptions, command};
 use serde_json::{Value, json};
 
+use crate::harness::{example, guarded};
+
 /// Far more calls than the queues on the way hold (64 messages each).
 const CALLS: usize = 2_000;
-
-/// Fails a test that hangs instead of letting it hang the suite (a guard, not a timing check).
-async fn guarded(test: impl std::future::Future<Output = ()>) {
-    tokio::time::timeout(Duration::from_secs(120), test)
-        .await
-        .expect("the calls jammed");
-}
 
 fn options(version: ProtocolVersion) -> ClientOptions {
     ClientOptions::new(Implementation::new("flow-test", "1.0.0")).protocol_version(Some(version))
@@ -61,15 +54,8 @@ async fn in_process_calls_far_past_the_queues_all_come_back_in_both_eras() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_calls_far_past_the_pipes_all_come_back() {
-    let exe = std::env::current_exe().unwrap();
-    let library = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .unwrap()
-        .join("examples")
-        .join("library");
     guarded(async {
-        let channel = command([library], CommandOptions::default()).unwrap();
+        let channel = command([example("library")], CommandOptions::default()).unwrap();
         let client = Client::connect(channel, options(ProtocolVersion::V2026_07_28))
             .await
             .unwrap();

@@ -17,6 +17,23 @@ pub(crate) const LEGACY: ProtocolVersion = ProtocolVersion::V2025_11_25;
 /// Fails a test that hangs; no test comes near it.
 pub(crate) const GUARD: Duration = Duration::from_secs(60);
 
+/// Fails a test that hangs instead of letting it hang the suite (a guard, not a timing check).
+pub(crate) async fn guarded(test: impl std::future::Future<Output = ()>) {
+    tokio::time::timeout(GUARD, test)
+        .await
+        .expect("the test hung");
+}
+
+/// The path of a built example of this package (cargo builds examples for `cargo test`).
+pub(crate) fn example(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("examples")
+        .join(name)
+}
+
 /// A caller: a subject and its scopes. On HTTP it is a bearer token the server's verifier reads
 /// back; on stdio and in-process, the connection's identity.
 #[derive(Clone, Copy)]

@@ -13,21 +13,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-fn example(name: &str) -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent()
-        .and_then(|deps| deps.parent())
-        .unwrap()
-        .join("examples")
-        .join(name)
-}
-
-/// Fails a test that hangs instead of letting it hang the suite (a guard, not a timing check).
-async fn guarded(test: impl std::future::Future<Output = ()>) {
-    tokio::time::timeout(Duration::from_secs(60), test)
-        .await
-        .expect("the test hung");
-}
+use crate::harness::{example, guarded};
 
 fn options(version: ProtocolVersion) -> ClientOptions {
     ClientOptions::new(Implementation::new("stdio-test", "1.0.0")).protocol_version(Some(version))
