@@ -16,7 +16,7 @@ pub(crate) type ProgressFn = Arc<dyn Fn(ProgressNotificationParams) + Send + Syn
 /// Options of one call: timeout, progress, log level, cache use.
 ///
 /// Set them on the call itself (`client.call_tool(..).timeout(..)`), or build a `CallOptions`
-/// once and pass it with [`CallBuilder::options`].
+/// once and pass it with [`CallBuilder::options`](crate::CallBuilder::options).
 ///
 /// ```
 /// use std::time::Duration;
@@ -61,7 +61,7 @@ impl CallOptions {
 
     /// How long to wait for the response (each page of a listing, each round of an
     /// input-required exchange, waits this long). On expiry the call fails with
-    /// [`ClientError::TimedOut`] and the server is told to cancel.
+    /// [`ClientError::TimedOut`](crate::ClientError::TimedOut) and the server is told to cancel.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout.min(MAX_TIMEOUT));
         self
@@ -113,7 +113,7 @@ impl CallOptions {
     /// Asks for log messages (`notifications/message`) of `level` and above about this call
     /// (2026-07-28 `_meta` `io.modelcontextprotocol/logLevel`; the initialize era sets the
     /// level per session with `logging/setLevel` instead). They arrive on
-    /// [`Client::notifications`].
+    /// [`Client::notifications`](crate::Client::notifications).
     pub fn log_level(mut self, level: LoggingLevel) -> Self {
         self.log_level = Some(level);
         self

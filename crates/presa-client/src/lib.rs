@@ -1,6 +1,9 @@
 //! MCP clients for presa: discover or initialize, list, call, read, get, complete and listen,
 //! whichever protocol era the server speaks.
 //!
+//! Depend on it, or on the facade `presa` with its `client` feature (as `presa::client`), to call
+//! MCP servers from Rust.
+//!
 //! [`Client::connect`] takes the [`ClientChannel`] of a transport (stdio, Streamable HTTP,
 //! in-process), finds out which revision the server speaks — `server/discover` for
 //! 2026-07-28, falling back to the `initialize` handshake — and returns a [`Client`] whose

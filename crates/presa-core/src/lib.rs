@@ -1,5 +1,8 @@
 //! presa-core: the MCP wire model and sans-IO protocol state machines.
 //!
+//! Depend on it directly to build a transport or a tool of your own on MCP's messages; servers and
+//! clients get it through the facade `presa` (as `presa::core`).
+//!
 //! This crate is the part of presa that knows the Model Context Protocol on the wire and nothing
 //! else: the JSON-RPC envelope, every message of every supported revision as a typed struct, the
 //! protocol revisions and their negotiation, error codes and their HTTP statuses, the SEP-2243

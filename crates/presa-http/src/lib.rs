@@ -1,6 +1,9 @@
 //! The Streamable HTTP transport for presa, on axum and tower: a router to mount in an existing
 //! app, one tower layer per concern (Origin, Host, body size, auth), and a client.
 //!
+//! Depend on it, or on the facade `presa` with its `http` feature (as `presa::http`), to serve or
+//! reach MCP over Streamable HTTP.
+//!
 //! Feature `server` (default) gives the server side; feature `client` (default) the client
 //! transport. A server-only build compiles no reqwest.
 //!

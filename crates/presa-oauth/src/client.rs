@@ -23,7 +23,7 @@ const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 
 /// An OAuth 2.1 client for one MCP server, following the MCP authorization specification
 /// (2025-11-25 and 2026-07-28): give it to the transport with
-/// [`HttpClientOptions::token_provider`](crate::HttpClientOptions::token_provider).
+/// [`HttpClientOptions::token_provider`](presa_http::HttpClientOptions::token_provider).
 ///
 /// Nothing happens until the server refuses a request:
 ///

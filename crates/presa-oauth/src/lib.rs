@@ -1,6 +1,9 @@
 //! OAuth for presa: the client of the MCP authorization specification and, behind the `jwt`
 //! feature, a verifier of JWT access tokens for protected servers.
 //!
+//! Depend on it, or on the facade `presa` with `oauth` (client) or `jwt` (server), when a client
+//! must log in to a protected server or a server must verify access tokens.
+//!
 //! - [`OAuthClient`] is a [`TokenProvider`](presa_http::TokenProvider) for presa-http's client
 //!   transport: it discovers the authorization server, registers, obtains and refreshes tokens
 //!   (PKCE, DPoP, client credentials, JWT bearer, enterprise identity assertions), and steps up

@@ -1,6 +1,9 @@
 //! presa-redis: presa's shared state on Redis, so that several instances of one server behind a
 //! plain round-robin load balancer serve the same clients.
 //!
+//! Depend on it, or on the facade `presa` with its `redis` feature, when you run more than one
+//! instance of a server.
+//!
 //! 2026-07-28 requests need none of this (give every instance the same
 //! `request_state_key`). What the initialize era and listening clients keep between requests is
 //! what this crate puts on Redis 7, standalone or a Redis Cluster:

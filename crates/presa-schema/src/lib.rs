@@ -1,5 +1,8 @@
 //! JSON Schema validation for presa: compile a schema once, validate many values against it.
 //!
+//! Depend on it directly to validate JSON values against the schemas MCP tools declare, outside a
+//! server; presa's servers and clients already use it (as `presa::schema`).
+//!
 //! presa validates tool arguments (and, on the client, structured tool output) against the
 //! schemas tools declare. This crate does that job and nothing else: no I/O, no async, no
 //! tokio. Schemas are compiled once into a tree of keyword nodes; validating walks the value

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 /// The identity a transport verified for a request: subject, client, granted scopes, claims.
 ///
-/// Handlers read it with [`Context::auth`]; it is `None` where the transport authenticates no
+/// Handlers read it with [`Context::auth`](crate::Context::auth); it is `None` where the transport authenticates no
 /// one (stdio, an HTTP server without auth).
 ///
 /// ```

@@ -26,7 +26,7 @@ pub enum Incoming {
     /// A message the transport already decoded.
     Message(Message),
     /// A decoded message with the identity the transport verified for it (an authenticated HTTP
-    /// request); a request's handler sees it as [`Context::auth`], instead of the connection's
+    /// request); a request's handler sees it as [`Context::auth`](crate::Context::auth), instead of the connection's
     /// [`ConnectionOptions::auth`].
     Authenticated(Message, Arc<AuthInfo>),
 }
@@ -134,7 +134,7 @@ impl ConnectionOptions {
 
     /// The identity of everyone on this connection, for transports that authenticate the
     /// connection as a whole (e.g. a stdio server trusting the user who started it with the
-    /// scopes its tools require). Requests see it as [`Context::auth`] unless they arrive as
+    /// scopes its tools require). Requests see it as [`Context::auth`](crate::Context::auth) unless they arrive as
     /// [`Incoming::Authenticated`].
     ///
     /// ```

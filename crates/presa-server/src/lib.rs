@@ -1,6 +1,9 @@
 //! MCP servers for presa: definitions (tools, resources, resource templates, prompts) as plain
 //! data plus closures, dispatched the same way under every protocol revision.
 //!
+//! Depend on it, or on the facade `presa` with its `server` feature (as `presa::server`), to write
+//! an MCP server.
+//!
 //! A tool is its wire description ([`presa_core::Tool`]: a name, a JSON Schema, a description)
 //! and a handler of `(input, context)`. What the handler returns becomes the result
 //! ([`IntoToolResult`]); arguments are validated against the input schema before it runs, and

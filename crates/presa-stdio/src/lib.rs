@@ -1,6 +1,9 @@
 //! The stdio transport for presa: newline-delimited JSON-RPC over a process's stdin and stdout,
 //! for servers and clients.
 //!
+//! Depend on it, or on the facade `presa` with its `stdio` feature (as `presa::stdio`), to serve
+//! over stdio or to run a server as a subprocess.
+//!
 //! - [`serve`] (feature `server`) serves a [`presa_server::Server`] on this process's stdin and
 //!   stdout until stdin closes, then waits for the requests in flight.
 //! - [`command`] (feature `client`) starts a server process and returns the

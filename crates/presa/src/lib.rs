@@ -1,13 +1,90 @@
-// the README's examples need the features it uses; without them the crate documents itself
-// in one line
+//! presa is a Rust SDK for the [Model Context Protocol](https://modelcontextprotocol.io) (MCP):
+//! the library you pick to write an MCP server (tools, resources, prompts) or an MCP client,
+//! served over stdio, Streamable HTTP (axum/tower) or in-process. It speaks the stateless
+//! revision 2026-07-28 and the initialize-era revisions 2025-11-25, 2025-06-18, 2025-03-26 and
+//! 2024-11-05 through one API: a handler written once is served in both eras.
+//!
+//! This crate is the facade: depend on it with the features of the roles and transports you
+//! need, and `use presa::prelude::*`. The [`guide`] module holds the guides, one per topic.
+//!
+//! # Quickstart
+//!
+//! In your crate's `Cargo.toml`:
+//!
+//! ```toml
+//! [dependencies]
+//! presa = "0.1"
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! serde = { version = "1", features = ["derive"] }
+//! schemars = "1"
+//! ```
+//!
+//! and in `src/main.rs`, a server with one typed tool, served on stdio:
+//!
 #![cfg_attr(
     all(feature = "server", feature = "stdio", feature = "schemars"),
-    doc = include_str!("../../../README.md")
+    doc = include_str!("quickstart.md")
 )]
-#![cfg_attr(
-    not(all(feature = "server", feature = "stdio", feature = "schemars")),
-    doc = "presa: a Rust SDK for the Model Context Protocol (the facade; see README.md)."
-)]
+//!
+//! `cargo run` starts it; point any MCP client at that command. The tool's input and output
+//! schemas come from `Add` and `Sum`, its description from `Add`'s doc comment.
+//! [`guide::tools_resources_prompts`] goes on from there, and [`guide::transports`] serves the
+//! same server over Streamable HTTP.
+//!
+//! # The guides
+//!
+//! | guide | what it covers |
+//! |---|---|
+//! | [`tools_resources_prompts`](guide::tools_resources_prompts) | writing a server: typed tools, results, validation, state, cancellation, resources, prompts |
+//! | [`client`](guide::client) | connecting, calling, errors, the cache |
+//! | [`transports`](guide::transports) | stdio, Streamable HTTP (server and client), in-process |
+//! | [`input_requests`](guide::input_requests) | asking the client for input (elicitation, sampling, roots) in both eras |
+//! | [`tasks`](guide::tasks) | tool calls that run on as tasks, polled by the client |
+//! | [`subscriptions`](guide::subscriptions) | list changes, resource updates, `subscriptions/listen` |
+//! | [`authorization`](guide::authorization) | OAuth: protecting an HTTP endpoint, scopes, the client's token flow |
+//! | [`middleware`](guide::middleware) | one middleware stack over MCP requests on every transport |
+//! | [`extensions`](guide::extensions) | declaring an extension; Agent Skills; MCP Apps |
+//! | [`initialize_era`](guide::initialize_era) | serving and reaching peers of the older revisions |
+//! | [`scale_out`](guide::scale_out) | several instances behind a load balancer, sharing state on Redis |
+//! | [`observability`](guide::observability) | spans, metrics, trace context, OTLP and Prometheus |
+//! | [`cli`](guide::cli) | the `presa` command |
+//! | [`architecture`](guide::architecture) | the layering, each crate's rules, the request path |
+//! | [`performance`](guide::performance), [`reliability`](guide::reliability) | how speed, memory and robustness are measured, and the figures |
+//!
+//! # The crates
+//!
+//! Each layer is a crate of its own; this facade re-exports them by feature.
+//!
+//! | module | crate | what it holds |
+//! |---|---|---|
+//! | [`crate::core`] | `presa-core` | the wire model of every revision, the JSON-RPC envelope, negotiation, and sans-IO session state machines; no tokio, no I/O |
+//! | [`schema`] | `presa-schema` | JSON Schema validation: a dependency-light subset, full 2020-12 with `full-schema` |
+//! | [`server`] | `presa-server` | server definitions as data plus closures or derived from types, dispatch, middleware |
+//! | [`client`] | `presa-client` | the client: discover or initialize, list, call, read, get, complete, listen |
+//! | [`stdio`] | `presa-stdio` | the stdio transport: servers, and clients of a subprocess |
+//! | [`http`] | `presa-http` | Streamable HTTP: an axum router, tower layers (Origin, Host, body size, bearer auth), a client |
+//! | [`oauth`] | `presa-oauth` | the MCP authorization client, and a JWT access-token verifier |
+//! | [`redis`] | `presa-redis` | the session store, event bus and task store on Redis, for scale-out |
+//! | [`prelude`] | – | what a server needs in scope |
+//!
+//! # Features
+//!
+//! | feature | default | what it turns on |
+//! |---|---|---|
+//! | `server` | yes | servers, and the server side of each transport turned on |
+//! | `client` | yes | clients, and the client side of each transport turned on |
+//! | `in-process` | yes | a client connected to a server in the same process ([`in_process`]) |
+//! | `stdio`, `http` | yes | the transports |
+//! | `oauth` | yes | the OAuth client for HTTP clients of protected servers |
+//! | `schemars` | yes | schemas derived from Rust types (`typed_tool` and its kin) |
+//! | `jwt` | no | the JWT verifier for protected HTTP servers |
+//! | `full-schema` | no | full JSON Schema 2020-12 validation of tool schemas |
+//! | `otel` | no | OpenTelemetry trace context through `_meta` |
+//! | `prometheus` | no | a Prometheus scrape endpoint beside `/mcp` |
+//! | `redis` | no | several instances sharing state on Redis |
+
+// the guides name items as a user's crate sees them (`presa::server::Context`), in rustdoc too
+extern crate self as presa;
 
 pub use presa_core as core;
 pub use presa_schema as schema;
@@ -38,68 +115,4 @@ mod in_process;
 #[cfg(feature = "in-process")]
 pub use in_process::*;
 
-/// The examples of docs/client.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "client"))]
-#[doc = include_str!("../../../docs/client.md")]
-struct ClientGuide;
-
-/// The examples of docs/authorization.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "oauth", feature = "jwt"))]
-#[doc = include_str!("../../../docs/authorization.md")]
-struct AuthorizationGuide;
-
-/// The examples of docs/transports.md, compiled and run as doc tests.
-#[cfg(all(
-    doctest,
-    feature = "server",
-    feature = "client",
-    feature = "stdio",
-    feature = "http"
-))]
-#[doc = include_str!("../../../docs/transports.md")]
-struct TransportsGuide;
-
-/// The examples of docs/extensions.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "server", feature = "client"))]
-#[doc = include_str!("../../../docs/extensions.md")]
-struct ExtensionsGuide;
-
-/// The examples of docs/initialize-era.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "in-process", feature = "http"))]
-#[doc = include_str!("../../../docs/initialize-era.md")]
-struct InitializeEraGuide;
-
-/// The examples of docs/input-requests.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "in-process", feature = "schemars"))]
-#[doc = include_str!("../../../docs/input-requests.md")]
-struct InputRequestsGuide;
-
-/// The examples of docs/subscriptions.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "in-process"))]
-#[doc = include_str!("../../../docs/subscriptions.md")]
-struct SubscriptionsGuide;
-
-/// The examples of docs/middleware.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "server"))]
-#[doc = include_str!("../../../docs/middleware.md")]
-struct MiddlewareGuide;
-
-/// The examples of docs/scale-out.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "redis"))]
-#[doc = include_str!("../../../docs/scale-out.md")]
-struct ScaleOutGuide;
-
-/// The examples of docs/observability.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "prometheus"))]
-#[doc = include_str!("../../../docs/observability.md")]
-struct ObservabilityGuide;
-
-/// The examples of docs/tasks.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "in-process"))]
-#[doc = include_str!("../../../docs/tasks.md")]
-struct TasksGuide;
-
-/// The examples of docs/tools-resources-prompts.md, compiled and run as doc tests.
-#[cfg(all(doctest, feature = "server", feature = "schemars"))]
-#[doc = include_str!("../../../docs/tools-resources-prompts.md")]
-struct ToolsResourcesPromptsGuide;
+pub mod guide;

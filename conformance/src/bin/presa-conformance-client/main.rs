@@ -4,7 +4,7 @@
 //! It is written only against presa's public API, the way any presa client is: a
 //! [`presa_http::client`] transport, [`Client::connect`] with [`ClientOptions`], typed calls.
 //! Each scenario is one short async function (modules `scenarios`, `skills` and `auth`, the
-//! last with an [`OAuthClient`](presa_http::OAuthClient)); `input` holds the answers to what
+//! last with an [`OAuthClient`](presa_oauth::OAuthClient)); `input` holds the answers to what
 //! servers ask of the user (elicitation, sampling, roots).
 //!
 //! # Running it

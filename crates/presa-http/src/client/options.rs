@@ -81,7 +81,7 @@ impl HttpClientOptions {
         self
     }
 
-    /// Authorizes each request: a bearer token, or an [`OAuthClient`](crate::OAuthClient); see
+    /// Authorizes each request: a bearer token, or presa-oauth's `OAuthClient`; see
     /// [`TokenProvider`].
     #[must_use]
     pub fn token_provider(mut self, provider: impl TokenProvider + 'static) -> Self {

@@ -154,7 +154,7 @@ impl<'a> Refusal<'a> {
 }
 
 /// Authorizes the transport's HTTP requests: a static or refreshed bearer token, or a whole
-/// OAuth client ([`OAuthClient`](crate::OAuthClient)).
+/// OAuth client (presa-oauth's `OAuthClient`).
 ///
 /// [`credential`](Self::credential) is asked before every request the transport makes (POST,
 /// the GET stream, DELETE); its answer replaces an `Authorization` header set with

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use presa_core::InitializeEraState;
 use serde::{Deserialize, Serialize};
 
-/// What an initialize-era [`DrivenConnection`] remembers between messages, as plain data: the
+/// What an initialize-era [`DrivenConnection`](crate::DrivenConnection) remembers between messages, as plain data: the
 /// session's state and the resources its client subscribed to. A transport that keeps sessions
-/// outside the process saves it when [`DrivenConnection::state_changes`] moves, and continues
-/// the session on any instance with [`DrivenConnection::set_state`].
+/// outside the process saves it when [`DrivenConnection::state_changes`](crate::DrivenConnection::state_changes) moves, and continues
+/// the session on any instance with [`DrivenConnection::set_state`](crate::DrivenConnection::set_state).
 ///
 /// ```
 /// use presa_core::decode_message;

@@ -58,7 +58,7 @@ pub use audit::{Audit, AuditRecord, Outcome};
 pub use rate_limit::RateLimit;
 pub use visibility::{ListFilter, ScopeFilteredLists};
 
-/// One layer of a server's middleware stack (see the [module docs](self)).
+/// One layer of a server's middleware stack (docs/middleware.md has the guide).
 ///
 /// Any `Fn(McpRequest, Next) -> impl Future<Output = McpResponse>` is one; a type with state of
 /// its own implements the trait. Add them with
