@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -42,7 +42,7 @@ impl RequestStateKey {
         if bytes.len() < Self::MIN_LEN {
             return Err(RequestStateKeyError { len: bytes.len() });
         }
-        let mac = <HmacSha256 as Mac>::new_from_slice(bytes)
+        let mac = <HmacSha256 as KeyInit>::new_from_slice(bytes)
             .map_err(|_| RequestStateKeyError { len: bytes.len() })?;
         Ok(Self { mac })
     }

@@ -94,7 +94,7 @@ impl Es256Key {
 
     /// The public key as a JWK (RFC 7517), members in the order of RFC 7638.
     pub(crate) fn public_jwk(&self) -> Value {
-        let point = self.0.verifying_key().to_encoded_point(false);
+        let point = self.0.verifying_key().to_sec1_point(false);
         let coordinate = |c: Option<&p256::FieldBytes>| c.map(|c| b64(c)).unwrap_or_default();
         json!({
             "crv": "P-256",
