@@ -9,6 +9,7 @@ use std::process::ExitCode;
 mod bench;
 mod cluster;
 mod conformance;
+mod examples;
 mod fuzz;
 mod layers;
 mod snippets;
@@ -21,6 +22,8 @@ tasks:
                 (cargo xtask cluster --help)
   conformance   run the official MCP conformance runner against presa's fixtures
                 (cargo xtask conformance --help for its options)
+  examples      build presa's examples and run each that states its output, checking it
+                (cargo xtask examples --help)
   fuzz          build the cargo-fuzz targets on nightly and run each (cargo xtask fuzz --help)
   snippets      compile and run every Rust snippet of README.md and docs/ in a fresh crate that
                 has only the README's [dependencies] (cargo xtask snippets --help)
@@ -52,6 +55,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("bench") => bench::run(&args[1..]),
+        Some("examples") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", examples::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("examples") => examples::run(&args[1..]),
         Some("fuzz") if args.iter().any(|a| a == "--help" || a == "-h") => {
             println!("{}", fuzz::USAGE);
             ExitCode::SUCCESS
