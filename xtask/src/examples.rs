@@ -11,6 +11,8 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use presa_test::redis::RedisServer;
+
 pub(crate) const USAGE: &str = "usage: cargo xtask examples [options]
 
 Builds presa's examples (crates/presa/examples) and runs each one whose doc comment has a
@@ -29,6 +31,8 @@ const LIMIT: Duration = Duration::from_secs(120);
 struct Example {
     name: String,
     expected: String,
+    /// Its doc comment names `REDIS_URL`: it runs with a Redis of its own.
+    needs_redis: bool,
 }
 
 pub(crate) fn run(args: &[String]) -> ExitCode {
@@ -98,10 +102,12 @@ fn examples(dir: &Path) -> Result<Vec<Example>, String> {
         };
         let source = fs::read_to_string(&main)
             .map_err(|e| format!("cannot read {}: {e}", main.display()))?;
-        if let Some(expected) = stated_output(&doc_comment(&source)) {
+        let doc = doc_comment(&source);
+        if let Some(expected) = stated_output(&doc) {
             found.push(Example {
                 name: name.to_owned(),
                 expected,
+                needs_redis: doc.contains("REDIS_URL"),
             });
         }
     }
@@ -159,7 +165,13 @@ fn check(examples: &[Example]) -> Result<bool, String> {
         .map_err(|e| format!("cannot create {}: {e}", captured.display()))?;
     let mut failed = Vec::new();
     for example in examples {
-        let printed = run_example(&bin.join(&example.name))?;
+        // Debian's redis-server on a free port, stopped (by PID) when dropped
+        let redis = example.needs_redis.then(RedisServer::start);
+        let printed = run_example(
+            &bin.join(&example.name),
+            redis.as_ref().map(RedisServer::url),
+        )?;
+        drop(redis);
         fs::write(captured.join(format!("{}.txt", example.name)), &printed)
             .map_err(|e| format!("cannot write {}'s output: {e}", example.name))?;
         if normalized(&printed) == normalized(&example.expected) {
@@ -195,12 +207,16 @@ fn normalized(text: &str) -> Vec<&str> {
 }
 
 /// Runs one example binary from the workspace root; its stdout, or why it failed.
-fn run_example(path: &PathBuf) -> Result<String, String> {
+fn run_example(path: &PathBuf, redis_url: Option<String>) -> Result<String, String> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let child = Command::new(path)
+    let mut command = Command::new(path);
+    if let Some(url) = redis_url {
+        command.env("REDIS_URL", url);
+    }
+    let child = command
         .current_dir(crate::workspace_root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
