@@ -2,11 +2,11 @@
 //! says what it prints, checking that it prints exactly that.
 //!
 //! An example states its output in its first doc comment, as a `text` block after a line
-//! `Prints:`. The block is what a reader sees; this task makes sure it stays true. Each run's
-//! output is also written to `target/examples/NAME.txt`, for the book's example pages.
+//! `Prints:`. The block is what a reader sees; this task makes sure it stays true, and
+//! `cargo xtask docs` shows each run's output on the example's page of the book.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -30,9 +30,41 @@ const LIMIT: Duration = Duration::from_secs(120);
 #[derive(Debug)]
 struct Example {
     name: String,
+    /// Its main file, relative to the examples folder.
+    path: String,
+    source: String,
+    doc: String,
     expected: String,
     /// Its doc comment names `REDIS_URL`: it runs with a Redis of its own.
     needs_redis: bool,
+}
+
+/// An example that ran and printed what it states: what the book's page shows.
+#[derive(Debug)]
+pub(crate) struct Captured {
+    pub(crate) name: String,
+    /// Its main file, relative to `crates/presa/examples`.
+    pub(crate) path: String,
+    pub(crate) source: String,
+    /// Its doc comment, without the markers.
+    pub(crate) doc: String,
+    pub(crate) printed: String,
+}
+
+/// Builds and runs every example that states its output; each one's capture, or the first
+/// that failed or printed something else.
+pub(crate) fn capture() -> Result<Vec<Captured>, String> {
+    let found = examples(&crate::workspace_root().join("crates/presa/examples"))?;
+    build()?;
+    let (captured, failed) = check(found)?;
+    if failed.is_empty() {
+        Ok(captured)
+    } else {
+        Err(format!(
+            "examples that printed something else: {}",
+            failed.join(", ")
+        ))
+    }
 }
 
 pub(crate) fn run(args: &[String]) -> ExitCode {
@@ -63,9 +95,9 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
                 chosen.iter().for_each(|e| println!("{}", e.name));
                 return ExitCode::SUCCESS;
             }
-            match build().and_then(|()| check(&chosen)) {
-                Ok(true) => ExitCode::SUCCESS,
-                Ok(false) => ExitCode::FAILURE,
+            match build().and_then(|()| check(chosen)) {
+                Ok((_, failed)) if failed.is_empty() => ExitCode::SUCCESS,
+                Ok(_) => ExitCode::FAILURE,
                 Err(error) => {
                     eprintln!("xtask examples: {error}");
                     ExitCode::FAILURE
@@ -97,6 +129,11 @@ fn examples(dir: &Path) -> Result<Vec<Example>, String> {
             _ if path.join("main.rs").is_file() => (path.file_name(), path.join("main.rs")),
             _ => continue,
         };
+        let relative = main
+            .strip_prefix(dir)
+            .unwrap_or(&main)
+            .to_string_lossy()
+            .into_owned();
         let Some(name) = name.and_then(|n| n.to_str()) else {
             continue;
         };
@@ -106,8 +143,11 @@ fn examples(dir: &Path) -> Result<Vec<Example>, String> {
         if let Some(expected) = stated_output(&doc) {
             found.push(Example {
                 name: name.to_owned(),
-                expected,
+                path: relative,
                 needs_redis: doc.contains("REDIS_URL"),
+                source,
+                doc,
+                expected,
             });
         }
     }
@@ -157,23 +197,29 @@ fn build() -> Result<(), String> {
     }
 }
 
-/// Runs each example and compares what it printed with what it states; true when all agree.
-fn check(examples: &[Example]) -> Result<bool, String> {
+/// Runs each example and compares what it printed with what it states: the captures of those
+/// that agree, and the names of those that do not.
+fn check(examples: Vec<Example>) -> Result<(Vec<Captured>, Vec<String>), String> {
     let bin = crate::target_dir().join("debug/examples");
-    let captured = crate::target_dir().join("examples");
-    fs::create_dir_all(&captured)
-        .map_err(|e| format!("cannot create {}: {e}", captured.display()))?;
-    let mut failed = Vec::new();
+    let (count, mut failed, mut agreed) = (examples.len(), Vec::new(), Vec::new());
     for example in examples {
         // Debian's redis-server on a free port, stopped (by PID) when dropped
         let redis = example.needs_redis.then(RedisServer::start);
-        let printed = run_example(
+        let ran = run_example(
             &bin.join(&example.name),
             redis.as_ref().map(RedisServer::url),
-        )?;
+        );
         drop(redis);
-        fs::write(captured.join(format!("{}.txt", example.name)), &printed)
-            .map_err(|e| format!("cannot write {}'s output: {e}", example.name))?;
+        // an example that fails or hangs is reported like one that prints something else, and
+        // the others still run
+        let printed = match ran {
+            Ok(printed) => printed,
+            Err(error) => {
+                println!("example {}: {error}", example.name);
+                failed.push(example.name);
+                continue;
+            }
+        };
         if normalized(&printed) == normalized(&example.expected) {
             println!("example {}: ok", example.name);
         } else {
@@ -183,18 +229,25 @@ fn check(examples: &[Example]) -> Result<bool, String> {
                 example.expected,
                 printed.trim_end()
             );
-            failed.push(example.name.as_str());
+            failed.push(example.name);
+            continue;
         }
+        agreed.push(Captured {
+            name: example.name,
+            path: example.path,
+            source: example.source,
+            doc: example.doc,
+            printed,
+        });
     }
     println!(
-        "{} examples ran, {} printed what they state",
-        examples.len(),
-        examples.len() - failed.len()
+        "{count} examples ran, {} printed what they state",
+        agreed.len()
     );
     if !failed.is_empty() {
         println!("failed: {}", failed.join(", "));
     }
-    Ok(failed.is_empty())
+    Ok((agreed, failed))
 }
 
 /// Lines without trailing spaces, and no trailing blank lines.
@@ -207,7 +260,7 @@ fn normalized(text: &str) -> Vec<&str> {
 }
 
 /// Runs one example binary from the workspace root; its stdout, or why it failed.
-fn run_example(path: &PathBuf, redis_url: Option<String>) -> Result<String, String> {
+fn run_example(path: &Path, redis_url: Option<String>) -> Result<String, String> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -1,7 +1,8 @@
 //! `cargo xtask <task>`: presa's project tasks.
 //!
-//! Tasks are plain Rust so that they run wherever cargo does; they shell out to tools and never
-//! depend on presa's own crates (the bench driver talks HTTP and stdio to processes).
+//! Tasks are plain Rust so that they run wherever cargo does; they shell out to tools, and of
+//! presa's crates use only presa-test (Redis and nginx; the bench driver talks HTTP and stdio
+//! to processes).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,6 +10,7 @@ use std::process::ExitCode;
 mod bench;
 mod cluster;
 mod conformance;
+mod docs;
 mod examples;
 mod fuzz;
 mod layers;
@@ -22,6 +24,8 @@ tasks:
                 (cargo xtask cluster --help)
   conformance   run the official MCP conformance runner against presa's fixtures
                 (cargo xtask conformance --help for its options)
+  docs          build the documentation site (mdBook: guides, examples, API) into
+                target/book/html and check its links (cargo xtask docs --help)
   examples      build presa's examples and run each that states its output, checking it
                 (cargo xtask examples --help)
   fuzz          build the cargo-fuzz targets on nightly and run each (cargo xtask fuzz --help)
@@ -55,6 +59,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("bench") => bench::run(&args[1..]),
+        Some("docs") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", docs::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("docs") => docs::run(&args[1..]),
         Some("examples") if args.iter().any(|a| a == "--help" || a == "-h") => {
             println!("{}", examples::USAGE);
             ExitCode::SUCCESS

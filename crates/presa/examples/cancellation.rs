@@ -1,5 +1,6 @@
-//! Cancellation: a call that takes too long times out on the client, which tells the server to
-//! cancel; the server drops the handler at its next await, and a `Drop` guard cleans up.
+//! Cancellation: a client gives up on a call (drops it, or lets its `.timeout(..)` expire) and
+//! tells the server; the server drops the handler at its next await, and a `Drop` guard cleans
+//! up whatever the handler held.
 //!
 //! ```sh
 //! cargo run -p presa --example cancellation
@@ -8,62 +9,59 @@
 //! Prints:
 //!
 //! ```text
-//! waiting for an approval that never comes
-//! the call failed: request timed out
-//! the handler was dropped; its guard released the lock
+//! deploy: waiting for an approval that never comes
+//! the client gives up on the call
+//! the server dropped the handler, and its guard cleaned up
 //! ```
 
+use std::future::IntoFuture;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use presa::client::{Client, ClientOptions};
 use presa::prelude::*;
 use tokio::sync::oneshot;
 
-/// Runs when the handler ends, whether it finished or was dropped.
-struct ReleaseLock(Option<oneshot::Sender<()>>);
+/// Says when the handler ends, whether it finished or was dropped.
+struct Cleanup(Option<oneshot::Sender<()>>);
 
-impl Drop for ReleaseLock {
+impl Drop for Cleanup {
     fn drop(&mut self) {
-        if let Some(released) = self.0.take() {
-            let _ = released.send(());
+        if let Some(done) = self.0.take() {
+            let _ = done.send(());
         }
     }
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (released, on_release) = oneshot::channel();
-    let released = Mutex::new(Some(released));
+    let (started, on_start) = oneshot::channel();
+    let (cleaned_up, on_cleanup) = oneshot::channel();
+    let signals = Mutex::new(Some((started, cleaned_up)));
     let server = Server::builder("deployer", "1.0.0")
-        .typed_tool(
-            Tool::named("deploy").description("Deploy once approved."),
-            move |(), _cx: Context| {
-                let guard = ReleaseLock(released.lock().ok().and_then(|mut r| r.take()));
-                async move {
-                    let _guard = guard;
-                    println!("waiting for an approval that never comes");
-                    // the handler is dropped at this await once the client cancels
-                    std::future::pending::<()>().await;
-                    "deployed"
-                }
-            },
-        )
+        .typed_tool("deploy", move |(), _cx: Context| {
+            let signals = signals.lock().ok().and_then(|mut s| s.take());
+            async move {
+                let Some((started, cleaned_up)) = signals else {
+                    return "deployed twice?";
+                };
+                let _cleanup = Cleanup(Some(cleaned_up));
+                println!("deploy: waiting for an approval that never comes");
+                let _ = started.send(());
+                // the handler is dropped at this await once the client cancels
+                std::future::pending::<()>().await;
+                "deployed"
+            }
+        })
         .build()?;
     let client = Client::connect(presa::in_process(server), ClientOptions::default()).await?;
 
-    // on timeout the client fails the call and sends notifications/cancelled; dropping the
-    // call's future would cancel it the same way
-    match client
-        .call_tool("deploy", ())
-        .timeout(Duration::from_millis(200))
-        .await
-    {
-        Ok(_) => println!("the call finished"),
-        Err(error) => println!("the call failed: {error}"),
+    // once the handler runs, the client drops the call: that sends notifications/cancelled
+    tokio::select! {
+        _ = client.call_tool("deploy", ()).into_future() => println!("the call finished"),
+        _ = on_start => println!("the client gives up on the call"),
     }
-    on_release.await?;
-    println!("the handler was dropped; its guard released the lock");
+    on_cleanup.await?;
+    println!("the server dropped the handler, and its guard cleaned up");
     client.close().await;
     Ok(())
 }

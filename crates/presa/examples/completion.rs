@@ -31,7 +31,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .prompt(
             Prompt::new("review").argument(PromptArgument::new("language").required(true)),
             |args: PromptArgs, _cx: Context| async move {
-                format!("Review this {} code.", args["language"])
+                format!(
+                    "Review this {} code.",
+                    args.get("language").map_or("", String::as_str)
+                )
             },
         )
         .complete_prompt_argument(

@@ -55,7 +55,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .build()?;
 
-    // form mode comes with any elicitation handler; URL mode is declared explicitly
+    // capabilities(..) replaces what the handlers declare: form mode is named again beside URL
     let modes = ElicitationCapability {
         form: Some(JsonObject::new()),
         url: Some(JsonObject::new()),

@@ -28,7 +28,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .description("Introduce a person.")
                 .argument(PromptArgument::new("id").description("Who").required(true)),
             |args: PromptArgs, _cx: Context| async move {
-                format!("Introduce {} in one sentence.", args["id"])
+                format!(
+                    "Introduce {} in one sentence.",
+                    args.get("id").map_or("someone", String::as_str)
+                )
             },
         )
         .prompt(

@@ -49,16 +49,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )
     .await?;
 
-    match client.start_tool("export", ()).await? {
-        ToolCall::Complete(result) => println!("answered at once: {}", result.text()),
-        ToolCall::Task(task) => {
-            // task.id() can be saved: client.resume_task(id) takes it up again later
-            println!("export runs as a task");
-            println!("status: {:?}", task.status().await?.status);
-            let _ = finish.send(());
-            println!("result: {}", task.wait().await?.text());
-        }
-    }
+    // a server may answer at once (ToolCall::Complete); this job waits, so it becomes a task
+    let ToolCall::Task(task) = client.start_tool("export", ()).await? else {
+        return Err("the export was answered at once".into());
+    };
+    // task.id() can be saved: client.resume_task(id) takes it up again later
+    println!("export runs as a task");
+    println!("status: {:?}", task.status().await?.status);
+    let _ = finish.send(());
+    println!("result: {}", task.wait().await?.text());
     client.close().await;
     Ok(())
 }

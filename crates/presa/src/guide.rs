@@ -2,27 +2,9 @@
 //! and run (every one of them is a doc test).
 //!
 //! Start with [`tools_resources_prompts`] to write a server, or [`client`] to call one;
-//! [`transports`] serves either over stdio, Streamable HTTP or in-process. The same pages make
-//! up the book that `cargo xtask docs` builds from the repository's `docs/` folder.
-//!
-//! | guide | what it covers |
-//! |---|---|
-//! | [`tools_resources_prompts`] | writing a server: typed tools, results, validation, state, cancellation, resources, prompts |
-//! | [`client`] | connecting, calling, errors, the cache |
-//! | [`transports`] | stdio, Streamable HTTP (server and client), in-process |
-//! | [`input_requests`] | asking the client for input (elicitation, sampling, roots) in both eras |
-//! | [`tasks`] | tool calls that run on as tasks, polled by the client |
-//! | [`subscriptions`] | list changes, resource updates, `subscriptions/listen`, the event bus |
-//! | [`authorization`] | OAuth: protecting an HTTP endpoint, scopes, the client's token flow |
-//! | [`middleware`] | one middleware stack over MCP requests on every transport |
-//! | [`extensions`] | declaring an extension; Agent Skills; MCP Apps |
-//! | [`initialize_era`] | serving and reaching peers of the older revisions |
-//! | [`scale_out`] | several instances behind a load balancer, sharing state on Redis |
-//! | [`observability`] | spans, metrics, trace context, OTLP and Prometheus |
-//! | [`cli`] | the `presa` command |
-//! | [`architecture`] | the layering, each crate's rules, the request path |
-//! | [`performance`] | how presa's speed and memory are measured, and the figures |
-//! | [`reliability`] | fuzzing and the soak |
+//! [`transports`] serves either over stdio, Streamable HTTP or in-process. The crate's front
+//! page maps them all; the same pages make up the book that `cargo xtask docs` builds from the
+//! repository's `docs/` folder.
 //!
 //! A guide whose examples need a feature of this crate is here when that feature is on (all of
 //! them are on docs.rs).
