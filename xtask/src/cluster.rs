@@ -8,7 +8,7 @@
 //! features, so after `cargo test --workspace --all-features` nothing is built again.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Stdio};
 
 use crate::workspace_root;
 
@@ -33,7 +33,7 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
             }
         }
     }
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let mut cargo = crate::cargo();
     cargo
         .args([
             "test",

@@ -409,7 +409,7 @@ fn listing(path: &Path) -> Result<Listing, String> {
 
 fn build_fixtures(root: &Path) -> Result<(PathBuf, PathBuf), String> {
     println!("conformance: building the fixtures");
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let status = crate::cargo()
         .args(["build", "--quiet", "-p", "presa-conformance", "--bins"])
         .current_dir(root)
         .status()

@@ -107,7 +107,7 @@ fn docs() -> Result<(), String> {
         ));
     }
     for guide in GUIDES {
-        let text = read(&root.join("docs").join(format!("{guide}.md")))?;
+        let text = crate::read(&root.join("docs").join(format!("{guide}.md")))?;
         let page = links(&text, "../", &api).map_err(|e| format!("docs/{guide}.md: {e}"))?;
         write(&src.join("guides").join(format!("{guide}.md")), &page)?;
         summary += &format!("- [{}](guides/{guide}.md)\n", title(&text, guide));
@@ -126,13 +126,13 @@ fn docs() -> Result<(), String> {
         )?;
         summary += &format!("- [{}](examples/{}.md)\n", example.name, example.name);
     }
-    let index = landing(&read(&root.join("README.md"))?, &api)?;
+    let index = landing(&crate::read(&root.join("README.md"))?, &api)?;
     write(&src.join("index.md"), &index)?;
     write(&src.join("SUMMARY.md"), &summary)?;
     write(&book.join("book.toml"), BOOK_TOML)?;
 
-    run_tool(Command::new(MERMAID.0).arg("install").arg(&book))?;
-    run_tool(Command::new(MDBOOK.0).arg("build").arg(&book))?;
+    crate::run_command(Command::new(MERMAID.0).arg("install").arg(&book))?;
+    crate::run_command(Command::new(MDBOOK.0).arg("build").arg(&book))?;
     let html = book.join("html");
     copy_dir(&target.join("doc"), &html.join("api"))?;
     let checked = check_links(&html)?;
@@ -166,8 +166,7 @@ fn ensure_installed(tool: &str, version: &str) -> Result<(), String> {
         return Ok(());
     }
     println!("xtask docs: installing {tool} {version}");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run_tool(Command::new(cargo).args(["install", "--locked", tool, "--version", version]))?;
+    crate::run_command(crate::cargo().args(["install", "--locked", tool, "--version", version]))?;
     if installed(tool, version) {
         Ok(())
     } else {
@@ -188,33 +187,18 @@ fn installed(tool: &str, version: &str) -> bool {
 /// The API reference as docs.rs builds it, into target/doc: with the flags of .ci/run's own
 /// `cargo doc`, so that after it this finds everything up to date.
 fn api_docs(root: &Path) -> Result<(), String> {
-    run_tool(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    crate::run_command(
+        crate::cargo()
             .current_dir(root)
             .env("RUSTDOCFLAGS", "--cfg docsrs -D warnings")
             .args(["doc", "--workspace", "--all-features", "--no-deps"]),
     )
 }
 
-fn run_tool(command: &mut Command) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{command:?} failed ({status})"))
-    }
-}
-
 /// The names of docs/'s pages.
 fn docs_pages(dir: &Path) -> Result<BTreeSet<String>, String> {
-    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut pages = BTreeSet::new();
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-            .path();
+    for path in crate::entries(dir)? {
         if path.extension().is_some_and(|ext| ext == "md")
             && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
         {
@@ -388,7 +372,7 @@ fn check_links(html: &Path) -> Result<usize, String> {
     let mut broken = Vec::new();
     let mut checked = 0;
     for page in &pages {
-        let text = read(page)?;
+        let text = crate::read(page)?;
         for target in attribute_values(&text, "href")
             .into_iter()
             .chain(attribute_values(&text, "src"))
@@ -423,7 +407,7 @@ fn check_links(html: &Path) -> Result<usize, String> {
             let known = match ids.get(&resolved) {
                 Some(known) => known,
                 None => {
-                    let text = read(&resolved)?;
+                    let text = crate::read(&resolved)?;
                     let found: BTreeSet<String> =
                         attribute_values(&text, "id").into_iter().collect();
                     ids.entry(resolved.clone()).or_insert(found)
@@ -450,11 +434,7 @@ fn check_links(html: &Path) -> Result<usize, String> {
 
 /// The HTML files under `dir`, leaving out `skip`.
 fn collect_pages(dir: &Path, skip: &Path, pages: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-            .path();
+    for path in crate::entries(dir)? {
         if path == skip {
             continue;
         }
@@ -481,10 +461,6 @@ fn attribute_values(html: &str, name: &str) -> Vec<String> {
     values
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
 fn write(path: &Path, text: &str) -> Result<(), String> {
     fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
@@ -497,11 +473,7 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
 
 fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-    let entries = fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", from.display()))?
-            .path();
+    for path in crate::entries(from)? {
         let Some(name) = path.file_name() else {
             continue;
         };

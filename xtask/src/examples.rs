@@ -5,7 +5,6 @@
 //! `Prints:`. The block is what a reader sees; this task makes sure it stays true, and
 //! `cargo xtask docs` shows each run's output on the example's page of the book.
 
-use std::fs;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
@@ -118,12 +117,8 @@ fn usage(error: &str) -> ExitCode {
 
 /// The examples in `dir` (files, and folders with a `main.rs`) that state their output, by name.
 fn examples(dir: &Path) -> Result<Vec<Example>, String> {
-    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut found = Vec::new();
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-            .path();
+    for path in crate::entries(dir)? {
         let (name, main) = match path.extension() {
             Some(ext) if ext == "rs" => (path.file_stem(), path.clone()),
             _ if path.join("main.rs").is_file() => (path.file_name(), path.join("main.rs")),
@@ -137,8 +132,7 @@ fn examples(dir: &Path) -> Result<Vec<Example>, String> {
         let Some(name) = name.and_then(|n| n.to_str()) else {
             continue;
         };
-        let source = fs::read_to_string(&main)
-            .map_err(|e| format!("cannot read {}: {e}", main.display()))?;
+        let source = crate::read(&main)?;
         let doc = doc_comment(&source);
         if let Some(expected) = stated_output(&doc) {
             found.push(Example {
@@ -184,17 +178,13 @@ fn stated_output(doc: &str) -> Option<String> {
 
 /// Builds every example of the facade, with every feature (the profile the tests use).
 fn build() -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(crate::workspace_root())
-        .args(["build", "-p", "presa", "--examples", "--all-features"])
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("building the examples failed ({status})"))
-    }
+    crate::run_command(crate::cargo().current_dir(crate::workspace_root()).args([
+        "build",
+        "-p",
+        "presa",
+        "--examples",
+        "--all-features",
+    ]))
 }
 
 /// Runs each example and compares what it printed with what it states: the captures of those

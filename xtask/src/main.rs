@@ -5,7 +5,7 @@
 //! to processes).
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 mod bench;
 mod cluster;
@@ -100,6 +100,37 @@ fn main() -> ExitCode {
 fn workspace_root() -> PathBuf {
     let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
     xtask.parent().unwrap_or(xtask).to_path_buf()
+}
+
+/// `cargo`: the one running this task (`CARGO`), else the one on PATH.
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Runs `command` to its end; the error names it when it cannot start or does not succeed.
+fn run_command(command: &mut Command) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed ({status})"))
+    }
+}
+
+/// The paths in `dir`, in no particular order.
+fn entries(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", dir.display());
+    std::fs::read_dir(dir)
+        .map_err(cannot)?
+        .map(|entry| entry.map(|entry| entry.path()).map_err(cannot))
+        .collect()
+}
+
+/// A file's text; the error names the file.
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// The workspace's target directory: `CARGO_TARGET_DIR` when set, else `target/` at the root.

@@ -13,7 +13,7 @@
 use std::fmt::{self, Write as _};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use crate::workspace_root;
 
@@ -56,7 +56,7 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
 
 fn snippets() -> Result<bool, String> {
     let root = workspace_root();
-    let readme = read(&root.join("README.md"))?;
+    let readme = crate::read(&root.join("README.md"))?;
     let dependencies = parse_dependencies(&quickstart_toml(&readme)?)
         .map_err(|e| format!("README.md's Quickstart ```toml block: {e}"))?;
 
@@ -69,7 +69,7 @@ fn snippets() -> Result<bool, String> {
         .collect();
     docs.sort();
     for page in docs {
-        if has_rust_blocks(&read(&page)?) {
+        if has_rust_blocks(&crate::read(&page)?) {
             pages.push(page);
         }
     }
@@ -101,7 +101,7 @@ fn snippets() -> Result<bool, String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let status = crate::cargo()
         .args(["test", "--doc"])
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", crate::target_dir())
@@ -187,7 +187,7 @@ fn is_rust(info: &str) -> bool {
 /// (a line with `features = [` and `"jwt"`) before its first code block: the check builds the
 /// page with them, a reader has only what the page says.
 fn check_stated(root: &Path, page: &str, features: &[&str]) -> Result<(), String> {
-    let text = read(&root.join(page))?;
+    let text = crate::read(&root.join(page))?;
     let top: Vec<&str> = text
         .lines()
         .take_while(|line| {
@@ -309,10 +309,6 @@ fn lib_rs(root: &Path, pages: &[PathBuf]) -> Result<String, String> {
         );
     }
     Ok(out)
-}
-
-fn read(path: &Path) -> Result<String, String> {
-    fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Writes `contents` unless the file already holds them, so that a warm run rebuilds nothing.

@@ -334,8 +334,7 @@ pub(super) fn build(cluster: bool, peers: bool) -> Result<(), String> {
 
 fn cargo_build(args: &[&str]) -> Result<(), String> {
     eprintln!("xtask bench: cargo {}", args.join(" "));
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
+    let status = crate::cargo()
         .args(args)
         .current_dir(workspace_root())
         .stdin(Stdio::null())
