@@ -20,8 +20,26 @@ reference (cargo doc) under api/. Installs the pinned mdbook and mdbook-mermaid 
 install --locked when they are missing, and fails on any internal link or anchor of the site
 that does not resolve.";
 
-const MDBOOK: (&str, &str) = ("mdbook", "0.5.4");
-const MERMAID: (&str, &str) = ("mdbook-mermaid", "0.17.1");
+/// A tool the site is built with, installed by `cargo install --locked` at a pinned version.
+struct Tool {
+    name: &'static str,
+    version: &'static str,
+    /// Further `cargo install` arguments: features the build needs, no more.
+    install_args: &'static [&'static str],
+}
+
+/// mdbook without its `serve` and `watch` features (an HTTP server and a file watcher the
+/// site's build does not use, and most of mdbook's compile time); with its search index.
+const MDBOOK: Tool = Tool {
+    name: "mdbook",
+    version: "0.5.4",
+    install_args: &["--no-default-features", "--features", "search"],
+};
+const MERMAID: Tool = Tool {
+    name: "mdbook-mermaid",
+    version: "0.17.1",
+    install_args: &[],
+};
 
 /// The facade's modules that are other crates, by the crate's name as rustdoc writes it.
 const FACADE: [(&str, &str); 8] = [
@@ -72,8 +90,8 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
 fn docs() -> Result<(), String> {
     let root = crate::workspace_root();
     let target = crate::target_dir();
-    for (tool, version) in [MDBOOK, MERMAID] {
-        ensure_installed(tool, version)?;
+    for tool in [MDBOOK, MERMAID] {
+        ensure_installed(&tool)?;
     }
     let examples = crate::examples::capture()?;
     api_docs(&root)?;
@@ -131,8 +149,8 @@ fn docs() -> Result<(), String> {
     write(&src.join("SUMMARY.md"), &summary)?;
     write(&book.join("book.toml"), BOOK_TOML)?;
 
-    crate::run_command(Command::new(MERMAID.0).arg("install").arg(&book))?;
-    crate::run_command(Command::new(MDBOOK.0).arg("build").arg(&book))?;
+    crate::run_command(Command::new(MERMAID.name).arg("install").arg(&book))?;
+    crate::run_command(Command::new(MDBOOK.name).arg("build").arg(&book))?;
     let html = book.join("html");
     copy_dir(&target.join("doc"), &html.join("api"))?;
     let checked = check_links(&html)?;
@@ -160,13 +178,22 @@ command = "mdbook-mermaid"
 additional-js = ["mermaid.min.js", "mermaid-init.js"]
 "#;
 
-/// Installs `tool` at `version` with `cargo install --locked` unless that version is there.
-fn ensure_installed(tool: &str, version: &str) -> Result<(), String> {
+/// Installs `tool` at its version with `cargo install --locked` unless that version is there.
+fn ensure_installed(tool: &Tool) -> Result<(), String> {
+    let Tool {
+        name: tool,
+        version,
+        install_args,
+    } = *tool;
     if installed(tool, version) {
         return Ok(());
     }
     println!("xtask docs: installing {tool} {version}");
-    crate::run_command(crate::cargo().args(["install", "--locked", tool, "--version", version]))?;
+    crate::run_command(
+        crate::cargo()
+            .args(["install", "--locked", tool, "--version", version])
+            .args(install_args),
+    )?;
     if installed(tool, version) {
         Ok(())
     } else {
@@ -231,28 +258,56 @@ fn landing(readme: &str, api: &Api) -> Result<String, String> {
 }
 
 /// One example's page: what it shows (its doc comment, without the output it states: the page
-/// shows what it printed instead), its source, and what it printed.
+/// shows what it printed instead), its source (every file of a folder example), and what it
+/// printed.
 fn example_page(example: &crate::examples::Captured, api: &Api) -> Result<String, String> {
-    let about: Vec<&str> = example
-        .doc
-        .lines()
-        .take_while(|line| line.trim() != "Prints:")
-        .collect();
-    let about = links(&about.join("\n"), "../", api)
+    let about = links(&without_stated_output(&example.doc), "../", api)
         .map_err(|e| format!("example {}: {e}", example.name))?;
-    let body: Vec<&str> = example
-        .source
-        .lines()
-        .skip_while(|line| line.starts_with("//!"))
-        .collect();
+    let mut sources = String::new();
+    for (path, source) in &example.sources {
+        // the main file's doc comment is the text above
+        let body: Vec<&str> = source
+            .lines()
+            .skip_while(|line| line.starts_with("//!"))
+            .collect();
+        sources += &format!(
+            "`crates/presa/examples/{path}`\n\n```rust,ignore\n{}\n```\n\n",
+            body.join("\n").trim()
+        );
+    }
     Ok(format!(
-        "# The `{name}` example\n\n{about}\n\n## Source\n\n`crates/presa/examples/{path}`\n\n```rust,ignore\n{body}\n```\n\n## What it printed\n\nCaptured by running it while this site was built:\n\n```text\n{printed}\n```\n",
+        "# The `{name}` example\n\n{about}\n\n## Source\n\n{sources}## What it printed\n\nCaptured by running it while this site was built:\n\n```text\n{printed}\n```\n",
         name = example.name,
-        about = about.trim_end(),
-        path = example.path,
-        body = body.join("\n").trim(),
+        about = about.trim(),
         printed = example.printed.trim_end(),
     ))
+}
+
+/// A doc comment without its `Prints:` line and the block after it.
+fn without_stated_output(doc: &str) -> String {
+    let mut kept = Vec::new();
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() != "Prints:" {
+            kept.push(line);
+            continue;
+        }
+        // through the block's closing fence
+        let mut fences = 0;
+        for line in lines.by_ref() {
+            if line.trim_start().starts_with("```") {
+                fences += 1;
+                if fences == 2 {
+                    break;
+                }
+            }
+        }
+    }
+    let mut text = kept.join("\n");
+    while text.contains("\n\n\n") {
+        text = text.replace("\n\n\n", "\n\n");
+    }
+    text
 }
 
 /// Rewrites a page's rustdoc-style links for the book: `presa::guide::x` to the guide's page,
@@ -491,6 +546,15 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+
+    #[test]
+    fn an_example_page_keeps_its_doc_but_the_stated_output() {
+        let doc = "A server.\n\n```sh\ncargo run\n```\n\nA session:\n\nPrints:\n\n```text\n$ presa tools -- x\nNAME\n```\n\nWith Redis: `--redis URL`.";
+        assert_eq!(
+            without_stated_output(doc),
+            "A server.\n\n```sh\ncargo run\n```\n\nA session:\n\nWith Redis: `--redis URL`."
+        );
+    }
 
     #[test]
     fn guide_links_become_book_pages() {

@@ -4,8 +4,13 @@
 //! An example states its output in its first doc comment, as a `text` block after a line
 //! `Prints:`. The block is what a reader sees; this task makes sure it stays true, and
 //! `cargo xtask docs` shows each run's output on the example's page of the book.
+//!
+//! A server example, which prints nothing of its own, states a session instead: a block of
+//! `$ presa … -- cargo run -q -p presa --example NAME` commands, each followed by what it prints.
+//! The task runs each command with the `presa` command it built, against the example binary it
+//! built (in place of the `cargo run`), and compares what presa prints on stdout.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -15,7 +20,9 @@ use presa_test::redis::RedisServer;
 pub(crate) const USAGE: &str = "usage: cargo xtask examples [options]
 
 Builds presa's examples (crates/presa/examples) and runs each one whose doc comment has a
-`Prints:` block, checking that what it prints on stdout is exactly that block.
+`Prints:` block, checking that what it prints on stdout is exactly that block. A block of
+`$ presa …` commands is a session: each command runs (the `presa` command against the built
+example) and must print what follows it.
 
 options:
   --example NAME   run this example only
@@ -29,22 +36,31 @@ const LIMIT: Duration = Duration::from_secs(120);
 #[derive(Debug)]
 struct Example {
     name: String,
-    /// Its main file, relative to the examples folder.
-    path: String,
-    source: String,
+    /// Its files (relative to the examples folder) and their text, the main file first.
+    sources: Vec<(String, String)>,
     doc: String,
+    /// The `Prints:` block.
     expected: String,
+    /// The `$ presa …` commands of a session block, each with what it prints; empty when the
+    /// example runs on its own.
+    session: Vec<SessionCommand>,
     /// Its doc comment names `REDIS_URL`: it runs with a Redis of its own.
     needs_redis: bool,
+}
+
+/// A `$ presa …` line of a session and the lines it prints.
+#[derive(Debug, PartialEq)]
+struct SessionCommand {
+    line: String,
+    expected: String,
 }
 
 /// An example that ran and printed what it states: what the book's page shows.
 #[derive(Debug)]
 pub(crate) struct Captured {
     pub(crate) name: String,
-    /// Its main file, relative to `crates/presa/examples`.
-    pub(crate) path: String,
-    pub(crate) source: String,
+    /// Its files (relative to `crates/presa/examples`) and their text, the main file first.
+    pub(crate) sources: Vec<(String, String)>,
     /// Its doc comment, without the markers.
     pub(crate) doc: String,
     pub(crate) printed: String,
@@ -119,27 +135,34 @@ fn usage(error: &str) -> ExitCode {
 fn examples(dir: &Path) -> Result<Vec<Example>, String> {
     let mut found = Vec::new();
     for path in crate::entries(dir)? {
-        let (name, main) = match path.extension() {
-            Some(ext) if ext == "rs" => (path.file_stem(), path.clone()),
-            _ if path.join("main.rs").is_file() => (path.file_name(), path.join("main.rs")),
+        let (name, files) = match path.extension() {
+            Some(ext) if ext == "rs" => (path.file_stem(), vec![path.clone()]),
+            _ if path.join("main.rs").is_file() => {
+                let mut files: Vec<PathBuf> = crate::entries(&path)?
+                    .into_iter()
+                    .filter(|file| file.extension().is_some_and(|ext| ext == "rs"))
+                    .collect();
+                // main.rs first, then the modules it declares
+                files.sort_by_key(|file| (!file.ends_with("main.rs"), file.clone()));
+                (path.file_name(), files)
+            }
             _ => continue,
         };
-        let relative = main
-            .strip_prefix(dir)
-            .unwrap_or(&main)
-            .to_string_lossy()
-            .into_owned();
         let Some(name) = name.and_then(|n| n.to_str()) else {
             continue;
         };
-        let source = crate::read(&main)?;
-        let doc = doc_comment(&source);
+        let mut sources = Vec::new();
+        for file in &files {
+            let relative = file.strip_prefix(dir).unwrap_or(file).to_string_lossy();
+            sources.push((relative.into_owned(), crate::read(file)?));
+        }
+        let doc = doc_comment(sources.first().map_or("", |(_, source)| source.as_str()));
         if let Some(expected) = stated_output(&doc) {
             found.push(Example {
                 name: name.to_owned(),
-                path: relative,
                 needs_redis: doc.contains("REDIS_URL"),
-                source,
+                session: session(&expected),
+                sources,
                 doc,
                 expected,
             });
@@ -176,7 +199,31 @@ fn stated_output(doc: &str) -> Option<String> {
     None
 }
 
-/// Builds every example of the facade, with every feature (the profile the tests use).
+/// The commands of a session block (one whose first line is a `$ presa …` command), each with
+/// the lines up to the next command; none for any other block.
+fn session(block: &str) -> Vec<SessionCommand> {
+    if !block.starts_with("$ presa ") {
+        return Vec::new();
+    }
+    let mut commands: Vec<SessionCommand> = Vec::new();
+    for line in block.lines() {
+        match (line.strip_prefix("$ "), commands.last_mut()) {
+            (Some(command), _) if command.starts_with("presa ") => commands.push(SessionCommand {
+                line: command.to_owned(),
+                expected: String::new(),
+            }),
+            (_, Some(last)) => {
+                last.expected.push_str(line);
+                last.expected.push('\n');
+            }
+            (_, None) => {}
+        }
+    }
+    commands
+}
+
+/// Builds every example of the facade, with every feature (the profile the tests use), and
+/// the `presa` command that sessions run.
 fn build() -> Result<(), String> {
     crate::run_command(crate::cargo().current_dir(crate::workspace_root()).args([
         "build",
@@ -184,6 +231,8 @@ fn build() -> Result<(), String> {
         "presa",
         "--examples",
         "--all-features",
+        "-p",
+        "presa-cli",
     ]))
 }
 
@@ -195,10 +244,11 @@ fn check(examples: Vec<Example>) -> Result<(Vec<Captured>, Vec<String>), String>
     for example in examples {
         // Debian's redis-server on a free port, stopped (by PID) when dropped
         let redis = example.needs_redis.then(RedisServer::start);
-        let ran = run_example(
-            &bin.join(&example.name),
-            redis.as_ref().map(RedisServer::url),
-        );
+        let ran = if example.session.is_empty() {
+            run_example(&bin, &example.name, redis.as_ref().map(RedisServer::url))
+        } else {
+            run_session(&bin, &example.session)
+        };
         drop(redis);
         // an example that fails or hangs is reported like one that prints something else, and
         // the others still run
@@ -224,8 +274,7 @@ fn check(examples: Vec<Example>) -> Result<(Vec<Captured>, Vec<String>), String>
         }
         agreed.push(Captured {
             name: example.name,
-            path: example.path,
-            source: example.source,
+            sources: example.sources,
             doc: example.doc,
             printed,
         });
@@ -249,23 +298,122 @@ fn normalized(text: &str) -> Vec<&str> {
     lines
 }
 
-/// Runs one example binary from the workspace root; its stdout, or why it failed.
-fn run_example(path: &Path, redis_url: Option<String>) -> Result<String, String> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut command = Command::new(path);
+/// Runs the example `name` from `bin` (the built examples) in the workspace root; its stdout,
+/// or why it failed.
+fn run_example(bin: &Path, name: &str, redis_url: Option<String>) -> Result<String, String> {
+    let mut command = Command::new(bin.join(name));
     if let Some(url) = redis_url {
         command.env("REDIS_URL", url);
     }
+    run_to_end(command, &format!("example {name}"))
+}
+
+/// Runs each command of a session against the built example; the session as it went (each
+/// `$ presa …` line and what it printed), or why a command failed.
+fn run_session(bin: &Path, session: &[SessionCommand]) -> Result<String, String> {
+    let presa = bin.parent().unwrap_or(bin).join("presa");
+    let mut transcript = String::new();
+    for command in session {
+        let printed = run_to_end(
+            session_command(&command.line, &presa, bin)?,
+            &format!("`{}`", command.line),
+        )?;
+        transcript.push_str("$ ");
+        transcript.push_str(&command.line);
+        transcript.push('\n');
+        transcript.push_str(&printed);
+        if !printed.ends_with('\n') && !printed.is_empty() {
+            transcript.push('\n');
+        }
+    }
+    Ok(transcript)
+}
+
+/// The process a session's `presa … -- cargo run … --example NAME [-- ARGS]` line stands for:
+/// `presa` (the one built) with the line's arguments, and the built example `NAME` (with
+/// `ARGS`) as its server.
+fn session_command(line: &str, presa: &Path, bin: &Path) -> Result<Command, String> {
+    let words = split_words(line)?;
+    let (ours, server) = match words.iter().position(|w| w == "--") {
+        Some(at) => (&words[1..at], &words[at + 1..]),
+        None => return Err(format!("`{line}` names no server after `--`")),
+    };
+    let example = server
+        .iter()
+        .position(|w| w == "--example")
+        .and_then(|at| server.get(at + 1))
+        .filter(|_| server.starts_with(&["cargo".to_owned(), "run".to_owned()]))
+        .ok_or_else(|| format!("`{line}`: the server is not `cargo run … --example NAME`"))?;
+    let arguments = server
+        .iter()
+        .position(|w| w == "--")
+        .map_or(&[][..], |at| &server[at + 1..]);
+    let mut command = Command::new(presa);
+    command
+        .args(ours)
+        .arg("--")
+        .arg(bin.join(example))
+        .args(arguments);
+    Ok(command)
+}
+
+/// The words of a shell command line: split at spaces, with `'…'` taken as it is and `"…"`
+/// with `\"` and `\\` escapes, as a shell reads them.
+fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let (mut words, mut word, mut in_word) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                }
+                in_word = false;
+                continue;
+            }
+            '\'' => loop {
+                match chars.next() {
+                    Some('\'') => break,
+                    Some(c) => word.push(c),
+                    None => return Err(format!("`{line}`: a quote is not closed")),
+                }
+            },
+            '"' => loop {
+                match chars.next() {
+                    Some('"') => break,
+                    Some('\\') => match chars.next() {
+                        Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                        Some(c) => {
+                            word.push('\\');
+                            word.push(c);
+                        }
+                        None => return Err(format!("`{line}`: a quote is not closed")),
+                    },
+                    Some(c) => word.push(c),
+                    None => return Err(format!("`{line}`: a quote is not closed")),
+                }
+            },
+            '\\' => word.extend(chars.next()),
+            c => word.push(c),
+        }
+        in_word = true;
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// Runs `command` from the workspace root with no stdin, to its end or [`LIMIT`]; its stdout,
+/// or why it failed (`label` names it).
+fn run_to_end(mut command: Command, label: &str) -> Result<String, String> {
     let child = command
         .current_dir(crate::workspace_root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start example {name}: {e}"))?;
+        .map_err(|e| format!("cannot start {label}: {e}"))?;
     let pid = child.id();
     let (sender, finished) = mpsc::channel();
     // reads stdout and stderr together, so that neither pipe fills while the other is read
@@ -275,22 +423,18 @@ fn run_example(path: &Path, redis_url: Option<String>) -> Result<String, String>
     match finished.recv_timeout(LIMIT) {
         Ok(Ok(output)) if output.status.success() => {
             std::io::Write::write_all(&mut std::io::stderr(), &output.stderr).ok();
-            String::from_utf8(output.stdout)
-                .map_err(|_| format!("example {name} printed non-UTF-8"))
+            String::from_utf8(output.stdout).map_err(|_| format!("{label} printed non-UTF-8"))
         }
         Ok(Ok(output)) => Err(format!(
-            "example {name} failed ({}):\n{}",
+            "{label} failed ({}):\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         )),
-        Ok(Err(error)) => Err(format!("example {name}: {error}")),
+        Ok(Err(error)) => Err(format!("{label}: {error}")),
         Err(_) => {
             // ours, by its PID
             let _ = Command::new("kill").arg(pid.to_string()).status();
-            Err(format!(
-                "example {name} ran longer than {} s",
-                LIMIT.as_secs()
-            ))
+            Err(format!("{label} ran longer than {} s", LIMIT.as_secs()))
         }
     }
 }
@@ -316,6 +460,61 @@ mod tests {
             None
         );
         assert_eq!(stated_output("Prints:\n\n```text\nunterminated"), None);
+    }
+
+    #[test]
+    fn a_block_of_presa_commands_is_a_session() {
+        let block = "$ presa tools -- cargo run -q -p presa --example library\nNAME  DESCRIPTION\nadd   Add numbers.\n$ presa ping -- cargo run -q -p presa --example library";
+        assert_eq!(
+            session(block),
+            [
+                SessionCommand {
+                    line: "presa tools -- cargo run -q -p presa --example library".into(),
+                    expected: "NAME  DESCRIPTION\nadd   Add numbers.\n".into(),
+                },
+                SessionCommand {
+                    line: "presa ping -- cargo run -q -p presa --example library".into(),
+                    expected: String::new(),
+                },
+            ]
+        );
+        assert_eq!(session("liftoff\n$ presa ping -- x"), []);
+    }
+
+    #[test]
+    fn a_session_line_runs_presa_against_the_built_example() {
+        let command = session_command(
+            r#"presa call add 'numbers=[1, 2]' --answer "name=Ada \"L\"" -- cargo run -q -p presa --features prometheus --example observed -- --http 127.0.0.1:0"#,
+            Path::new("/t/presa"),
+            Path::new("/t/examples"),
+        )
+        .unwrap();
+        assert_eq!(command.get_program(), "/t/presa");
+        let args: Vec<_> = command.get_args().collect();
+        assert_eq!(
+            args,
+            [
+                "call",
+                "add",
+                "numbers=[1, 2]",
+                "--answer",
+                "name=Ada \"L\"",
+                "--",
+                "/t/examples/observed",
+                "--http",
+                "127.0.0.1:0"
+            ]
+        );
+        for wrong in [
+            "presa tools",
+            "presa tools -- ./server",
+            "presa call x 'open -- cargo run --example y",
+        ] {
+            assert!(
+                session_command(wrong, Path::new("p"), Path::new("b")).is_err(),
+                "{wrong}"
+            );
+        }
     }
 
     #[test]

@@ -10,6 +10,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
@@ -20,6 +22,8 @@ pub(crate) const USAGE: &str = "usage: cargo xtask fuzz [options]
 options:
   --seconds N     run each target for N seconds (default 60)
   --target NAME   run one target only (default: all of them)
+  --jobs N        run N targets at a time, each in its own process (default: the number of
+                  CPUs; libFuzzer runs one on each)
   --asan          build with AddressSanitizer (default: none; presa has no unsafe code)
 
 targets: jsonrpc_envelope typed_messages sep2243_headers uri_template cursor request_state
@@ -44,6 +48,7 @@ struct Options {
     seconds: u64,
     targets: Vec<&'static str>,
     asan: bool,
+    jobs: usize,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -51,6 +56,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         seconds: 60,
         targets: TARGETS.to_vec(),
         asan: false,
+        jobs: std::thread::available_parallelism().map_or(1, usize::from),
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -74,6 +80,14 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .find(|t| **t == name)
                     .ok_or_else(|| format!("unknown target {name:?}"))?;
                 options.targets = vec![target];
+            }
+            "--jobs" => {
+                let text = value()?;
+                options.jobs = text
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("--jobs takes a positive number, not {text:?}"))?;
             }
             "--asan" => options.asan = true,
             other => return Err(format!("unknown option {other:?}")),
@@ -131,11 +145,31 @@ fn fuzz(options: &Options) -> Result<bool, String> {
     if !status.success() {
         return Err("building the fuzz targets failed".to_owned());
     }
+    // `jobs` workers take the targets in order; each outcome lands in its target's slot
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<Outcome, String>>>> =
+        options.targets.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.min(options.targets.len()) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let (Some(target), Some(slot)) = (options.targets.get(index), slots.get(index))
+                    else {
+                        break;
+                    };
+                    let outcome = run_target(options, &root, &fuzz_dir, &dir, sanitizer, target);
+                    *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+                }
+            });
+        }
+    });
     let mut outcomes = Vec::new();
-    for target in &options.targets {
-        outcomes.push(run_target(
-            options, &root, &fuzz_dir, &dir, sanitizer, target,
-        )?);
+    for (slot, target) in slots.into_iter().zip(&options.targets) {
+        match slot.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            Some(outcome) => outcomes.push(outcome?),
+            None => return Err(format!("{target} was not run")),
+        }
     }
     println!(
         "\n{:<18} {:>8} {:>14} {:>8}  result",
@@ -202,7 +236,7 @@ fn run_target(
         // libFuzzer's report: the failing assertion, the input and its artifact
         eprintln!("{log}");
     } else if let Some(done) = log.lines().rev().find(|l| l.starts_with("Done ")) {
-        println!("{done}");
+        println!("{target}: {done}");
     }
     let executions = log
         .lines()

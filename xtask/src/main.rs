@@ -14,6 +14,7 @@ mod docs;
 mod examples;
 mod fuzz;
 mod layers;
+mod package;
 mod snippets;
 
 const USAGE: &str = "usage: cargo xtask <task> [options]
@@ -29,6 +30,8 @@ tasks:
   examples      build presa's examples and run each that states its output, checking it
                 (cargo xtask examples --help)
   fuzz          build the cargo-fuzz targets on nightly and run each (cargo xtask fuzz --help)
+  package       package every publishable crate and check the packages together, each presa
+                crate resolved to its package (cargo xtask package --help)
   snippets      compile and run every Rust snippet of README.md and docs/ in a fresh crate that
                 has only the README's [dependencies] (cargo xtask snippets --help)
   soak          a long run of sessions, calls, listens and GET streams against one server,
@@ -79,6 +82,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("layers") => layers::run(&args[1..]),
+        Some("package") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", package::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("package") => package::run(&args[1..]),
         Some("snippets") if args.iter().any(|a| a == "--help" || a == "-h") => {
             println!("{}", snippets::USAGE);
             ExitCode::SUCCESS

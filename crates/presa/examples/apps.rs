@@ -6,6 +6,20 @@
 //! ```sh
 //! cargo run -p presa --example apps -- --http 127.0.0.1:8080
 //! ```
+//!
+//! The session below asks it with the [`presa` command](presa::guide::cli) (`cargo install
+//! --path crates/presa-cli`).
+//!
+//! Prints:
+//!
+//! ```text
+//! $ presa tools -- cargo run -q -p presa --example apps
+//! NAME      DESCRIPTION
+//! forecast  Today's weather; hosts that show apps show the week beside it.
+//! refresh   The weather again, for the forecast page's button.
+//! $ presa call forecast -- cargo run -q -p presa --example apps
+//! Sunny, 21 °C
+//! ```
 
 use std::process::ExitCode;
 
@@ -58,7 +72,9 @@ fn server(builder: ServerBuilder) -> Result<Server, BuildError> {
     builder
         .with(App::new(PAGE, HTML).prefers_border(true))
         .tool_sync(
-            Tool::without_params("forecast").ui(PAGE),
+            Tool::without_params("forecast")
+                .description("Today's weather; hosts that show apps show the week beside it.")
+                .ui(PAGE),
             |_: Value, cx: Context| {
                 let words = "Sunny, 21 °C";
                 if cx.client_supports_apps() {
@@ -70,6 +86,7 @@ fn server(builder: ServerBuilder) -> Result<Server, BuildError> {
         )
         .tool_sync(
             Tool::without_params("refresh")
+                .description("The weather again, for the forecast page's button.")
                 .ui_meta(UiToolMeta::new(PAGE).visibility([UiVisibility::App])),
             |_: Value, _cx: Context| "Refreshed: sunny, 22 °C",
         )

@@ -5,6 +5,16 @@
 //! ```sh
 //! cargo run -p presa --example countdown
 //! ```
+//!
+//! The session below asks it with the [`presa` command](presa::guide::cli) (`cargo install
+//! --path crates/presa-cli`).
+//!
+//! Prints:
+//!
+//! ```text
+//! $ presa call countdown seconds=3 -- cargo run -q -p presa --example countdown
+//! liftoff
+//! ```
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -16,6 +16,16 @@
 //!     cargo run -p presa --features prometheus --example observed -- --http 127.0.0.1:8080
 //! ```
 //!
+//! The session below asks it with the [`presa` command](presa::guide::cli) (`cargo install
+//! --path crates/presa-cli`).
+//!
+//! Prints:
+//!
+//! ```text
+//! $ presa call add 'numbers=[1,2]' -- cargo run -q -p presa --features prometheus --example observed
+//! {"sum":3}
+//! ```
+//!
 //! `RUST_LOG`-style filtering is left out on purpose: everything presa emits at INFO and above
 //! is written, the request spans when they close (with their duration).
 

@@ -8,6 +8,27 @@
 //! cargo run -p presa --example skills
 //! cargo run -p presa --example skills -- --http 127.0.0.1:8080
 //! ```
+//!
+//! The session below asks it with the [`presa` command](presa::guide::cli) (`cargo install
+//! --path crates/presa-cli`).
+//!
+//! Prints:
+//!
+//! ```text
+//! $ presa resources -- cargo run -q -p presa --example skills
+//! URI                                       NAME           MIME TYPE      DESCRIPTION
+//! skill://acme/support/triage/SKILL.md      triage         text/markdown  Sort incoming support tickets by urgency and route them to a team
+//! skill://release-notes/SKILL.md            release-notes  text/markdown  Write release notes from merged pull requests, in the house style
+//! skill://release-notes/templates/NOTES.md  NOTES.md       text/markdown
+//! $ presa read skill://release-notes/templates/NOTES.md -- cargo run -q -p presa --example skills
+//! # {version}
+//!
+//! ## Added
+//!
+//! ## Changed
+//!
+//! ## Fixed
+//! ```
 
 use std::process::ExitCode;
 

@@ -10,6 +10,18 @@
 //! cargo run -p presa --example tasks
 //! cargo run -p presa --example tasks -- --http 127.0.0.1:8080
 //! ```
+//!
+//! The session below asks it with the [`presa` command](presa::guide::cli) (`cargo install
+//! --path crates/presa-cli`).
+//!
+//! Prints:
+//!
+//! ```text
+//! $ presa call export_report year=2026 seconds=2 --answer confirm=yes -- cargo run -q -p presa --example tasks
+//! Report 2026: 6078 rows exported.
+//! $ presa call export_report year=2026 --decline -- cargo run -q -p presa --example tasks
+//! The 2026 export was not confirmed.
+//! ```
 
 use std::process::ExitCode;
 use std::time::Duration;

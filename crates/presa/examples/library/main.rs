@@ -6,6 +6,26 @@
 //! cargo run -p presa --example library -- --http 127.0.0.1:8080
 //! ```
 //!
+//! The session below asks it with the [`presa` command](presa::guide::cli) (`cargo install
+//! --path crates/presa-cli`).
+//!
+//! Prints:
+//!
+//! ```text
+//! $ presa tools -- cargo run -q -p presa --example library
+//! NAME  DESCRIPTION
+//! add   Add numbers.
+//! logo  A one-pixel PNG.
+//! $ presa call add 'numbers=[1,2,3.5]' -- cargo run -q -p presa --example library
+//! {"sum":6.5}
+//! $ presa resources -- cargo run -q -p presa --example library
+//! URI                 NAME    MIME TYPE
+//! file:///readme.txt  readme  text/plain
+//! $ presa prompts -- cargo run -q -p presa --example library
+//! NAME       ARGUMENTS  DESCRIPTION
+//! introduce  id         Introduce a person.
+//! ```
+//!
 //! Several instances behind a load balancer (built with the `redis` feature) share their state
 //! on Redis with `--redis URL` (or `--redis-cluster URL,URL,…` for a Redis Cluster), and the
 //! key that seals 2026-07-28 input rounds from the environment variable

@@ -6,6 +6,30 @@
 //! cargo run -p presa --example notes -- --http 127.0.0.1:8080
 //! ```
 //!
+//! The session below asks it with the [`presa` command](presa::guide::cli) (`cargo install
+//! --path crates/presa-cli`).
+//!
+//! Prints:
+//!
+//! ```text
+//! $ presa tools -- cargo run -q -p presa --example notes
+//! NAME          DESCRIPTION
+//! add_note      Add a note; returns its id.
+//! search_notes  Search notes by title, body or tag.
+//! summarize     Summarize a note (slow: about a second; reports progress; cancellable).
+//! delete_note   Delete a note after the user confirms.
+//! $ presa call search_notes query=welcome -- cargo run -q -p presa --example notes
+//! {"notes":[{"id":1,"tags":["intro"],"title":"Welcome"}]}
+//! $ presa read notes://1 -- cargo run -q -p presa --example notes
+//! # Welcome
+//!
+//! This is the notes server. Add notes with add_note and search them with search_notes.
+//!
+//! tags: intro
+//! $ presa call delete_note id=1 --answer confirm=yes -- cargo run -q -p presa --example notes
+//! deleted note 1
+//! ```
+//!
 //! Like `library`, several instances (built with the `redis` feature) share their sessions on
 //! Redis with `--redis URL` or `--redis-cluster URL,URL,…`; each instance keeps notes of its
 //! own.

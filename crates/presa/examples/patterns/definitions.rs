@@ -180,11 +180,26 @@ pub(crate) fn patterns() -> Result<Server, BuildError> {
             status: Mutex::new("idle".into()),
             ..Shared::default()
         })
-        .typed_tool("confirm_delete", confirm_delete)
-        .typed_tool("summarize", summarize)
-        .typed_tool("workspace", workspace)
-        .typed_tool("onboard", onboard)
-        .typed_tool("count", count)
+        .typed_tool(
+            Tool::named("confirm_delete").description("Delete a file, once the user confirms (elicitation)."),
+            confirm_delete,
+        )
+        .typed_tool(
+            Tool::named("summarize").description("Summarize a text with the client's model (sampling)."),
+            summarize,
+        )
+        .typed_tool(
+            Tool::named("workspace").description("Name the client's roots."),
+            workspace,
+        )
+        .typed_tool(
+            Tool::named("onboard").description("Ask for a name, then greet with the client's model and count its roots: three rounds."),
+            onboard,
+        )
+        .typed_tool(
+            Tool::named("count").description("Count to `to`, reporting progress and logging each step."),
+            count,
+        )
         .resource(
             Resource::new(STATUS, "status").mime_type("text/plain"),
             |cx: Context| async move {
@@ -193,7 +208,13 @@ pub(crate) fn patterns() -> Result<Server, BuildError> {
                 Ok::<_, MissingState>(status)
             },
         )
-        .typed_tool_sync("set_status", set_status)
-        .typed_tool_sync("add_tool", add_tool)
+        .typed_tool_sync(
+            Tool::named("set_status").description("Set the status resource, telling its subscribers."),
+            set_status,
+        )
+        .typed_tool_sync(
+            Tool::named("add_tool").description("Add a tool named `name` to the running server."),
+            add_tool,
+        )
         .build()
 }
