@@ -3,7 +3,7 @@
 use std::fmt;
 use std::process::ExitCode;
 
-use presa::client::ClientError;
+use presa::client::{ClientError, TransportErrorKind};
 
 /// Why a run failed.
 #[derive(Debug)]
@@ -49,6 +49,10 @@ impl From<ClientError> for Failure {
         use presa::core::HandshakeError;
         let text = chain(&error);
         match error {
+            // a 401 or 403: the server answered, and said no
+            ClientError::Transport(refused) if refused.kind() == TransportErrorKind::Refused => {
+                Self::Protocol(text)
+            }
             ClientError::Transport(_)
             | ClientError::TimedOut
             | ClientError::Closed

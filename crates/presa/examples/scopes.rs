@@ -9,9 +9,9 @@
 //! Prints:
 //!
 //! ```text
-//! alice closes a ticket: server error -32600: Insufficient scope: tool "close_ticket" requires tickets:write
+//! alice closes a ticket: transport failed: HTTP 403 Forbidden: Insufficient scope: tool "close_ticket" requires tickets:write
 //! bob closes a ticket: closed by bob
-//! no token: connecting failed: server rejected initialize: Unauthorized: a bearer token is required (-32600)
+//! no token: transport failed: HTTP 401 Unauthorized: a bearer token is required
 //! ```
 
 use presa::client::{Client, ClientOptions, ResultText};

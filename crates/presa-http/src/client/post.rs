@@ -1,7 +1,7 @@
 //! One POST: a request and what answers it, or a notification or response and its `202`.
 
 use presa_client::{TransportError, TransportErrorKind};
-use presa_core::{Era, Message, Packet, RequestId, Response, decode_packet};
+use presa_core::{Era, Message, Packet, RequestId, Response, ResponsePayload, decode_packet};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
@@ -161,6 +161,12 @@ async fn error_status(
     let answer = decode_packet(&body, true)
         .ok()
         .and_then(|packet| error_answer(packet, &ctx.id));
+    if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+        // The refusal is the transport's, whatever the body: no other revision or handshake is
+        // let in either (the token provider, if any, has already had its say).
+        conn.fail(&ctx.id, refusal(status, answer, &body)).await;
+        return Outcome::Done;
+    }
     match answer {
         Some((response, exact)) if exact || !(session && status == StatusCode::NOT_FOUND) => {
             let _ = conn.deliver(Message::Response(response), body.len()).await;
@@ -192,6 +198,31 @@ async fn error_status(
             }
         }
     }
+}
+
+/// A `401` or `403` as the request's failure: the status, and the message of a JSON-RPC error
+/// body (without a repeat of the status's reason) or an excerpt of any other body.
+fn refusal(status: StatusCode, answer: Option<(Response, bool)>, body: &[u8]) -> TransportError {
+    let mut detail = format!("HTTP {status}");
+    match answer.map(|(response, _)| response.payload) {
+        Some(ResponsePayload::Error(error)) => {
+            // "Unauthorized: unknown token" after "HTTP 401 Unauthorized" would say it twice
+            let reason = status.canonical_reason().unwrap_or_default();
+            let message = error
+                .message
+                .strip_prefix(reason)
+                .and_then(|m| m.strip_prefix(": "))
+                .unwrap_or(&error.message);
+            detail.push_str(": ");
+            detail.push_str(message);
+        }
+        _ if !body.is_empty() => {
+            detail.push_str(": ");
+            detail.push_str(&excerpt(body));
+        }
+        _ => {}
+    }
+    TransportError::new(TransportErrorKind::Refused, detail)
 }
 
 /// The error response for request `id` in an error body: one with that id (`true`), else an

@@ -1,6 +1,6 @@
 //! A presa `Client` over the HTTP client transport, against scripted servers of both eras.
 
-use presa_client::{Client, ClientOptions, ResultText};
+use presa_client::{Client, ClientError, ClientOptions, ResultText, TransportErrorKind};
 use presa_core::ProtocolVersion;
 use presa_http::HttpClientOptions;
 use presa_test::http::Mock;
@@ -125,6 +125,36 @@ async fn a_client_falls_back_to_initialize_over_http() {
     client.close().await;
     // the server saw the DELETE before the client finished closing
     server.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_refused_probe_ends_the_connection_attempt_without_initialize() {
+    let mut mock = Mock::start().await;
+    let channel = presa_http::client(&mock.url, HttpClientOptions::default()).unwrap();
+    let connecting = tokio::spawn(Client::connect(channel, ClientOptions::default()));
+    let probe = mock.next().await;
+    assert_eq!(probe.rpc_method(), "server/discover");
+    let id = probe.rpc_id();
+    probe.respond_json(
+        401,
+        &json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32600, "message": "a bearer token is required"}}),
+    );
+    // a credential no revision accepts ends the attempt: no initialize follows
+    let connected = tokio::select! {
+        connected = connecting => connected.unwrap(),
+        next = mock.next() => panic!("the client went on with {}", next.rpc_method()),
+    };
+    match connected {
+        Err(ClientError::Transport(error)) => {
+            assert_eq!(error.kind(), TransportErrorKind::Refused);
+            assert_eq!(
+                error.message(),
+                "HTTP 401 Unauthorized: a bearer token is required"
+            );
+        }
+        other => panic!("expected the refusal, got {other:?}"),
+    }
 }
 
 #[tokio::test]

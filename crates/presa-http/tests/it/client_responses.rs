@@ -86,12 +86,12 @@ async fn an_error_status_with_a_json_rpc_error_is_the_answer() {
     // an error without an id answers the request it came back for
     transport.send(modern(3, "tools/list", json!({}))).await;
     mock.next().await.respond_json(
-        403,
-        &json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Origin not allowed"}}),
+        400,
+        &json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid request"}}),
     );
     assert_eq!(
         transport.message().await,
-        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Origin not allowed"}})
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Invalid request"}})
     );
 
     // the same with a success status
@@ -127,6 +127,60 @@ async fn an_error_status_without_a_json_rpc_body_fails_the_request() {
     let (id, error) = failed(&mut transport).await;
     assert_eq!(id, 2.into());
     assert_eq!(error.message(), "HTTP 400 Bad Request");
+}
+
+#[tokio::test]
+async fn a_401_or_403_fails_the_request_as_refused_whatever_its_body() {
+    let mut mock = Mock::start().await;
+    let mut transport = Transport::connect(&mock.url);
+
+    // a JSON-RPC error body lends its message
+    transport
+        .send(modern(1, "tools/call", json!({"name": "close"})))
+        .await;
+    let exchange = mock.next().await;
+    let id = exchange.rpc_id();
+    exchange.respond_json(
+        403,
+        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600,
+            "message": "Insufficient scope: tool \"close\" requires tickets:write"}}),
+    );
+    let (id, error) = failed(&mut transport).await;
+    assert_eq!(id, 1.into());
+    assert_eq!(error.kind(), TransportErrorKind::Refused);
+    assert_eq!(
+        error.message(),
+        "HTTP 403 Forbidden: Insufficient scope: tool \"close\" requires tickets:write"
+    );
+
+    // presa's own servers name the reason again: it is said once
+    transport.send(modern(4, "tools/list", json!({}))).await;
+    let exchange = mock.next().await;
+    let id = exchange.rpc_id();
+    exchange.respond_json(
+        401,
+        &json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32600, "message": "Unauthorized: unknown token"}}),
+    );
+    let (_, error) = failed(&mut transport).await;
+    assert_eq!(error.message(), "HTTP 401 Unauthorized: unknown token");
+
+    // an OAuth error body is quoted; an empty one leaves the status
+    transport.send(modern(2, "tools/list", json!({}))).await;
+    mock.next()
+        .await
+        .respond_json(401, &json!({"error": "invalid_token"}));
+    let (_, error) = failed(&mut transport).await;
+    assert_eq!(error.kind(), TransportErrorKind::Refused);
+    assert_eq!(
+        error.message(),
+        r#"HTTP 401 Unauthorized: {"error":"invalid_token"}"#
+    );
+    transport.send(modern(3, "tools/list", json!({}))).await;
+    mock.next().await.respond(401, &[], "");
+    let (_, error) = failed(&mut transport).await;
+    assert_eq!(error.kind(), TransportErrorKind::Refused);
+    assert_eq!(error.message(), "HTTP 401 Unauthorized");
 }
 
 #[tokio::test]
