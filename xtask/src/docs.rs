@@ -12,6 +12,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use crate::tools::{MDBOOK, MDBOOK_MERMAID};
+
 pub(crate) const USAGE: &str = "usage: cargo xtask docs
 
 Builds the documentation site into target/book/html: the guides of docs/, a page per example
@@ -19,27 +21,6 @@ of crates/presa/examples (built and run first, as cargo xtask examples does), an
 reference (cargo doc) under api/. Installs the pinned mdbook and mdbook-mermaid with cargo
 install --locked when they are missing, and fails on any internal link or anchor of the site
 that does not resolve.";
-
-/// A tool the site is built with, installed by `cargo install --locked` at a pinned version.
-struct Tool {
-    name: &'static str,
-    version: &'static str,
-    /// Further `cargo install` arguments: features the build needs, no more.
-    install_args: &'static [&'static str],
-}
-
-/// mdbook without its `serve` and `watch` features (an HTTP server and a file watcher the
-/// site's build does not use, and most of mdbook's compile time); with its search index.
-const MDBOOK: Tool = Tool {
-    name: "mdbook",
-    version: "0.5.4",
-    install_args: &["--no-default-features", "--features", "search"],
-};
-const MERMAID: Tool = Tool {
-    name: "mdbook-mermaid",
-    version: "0.17.1",
-    install_args: &[],
-};
 
 /// The facade's modules that are other crates, by the crate's name as rustdoc writes it.
 const FACADE: [(&str, &str); 8] = [
@@ -90,8 +71,8 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
 fn docs() -> Result<(), String> {
     let root = crate::workspace_root();
     let target = crate::target_dir();
-    for tool in [MDBOOK, MERMAID] {
-        ensure_installed(&tool)?;
+    for tool in [MDBOOK, MDBOOK_MERMAID] {
+        crate::tools::ensure(&tool)?;
     }
     let examples = crate::examples::capture()?;
     api_docs(&root)?;
@@ -149,7 +130,7 @@ fn docs() -> Result<(), String> {
     write(&src.join("SUMMARY.md"), &summary)?;
     write(&book.join("book.toml"), BOOK_TOML)?;
 
-    crate::run_command(Command::new(MERMAID.name).arg("install").arg(&book))?;
+    crate::run_command(Command::new(MDBOOK_MERMAID.name).arg("install").arg(&book))?;
     crate::run_command(Command::new(MDBOOK.name).arg("build").arg(&book))?;
     let html = book.join("html");
     copy_dir(&target.join("doc"), &html.join("api"))?;
@@ -177,39 +158,6 @@ command = "mdbook-mermaid"
 [output.html]
 additional-js = ["mermaid.min.js", "mermaid-init.js"]
 "#;
-
-/// Installs `tool` at its version with `cargo install --locked` unless that version is there.
-fn ensure_installed(tool: &Tool) -> Result<(), String> {
-    let Tool {
-        name: tool,
-        version,
-        install_args,
-    } = *tool;
-    if installed(tool, version) {
-        return Ok(());
-    }
-    println!("xtask docs: installing {tool} {version}");
-    crate::run_command(
-        crate::cargo()
-            .args(["install", "--locked", tool, "--version", version])
-            .args(install_args),
-    )?;
-    if installed(tool, version) {
-        Ok(())
-    } else {
-        Err(format!(
-            "{tool} {version} was installed, but `{tool}` on PATH is another version"
-        ))
-    }
-}
-
-/// Whether `tool --version` names `version`.
-fn installed(tool: &str, version: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains(version))
-}
 
 /// The API reference as docs.rs builds it, into target/doc: with the flags of .ci/run's own
 /// `cargo doc`, so that after it this finds everything up to date.

@@ -222,17 +222,16 @@ fn session(block: &str) -> Vec<SessionCommand> {
     commands
 }
 
-/// Builds every example of the facade, with every feature (the profile the tests use), and
-/// the `presa` command that sessions run.
+/// Builds every example, with every feature, and the `presa` command that sessions run: the
+/// workspace's examples and binaries as `cargo test --workspace --all-features` builds them, so
+/// that after the tests nothing is built again.
 fn build() -> Result<(), String> {
     crate::run_command(crate::cargo().current_dir(crate::workspace_root()).args([
         "build",
-        "-p",
-        "presa",
-        "--examples",
+        "--workspace",
         "--all-features",
-        "-p",
-        "presa-cli",
+        "--examples",
+        "--bins",
     ]))
 }
 

@@ -25,6 +25,8 @@ options:
   --jobs N        run N targets at a time, each in its own process (default: the number of
                   CPUs; libFuzzer runs one on each)
   --asan          build with AddressSanitizer (default: none; presa has no unsafe code)
+  --opt-level N   the optimization level of the build (default 3); 1 builds in about half the
+                  time for a short run (CI's), at fewer executions a second
 
 targets: jsonrpc_envelope typed_messages sep2243_headers uri_template cursor request_state
          schema sse oauth";
@@ -41,14 +43,15 @@ const TARGETS: [&str; 9] = [
     "oauth",
 ];
 
-/// The cargo-fuzz release the task installs when it is missing.
-const CARGO_FUZZ_VERSION: &str = "0.13.1";
+/// The build's optimization level, set for cargo fuzz's release profile.
+const OPT_LEVEL: &str = "CARGO_PROFILE_RELEASE_OPT_LEVEL";
 
 struct Options {
     seconds: u64,
     targets: Vec<&'static str>,
     asan: bool,
     jobs: usize,
+    opt_level: String,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -56,6 +59,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         seconds: 60,
         targets: TARGETS.to_vec(),
         asan: false,
+        opt_level: "3".to_owned(),
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
     };
     let mut args = args.iter();
@@ -88,6 +92,13 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .ok()
                     .filter(|n| *n > 0)
                     .ok_or_else(|| format!("--jobs takes a positive number, not {text:?}"))?;
+            }
+            "--opt-level" => {
+                let level = value()?;
+                if !["0", "1", "2", "3"].contains(&level.as_str()) {
+                    return Err(format!("--opt-level takes 0, 1, 2 or 3, not {level:?}"));
+                }
+                options.opt_level = level;
             }
             "--asan" => options.asan = true,
             other => return Err(format!("unknown option {other:?}")),
@@ -140,6 +151,7 @@ fn fuzz(options: &Options) -> Result<bool, String> {
             "--target-dir",
         ])
         .arg(&dir)
+        .env(OPT_LEVEL, &options.opt_level)
         .status()
         .map_err(|e| format!("cannot run cargo +nightly fuzz: {e}"))?;
     if !status.success() {
@@ -217,6 +229,8 @@ fn run_target(
             "--target-dir",
         ])
         .arg(dir)
+        // as built: another level would build the targets again
+        .env(OPT_LEVEL, &options.opt_level)
         .arg(target)
         .arg(&corpus)
         .arg(dir.join("seeds").join(target))
@@ -264,28 +278,7 @@ fn ensure_cargo_fuzz() -> Result<(), String> {
             "fuzzing needs the nightly toolchain (rustup toolchain install nightly)".into(),
         );
     }
-    let installed = Command::new("cargo")
-        .args(["fuzz", "--version"])
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(CARGO_FUZZ_VERSION));
-    if installed {
-        return Ok(());
-    }
-    let status = Command::new("cargo")
-        .args([
-            "install",
-            "--locked",
-            "cargo-fuzz",
-            "--version",
-            CARGO_FUZZ_VERSION,
-        ])
-        .status()
-        .map_err(|e| format!("cannot run cargo install: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("installing cargo-fuzz {CARGO_FUZZ_VERSION} failed"))
-    }
+    crate::tools::ensure(&crate::tools::CARGO_FUZZ)
 }
 
 /// Writes every target's seed inputs under `seeds/<target>/`, anew on each run.

@@ -16,6 +16,7 @@ mod fuzz;
 mod layers;
 mod package;
 mod snippets;
+mod tools;
 
 const USAGE: &str = "usage: cargo xtask <task> [options]
 
@@ -36,6 +37,8 @@ tasks:
                 has only the README's [dependencies] (cargo xtask snippets --help)
   soak          a long run of sessions, calls, listens and GET streams against one server,
                 its RSS sampled throughout (cargo xtask soak --help)
+  tools         install the pinned cargo-deny, cargo-machete, cargo-hack, cargo-fuzz, mdbook
+                and mdbook-mermaid where missing (cargo xtask tools --help)
   layers        fail when a library crate's modules import each other in a cycle that
                 docs/architecture.md does not name (cargo xtask layers --help)
   help          print this message";
@@ -97,6 +100,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("soak") => bench::soak::run(&args[1..]),
+        Some("tools") if args.iter().any(|a| a == "--help" || a == "-h") => {
+            println!("{}", tools::USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("tools") => tools::run(&args[1..]),
         Some(other) => {
             eprintln!("xtask: unknown task `{other}`\n\n{USAGE}");
             ExitCode::from(2)

@@ -1,14 +1,18 @@
-//! `cargo xtask package`: every publishable crate packages, and the packages build together
-//! from their own files.
+//! `cargo xtask package`: every publishable crate packages, and each package, with each of its
+//! features, checks from its own files.
 //!
 //! `cargo publish --workspace --dry-run` packages the crates in dependency order and would
 //! verify each by building it alone from its package: ten builds, each compiling again every
 //! presa crate it depends on (the packages' sources are new paths), about twelve minutes on
 //! two cores. This task runs the same command with `--no-verify`, then `cargo package` (which
-//! leaves the same packages in `target/package`), unpacks the packages into one scratch workspace whose `[patch.crates-io]` points each presa crate at
-//! its unpacked package, and checks them all at once with every feature: a file missing from a
-//! package, a dependency without a version, or a feature that names what the package does not
-//! have fails it, as cargo's own verification would.
+//! leaves the same packages in `target/package`), unpacks the packages into one scratch
+//! workspace whose `[patch.crates-io]` points each presa crate at its unpacked package, and
+//! checks there with cargo-hack: every package with its default features, with none, and with
+//! each feature alone, without its dev-dependencies. A file missing from a package, a
+//! dependency without a version, or a feature that does not build on its own fails it.
+//!
+//! The check has a target directory of its own (`target/package-check/target`), so that it can
+//! run beside other cargo commands of the workspace without waiting for their lock.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -31,7 +35,10 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
     }
     match package() {
         Ok(count) => {
-            println!("xtask package: {count} crates packaged and checked from their packages");
+            println!(
+                "xtask package: {count} crates packaged, each checked from its package with each \
+                 of its features"
+            );
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -47,10 +54,16 @@ fn package() -> Result<usize, String> {
     let target = crate::target_dir();
     let packages = target.join("package");
     let scratch = target.join("package-check");
-    for stale in [&packages, &scratch] {
-        if stale.exists() {
-            std::fs::remove_dir_all(stale)
-                .map_err(|e| format!("cannot remove {}: {e}", stale.display()))?;
+    // the previous packages go; the scratch workspace's target directory stays (what the
+    // dependencies' checks left there is still good)
+    if packages.exists() {
+        remove(&packages)?;
+    }
+    if scratch.exists() {
+        for entry in crate::entries(&scratch)? {
+            if entry.file_name().is_some_and(|name| name != "target") {
+                remove(&entry)?;
+            }
         }
     }
     crate::run_command(crate::cargo().current_dir(&root).args([
@@ -93,7 +106,7 @@ fn package() -> Result<usize, String> {
     }
     if crates.is_empty() {
         return Err(format!(
-            "cargo publish left no package in {}",
+            "cargo package left no package in {}",
             packages.display()
         ));
     }
@@ -104,17 +117,30 @@ fn package() -> Result<usize, String> {
     // the workspace's lockfile: the packages build against the versions presa is tested with
     std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"))
         .map_err(|e| format!("cannot copy Cargo.lock: {e}"))?;
+    crate::tools::ensure(&crate::tools::CARGO_HACK)?;
     crate::run_command(
         crate::cargo()
-            .current_dir(&root)
-            .arg("check")
-            .arg("--manifest-path")
-            .arg(scratch.join("Cargo.toml"))
-            .args(["--workspace", "--all-features"])
-            // the workspace's target directory: the dependencies' check results are shared
-            .env("CARGO_TARGET_DIR", &target),
+            .current_dir(&scratch)
+            .args([
+                "hack",
+                "check",
+                "--workspace",
+                "--each-feature",
+                "--no-dev-deps",
+            ])
+            .env("CARGO_TARGET_DIR", scratch.join("target")),
     )?;
     Ok(crates.len())
+}
+
+/// Removes a file or a folder.
+fn remove(path: &Path) -> Result<(), String> {
+    let removed = if path.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    };
+    removed.map_err(|e| format!("cannot remove {}: {e}", path.display()))
 }
 
 /// The workspace's packages that may be published (`publish` not `false`), by name.

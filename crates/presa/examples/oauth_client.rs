@@ -14,9 +14,8 @@
 //! ```
 
 use axum::Router;
-use axum::http::StatusCode;
-use axum::http::header::CONTENT_TYPE;
-use axum::response::{IntoResponse, Response};
+use axum::http::{StatusCode, header::CONTENT_TYPE};
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use presa::client::{Client, ClientOptions, ResultText};
 use presa::http::{AuthOptions, HttpClientOptions, HttpOptions, VerifyError};
@@ -30,7 +29,7 @@ const JSON: &str = "application/json";
 const TOKEN: &str = "token-for-reporting-job";
 
 /// The authorization server's token endpoint: a token for the client with the right secret.
-async fn token(form: String) -> Response {
+async fn token(form: String) -> impl IntoResponse {
     let field = |name: &str| {
         form.split('&')
             .find_map(|p| p.strip_prefix(name)?.strip_prefix('='))
@@ -42,7 +41,7 @@ async fn token(form: String) -> Response {
         Some("s3cr3t") => (StatusCode::OK, issued),
         _ => (StatusCode::UNAUTHORIZED, json!({"error": "invalid_client"})),
     };
-    (status, [(CONTENT_TYPE, JSON)], answer.to_string()).into_response()
+    (status, [(CONTENT_TYPE, JSON)], answer.to_string())
 }
 
 /// An authorization server at `issuer`: its metadata (RFC 8414) and its token endpoint.
@@ -74,8 +73,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     // the protected resource metadata it serves names `issuer` as its authorization server
     let verify = |token: String| async move {
-        let known = token == TOKEN;
-        known
+        (token == TOKEN)
             .then(|| AuthInfo::new().with_subject("reporting-job"))
             .ok_or(VerifyError::Invalid("unknown token".into()))
     };
