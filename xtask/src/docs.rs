@@ -212,11 +212,11 @@ fn example_page(example: &crate::examples::Captured, api: &Api) -> Result<String
     let about = links(&without_stated_output(&example.doc), "../", api)
         .map_err(|e| format!("example {}: {e}", example.name))?;
     let mut sources = String::new();
-    for (path, source) in &example.sources {
-        // the main file's doc comment is the text above
+    for (index, (path, source)) in example.sources.iter().enumerate() {
+        // the main file's doc comment is the text above; other files keep theirs
         let body: Vec<&str> = source
             .lines()
-            .skip_while(|line| line.starts_with("//!"))
+            .skip_while(|line| index == 0 && line.starts_with("//!"))
             .collect();
         sources += &format!(
             "`crates/presa/examples/{path}`\n\n```rust,ignore\n{}\n```\n\n",

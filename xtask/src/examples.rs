@@ -142,7 +142,7 @@ fn examples(dir: &Path) -> Result<Vec<Example>, String> {
                     .into_iter()
                     .filter(|file| file.extension().is_some_and(|ext| ext == "rs"))
                     .collect();
-                // main.rs first, then the modules it declares
+                // main.rs first, then the folder's other files
                 files.sort_by_key(|file| (!file.ends_with("main.rs"), file.clone()));
                 (path.file_name(), files)
             }

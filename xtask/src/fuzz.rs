@@ -25,8 +25,8 @@ options:
   --jobs N        run N targets at a time, each in its own process (default: the number of
                   CPUs; libFuzzer runs one on each)
   --asan          build with AddressSanitizer (default: none; presa has no unsafe code)
-  --opt-level N   the optimization level of the build (default 3); 1 builds in about half the
-                  time for a short run (CI's), at fewer executions a second
+  --opt-level N   the optimization level of the build (default 3); 1 builds in about two
+                  thirds of the time, for a short run (CI's), at fewer executions a second
 
 targets: jsonrpc_envelope typed_messages sep2243_headers uri_template cursor request_state
          schema sse oauth";

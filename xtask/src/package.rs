@@ -24,9 +24,10 @@ pub(crate) const USAGE: &str = "usage: cargo xtask package
 
 Packages every publishable crate (cargo publish --workspace --dry-run --no-verify
 --allow-dirty: the working tree as it is; then cargo package, which leaves the same
-packages in target/package), unpacks the packages into
-target/package-check and checks them together (cargo check --workspace --all-features),
-each presa crate resolved to its package.";
+packages in target/package), unpacks the packages into target/package-check, each presa
+crate resolved to its package, and checks each package there with its default features,
+with none and with each feature alone (cargo hack check --each-feature --no-dev-deps, in
+target/package-check/target).";
 
 pub(crate) fn run(args: &[String]) -> ExitCode {
     if let Some(arg) = args.first() {
@@ -100,8 +101,9 @@ fn package() -> Result<usize, String> {
                 .arg("-C")
                 .arg(&scratch),
         )?;
-        if let Some(name) = package_name(&scratch.join(dir))? {
-            crates.push((name, dir.to_owned()));
+        match package_name(&scratch.join(dir))? {
+            Some(name) => crates.push((name, dir.to_owned())),
+            None => return Err(format!("the package {file} names no [package] name")),
         }
     }
     if crates.is_empty() {

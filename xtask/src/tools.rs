@@ -11,7 +11,7 @@ pub(crate) const USAGE: &str = "usage: cargo xtask tools
 
 Installs every tool presa's checks use that is missing at its pinned version (cargo install
 --locked --debug): cargo-deny, cargo-machete, cargo-hack, cargo-fuzz, mdbook, mdbook-mermaid.
-The tasks that need one (fuzz, docs) install it themselves too.";
+The tasks that need one (fuzz, docs, package) install it themselves too.";
 
 /// A tool installed from crates.io.
 pub(crate) struct Tool {
@@ -33,7 +33,9 @@ pub(crate) const CARGO_DENY: Tool = Tool {
 pub(crate) const CARGO_MACHETE: Tool = Tool {
     name: "cargo-machete",
     version: "0.9.2",
-    version_command: &["cargo", "machete", "--version"],
+    // the program itself: as `cargo machete` inside a cargo command (CARGO_PKG_NAME set), it
+    // takes `machete` and `--version` for folders to scan
+    version_command: &["cargo-machete", "--version"],
     install_args: &[],
 };
 pub(crate) const CARGO_HACK: Tool = Tool {

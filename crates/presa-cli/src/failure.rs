@@ -49,8 +49,8 @@ impl From<ClientError> for Failure {
         use presa::core::HandshakeError;
         let text = chain(&error);
         match error {
-            // a 401 or 403: the server answered, and said no
-            ClientError::Transport(refused) if refused.kind() == TransportErrorKind::Refused => {
+            // a 401: the server answered, and wants a credential it accepts
+            ClientError::Transport(failed) if failed.kind() == TransportErrorKind::Unauthorized => {
                 Self::Protocol(text)
             }
             ClientError::Transport(_)

@@ -281,11 +281,11 @@ pub enum TransportErrorKind {
     Protocol,
     /// The transport could not be established (spawn or connect failed).
     Connect,
-    /// The server refused the request for who sent it: HTTP `401 Unauthorized` or `403
-    /// Forbidden` (no credentials, credentials it does not accept or that lack a scope, or an
-    /// origin it does not allow), and the token provider, if any, had nothing better to send.
-    /// Sending the request again, or another protocol revision, would be refused the same way.
-    Refused,
+    /// The server does not know who sent the request (HTTP `401 Unauthorized`: no credential,
+    /// or one it does not accept), and the transport had no better credential to send. Any
+    /// other request, of any protocol revision, would be turned away the same way; the
+    /// server's JSON-RPC error, when it sent one, is the error's `source()`.
+    Unauthorized,
 }
 
 impl TransportError {

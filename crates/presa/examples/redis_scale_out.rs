@@ -48,14 +48,13 @@ async fn replica(redis: &Redis, board: Board) -> Result<RunningServer, Box<dyn s
             },
         )
         .typed_tool("post", |Args(post): Args<Post>, cx: Context| async move {
-            if let Ok(mut board) = cx.state::<Board>()?.lock() {
-                *board = post.text;
-            }
+            let board = cx.state::<Board>()?;
+            *board.lock().map_err(|_| ToolError::new("no board"))? = post.text;
             // published on Redis: every replica tells its own listeners
             if let Some(server) = cx.server() {
                 server.resource_updated("board://today");
             }
-            Ok::<_, MissingState>("posted")
+            Ok::<_, ToolError>("posted")
         })
         .build()?;
     let sessions = SessionStorage::shared(Arc::new(redis.session_store().await?));

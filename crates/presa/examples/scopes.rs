@@ -9,7 +9,7 @@
 //! Prints:
 //!
 //! ```text
-//! alice closes a ticket: transport failed: HTTP 403 Forbidden: Insufficient scope: tool "close_ticket" requires tickets:write
+//! alice closes a ticket: server error -32600: Insufficient scope: tool "close_ticket" requires tickets:write
 //! bob closes a ticket: closed by bob
 //! no token: transport failed: HTTP 401 Unauthorized: a bearer token is required
 //! ```

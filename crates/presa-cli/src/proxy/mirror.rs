@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use presa::client::{Client, ClientError};
 use presa::core::{
-    CallToolResult, CompletionReference, ErrorCode, GetPromptResult, Implementation, LoggingLevel,
-    Meta, ProgressNotificationParams, Prompt, ReadResourceResult, Resource, ResourceTemplate,
-    ServerCapabilities, Tool, UriTemplate,
+    CallToolResult, CompletionReference, ErrorCode, ErrorObject, GetPromptResult, Implementation,
+    LoggingLevel, Meta, ProgressNotificationParams, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, ServerCapabilities, Tool, UriTemplate,
 };
 use presa::server::{
     BuildError, CompletionInput, Context, ListKind, McpRequest, Next, PromptArgs, ProtocolError,
@@ -545,14 +545,22 @@ fn unstamp(meta: &mut Option<Meta>) {
     }
 }
 
-/// The upstream's failure, as the front answers it: the upstream's own error as it is, any
-/// other as an internal error saying what happened.
+/// The upstream's failure, as the front answers it: the upstream's own error as it is (also
+/// the JSON-RPC error of a `401`, the source of the transport's failure), any other as an
+/// internal error saying what happened.
 fn protocol_error(error: ClientError) -> ProtocolError {
-    match error {
-        ClientError::Server(error) => ProtocolError::from(error),
-        other => ProtocolError::new(
+    let upstream = match &error {
+        ClientError::Server(error) => Some(error.clone()),
+        ClientError::Transport(failed) => std::error::Error::source(failed)
+            .and_then(|source| source.downcast_ref::<ErrorObject>())
+            .cloned(),
+        _ => None,
+    };
+    match upstream {
+        Some(error) => ProtocolError::from(error),
+        None => ProtocolError::new(
             ErrorCode::INTERNAL_ERROR,
-            format!("the proxied server: {}", chain(&other)),
+            format!("the proxied server: {}", chain(&error)),
         ),
     }
 }

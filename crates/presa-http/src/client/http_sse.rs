@@ -4,11 +4,11 @@
 
 use presa_client::{TransportError, TransportErrorKind};
 use presa_core::RequestId;
-use reqwest::Url;
 use reqwest::header::HeaderMap;
+use reqwest::{StatusCode, Url};
 
 use super::conn::{Conn, RequestCtx};
-use super::post::{ERROR_BODY_MAX, Outcome, Post, error_answer, excerpt, read_body};
+use super::post::{ERROR_BODY_MAX, Outcome, Post, error_answer, excerpt, read_body, unauthorized};
 use super::sse::{SseParser, TooLarge};
 use super::stream::{decode_event, is_event_stream};
 use presa_core::ErrorReport;
@@ -110,20 +110,24 @@ pub(crate) async fn send(
             let body = read_body(response, ERROR_BODY_MAX)
                 .await
                 .unwrap_or_default();
-            if let Some(id) = request
-                && let Some((answer, _)) = presa_core::decode_packet(&body, true)
+            let answer = request.and_then(|id| {
+                presa_core::decode_packet(&body, true)
                     .ok()
                     .and_then(|packet| error_answer(packet, id))
-            {
+            });
+            if status == StatusCode::UNAUTHORIZED {
+                unauthorized(answer, &body)
+            } else if let Some((answer, _)) = answer {
                 let _ = conn.deliver(answer.into(), body.len()).await;
                 return false;
+            } else {
+                let mut detail = format!("HTTP {status}");
+                if !body.is_empty() {
+                    detail.push_str(": ");
+                    detail.push_str(&excerpt(&body));
+                }
+                TransportError::new(TransportErrorKind::Protocol, detail)
             }
-            let mut detail = format!("HTTP {status}");
-            if !body.is_empty() {
-                detail.push_str(": ");
-                detail.push_str(&excerpt(&body));
-            }
-            TransportError::new(TransportErrorKind::Protocol, detail)
         }
         Err(error) => error,
     };

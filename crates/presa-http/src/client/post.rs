@@ -161,10 +161,9 @@ async fn error_status(
     let answer = decode_packet(&body, true)
         .ok()
         .and_then(|packet| error_answer(packet, &ctx.id));
-    if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
-        // The refusal is the transport's, whatever the body: no other revision or handshake is
-        // let in either (the token provider, if any, has already had its say).
-        conn.fail(&ctx.id, refusal(status, answer, &body)).await;
+    if status == StatusCode::UNAUTHORIZED {
+        // the request's failure whatever the body: no other request or revision gets past it
+        conn.fail(&ctx.id, unauthorized(answer, &body)).await;
         return Outcome::Done;
     }
     match answer {
@@ -200,29 +199,33 @@ async fn error_status(
     }
 }
 
-/// A `401` or `403` as the request's failure: the status, and the message of a JSON-RPC error
-/// body (without a repeat of the status's reason) or an excerpt of any other body.
-fn refusal(status: StatusCode, answer: Option<(Response, bool)>, body: &[u8]) -> TransportError {
+/// A `401` as the request's failure, kind `Unauthorized`: the status and the message of the
+/// body's JSON-RPC error (which becomes the failure's source), or the start of any other body.
+/// The transport's token provider, if any, has had its say before this.
+pub(crate) fn unauthorized(answer: Option<(Response, bool)>, body: &[u8]) -> TransportError {
+    let status = StatusCode::UNAUTHORIZED;
     let mut detail = format!("HTTP {status}");
-    match answer.map(|(response, _)| response.payload) {
-        Some(ResponsePayload::Error(error)) => {
-            // "Unauthorized: unknown token" after "HTTP 401 Unauthorized" would say it twice
+    let error = match answer.map(|(response, _)| response.payload) {
+        Some(ResponsePayload::Error(error)) => Some(error),
+        _ => None,
+    };
+    let said = match &error {
+        // presa's servers say "Unauthorized: unknown token": the reason is not said twice
+        Some(error) => {
             let reason = status.canonical_reason().unwrap_or_default();
-            let message = error
-                .message
-                .strip_prefix(reason)
-                .and_then(|m| m.strip_prefix(": "))
-                .unwrap_or(&error.message);
-            detail.push_str(": ");
-            detail.push_str(message);
+            let message = error.message.strip_prefix(reason).unwrap_or(&error.message);
+            message.trim_start_matches(':').trim().to_owned()
         }
-        _ if !body.is_empty() => {
-            detail.push_str(": ");
-            detail.push_str(&excerpt(body));
-        }
-        _ => {}
+        None => excerpt(body),
+    };
+    if !said.is_empty() {
+        detail.push_str(": ");
+        detail.push_str(&said);
     }
-    TransportError::new(TransportErrorKind::Refused, detail)
+    match error {
+        Some(error) => TransportError::with_source(TransportErrorKind::Unauthorized, detail, error),
+        None => TransportError::new(TransportErrorKind::Unauthorized, detail),
+    }
 }
 
 /// The error response for request `id` in an error body: one with that id (`true`), else an

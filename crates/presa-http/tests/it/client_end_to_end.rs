@@ -140,14 +140,14 @@ async fn a_refused_probe_ends_the_connection_attempt_without_initialize() {
         &json!({"jsonrpc": "2.0", "id": id,
             "error": {"code": -32600, "message": "a bearer token is required"}}),
     );
-    // a credential no revision accepts ends the attempt: no initialize follows
+    // a caller no revision lets in ends the attempt: no initialize follows
     let connected = tokio::select! {
         connected = connecting => connected.unwrap(),
         next = mock.next() => panic!("the client went on with {}", next.rpc_method()),
     };
     match connected {
         Err(ClientError::Transport(error)) => {
-            assert_eq!(error.kind(), TransportErrorKind::Refused);
+            assert_eq!(error.kind(), TransportErrorKind::Unauthorized);
             assert_eq!(
                 error.message(),
                 "HTTP 401 Unauthorized: a bearer token is required"

@@ -227,7 +227,7 @@ async fn extra_headers_and_tokens_go_on_every_request() {
     match transport.event().await {
         presa_client::TransportEvent::RequestFailed { id, error } => {
             assert_eq!(id, 1.into());
-            assert_eq!(error.kind(), presa_client::TransportErrorKind::Refused);
+            assert_eq!(error.kind(), presa_client::TransportErrorKind::Unauthorized);
             assert!(error.message().contains("401"), "{error}");
         }
         other => panic!("{other:?}"),

@@ -113,7 +113,7 @@ async fn dpop_credentials_and_refusals_reach_the_provider() {
     // the provider declined the third: the status is reported
     match transport.event().await {
         TransportEvent::RequestFailed { error, .. } => {
-            assert_eq!(error.kind(), TransportErrorKind::Refused);
+            assert_eq!(error.kind(), TransportErrorKind::Protocol);
             assert!(error.message().contains("403"), "{error}");
         }
         other => panic!("{other:?}"),

@@ -86,12 +86,12 @@ async fn an_error_status_with_a_json_rpc_error_is_the_answer() {
     // an error without an id answers the request it came back for
     transport.send(modern(3, "tools/list", json!({}))).await;
     mock.next().await.respond_json(
-        400,
-        &json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid request"}}),
+        403,
+        &json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Origin not allowed"}}),
     );
     assert_eq!(
         transport.message().await,
-        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Invalid request"}})
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Origin not allowed"}})
     );
 
     // the same with a success status
@@ -130,57 +130,52 @@ async fn an_error_status_without_a_json_rpc_body_fails_the_request() {
 }
 
 #[tokio::test]
-async fn a_401_or_403_fails_the_request_as_refused_whatever_its_body() {
+async fn a_401_fails_the_request_as_unauthorized_whatever_its_body() {
     let mut mock = Mock::start().await;
     let mut transport = Transport::connect(&mock.url);
 
-    // a JSON-RPC error body lends its message
-    transport
-        .send(modern(1, "tools/call", json!({"name": "close"})))
-        .await;
+    // a JSON-RPC error lends its message (presa's servers name the reason again: said once)
+    // and is the failure's source
+    transport.send(modern(1, "tools/list", json!({}))).await;
     let exchange = mock.next().await;
     let id = exchange.rpc_id();
-    exchange.respond_json(
-        403,
-        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600,
-            "message": "Insufficient scope: tool \"close\" requires tickets:write"}}),
-    );
-    let (id, error) = failed(&mut transport).await;
+    let error = json!({"code": -32600, "message": "Unauthorized: unknown token"});
+    exchange.respond_json(401, &json!({"jsonrpc": "2.0", "id": id, "error": error}));
+    let (id, refusal) = failed(&mut transport).await;
     assert_eq!(id, 1.into());
-    assert_eq!(error.kind(), TransportErrorKind::Refused);
-    assert_eq!(
-        error.message(),
-        "HTTP 403 Forbidden: Insufficient scope: tool \"close\" requires tickets:write"
-    );
-
-    // presa's own servers name the reason again: it is said once
-    transport.send(modern(4, "tools/list", json!({}))).await;
-    let exchange = mock.next().await;
-    let id = exchange.rpc_id();
-    exchange.respond_json(
-        401,
-        &json!({"jsonrpc": "2.0", "id": id,
-            "error": {"code": -32600, "message": "Unauthorized: unknown token"}}),
-    );
-    let (_, error) = failed(&mut transport).await;
-    assert_eq!(error.message(), "HTTP 401 Unauthorized: unknown token");
+    assert_eq!(refusal.kind(), TransportErrorKind::Unauthorized);
+    assert_eq!(refusal.message(), "HTTP 401 Unauthorized: unknown token");
+    let source = std::error::Error::source(&refusal)
+        .and_then(|source| source.downcast_ref::<presa_core::ErrorObject>())
+        .map(|source| serde_json::to_value(source).unwrap());
+    assert_eq!(source, Some(error));
 
     // an OAuth error body is quoted; an empty one leaves the status
     transport.send(modern(2, "tools/list", json!({}))).await;
     mock.next()
         .await
         .respond_json(401, &json!({"error": "invalid_token"}));
-    let (_, error) = failed(&mut transport).await;
-    assert_eq!(error.kind(), TransportErrorKind::Refused);
+    let (_, refusal) = failed(&mut transport).await;
+    assert_eq!(refusal.kind(), TransportErrorKind::Unauthorized);
     assert_eq!(
-        error.message(),
+        refusal.message(),
         r#"HTTP 401 Unauthorized: {"error":"invalid_token"}"#
     );
     transport.send(modern(3, "tools/list", json!({}))).await;
     mock.next().await.respond(401, &[], "");
-    let (_, error) = failed(&mut transport).await;
-    assert_eq!(error.kind(), TransportErrorKind::Refused);
-    assert_eq!(error.message(), "HTTP 401 Unauthorized");
+    let (_, refusal) = failed(&mut transport).await;
+    assert_eq!(refusal.message(), "HTTP 401 Unauthorized");
+
+    // a 403 is about the request, not the caller: its JSON-RPC error is the answer
+    transport
+        .send(modern(4, "tools/call", json!({"name": "close"})))
+        .await;
+    let exchange = mock.next().await;
+    let id = exchange.rpc_id();
+    let forbidden = json!({"jsonrpc": "2.0", "id": id,
+        "error": {"code": -32600, "message": "Insufficient scope: tickets:write"}});
+    exchange.respond_json(403, &forbidden);
+    assert_eq!(transport.message().await, forbidden);
 }
 
 #[tokio::test]
