@@ -10,8 +10,8 @@
 //!
 //! ```text
 //! a valid token: you are alice (notes:read)
-//! a token for another server: transport failed: HTTP 401 Unauthorized: the token was not issued for this resource
-//! an expired token: transport failed: HTTP 401 Unauthorized: the token expired
+//! a token for another server: transport failed: HTTP 401 Unauthorized: Unauthorized: the token was not issued for this resource (-32600)
+//! an expired token: transport failed: HTTP 401 Unauthorized: Unauthorized: the token expired (-32600)
 //! ```
 
 use std::time::{SystemTime, UNIX_EPOCH};

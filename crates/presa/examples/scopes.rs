@@ -11,7 +11,7 @@
 //! ```text
 //! alice closes a ticket: server error -32600: Insufficient scope: tool "close_ticket" requires tickets:write
 //! bob closes a ticket: closed by bob
-//! no token: transport failed: HTTP 401 Unauthorized: a bearer token is required
+//! no token: transport failed: HTTP 401 Unauthorized: Unauthorized: a bearer token is required (-32600)
 //! ```
 
 use presa::client::{Client, ClientOptions, ResultText};

@@ -199,32 +199,20 @@ async fn error_status(
     }
 }
 
-/// A `401` as the request's failure, kind `Unauthorized`: the status and the message of the
-/// body's JSON-RPC error (which becomes the failure's source), or the start of any other body.
-/// The transport's token provider, if any, has had its say before this.
+/// A `401` as the request's failure, kind `Unauthorized`: the status, with the body's JSON-RPC
+/// error as the failure's source (it says itself what it is), or the start of any other body
+/// in the message. The transport's token provider, if any, has had its say before this.
 pub(crate) fn unauthorized(answer: Option<(Response, bool)>, body: &[u8]) -> TransportError {
-    let status = StatusCode::UNAUTHORIZED;
-    let mut detail = format!("HTTP {status}");
-    let error = match answer.map(|(response, _)| response.payload) {
-        Some(ResponsePayload::Error(error)) => Some(error),
-        _ => None,
-    };
-    let said = match &error {
-        // presa's servers say "Unauthorized: unknown token": the reason is not said twice
-        Some(error) => {
-            let reason = status.canonical_reason().unwrap_or_default();
-            let message = error.message.strip_prefix(reason).unwrap_or(&error.message);
-            message.trim_start_matches(':').trim().to_owned()
+    let detail = format!("HTTP {}", StatusCode::UNAUTHORIZED);
+    match answer.map(|(response, _)| response.payload) {
+        Some(ResponsePayload::Error(error)) => {
+            TransportError::with_source(TransportErrorKind::Unauthorized, detail, error)
         }
-        None => excerpt(body),
-    };
-    if !said.is_empty() {
-        detail.push_str(": ");
-        detail.push_str(&said);
-    }
-    match error {
-        Some(error) => TransportError::with_source(TransportErrorKind::Unauthorized, detail, error),
-        None => TransportError::new(TransportErrorKind::Unauthorized, detail),
+        _ if body.is_empty() => TransportError::new(TransportErrorKind::Unauthorized, detail),
+        _ => TransportError::new(
+            TransportErrorKind::Unauthorized,
+            format!("{detail}: {}", excerpt(body)),
+        ),
     }
 }
 

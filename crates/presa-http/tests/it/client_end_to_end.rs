@@ -148,10 +148,9 @@ async fn a_refused_probe_ends_the_connection_attempt_without_initialize() {
     match connected {
         Err(ClientError::Transport(error)) => {
             assert_eq!(error.kind(), TransportErrorKind::Unauthorized);
-            assert_eq!(
-                error.message(),
-                "HTTP 401 Unauthorized: a bearer token is required"
-            );
+            assert_eq!(error.message(), "HTTP 401 Unauthorized");
+            let said = std::error::Error::source(&error).map(ToString::to_string);
+            assert_eq!(said.as_deref(), Some("a bearer token is required (-32600)"));
         }
         other => panic!("expected the refusal, got {other:?}"),
     }
