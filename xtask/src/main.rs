@@ -118,9 +118,11 @@ fn workspace_root() -> PathBuf {
     xtask.parent().unwrap_or(xtask).to_path_buf()
 }
 
-/// `cargo`: the one running this task (`CARGO`), else the one on PATH.
+/// `cargo`: the one running this task (`CARGO`), else the one on PATH, without the variables
+/// cargo set for running xtask (a build script tracking one would rebuild half the tree: see
+/// presa-test's `examples::cargo`).
 fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    presa_test::examples::cargo()
 }
 
 /// Runs `command` to its end; the error names it when it cannot start or does not succeed.

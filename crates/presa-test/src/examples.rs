@@ -20,6 +20,28 @@ pub fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// `cargo` (the one running this process, `CARGO`, else the one on `PATH`) for a build nested
+/// in a cargo command, such as a test's or `cargo xtask`'s: without the variables cargo sets for
+/// the package it runs (`CARGO_PKG_*`, `CARGO_MANIFEST_*`, `CARGO_CRATE_NAME`…). Build scripts
+/// that track one of them (ring's tracks `CARGO_MANIFEST_DIR`) would otherwise see a change and
+/// rerun, and everything above them would be compiled again.
+pub fn cargo() -> Command {
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        let of_the_package = key.starts_with("CARGO_PKG_")
+            || key.starts_with("CARGO_MANIFEST_")
+            || matches!(
+                &*key,
+                "CARGO_CRATE_NAME" | "CARGO_BIN_NAME" | "CARGO_PRIMARY_PACKAGE"
+            );
+        if of_the_package {
+            cargo.env_remove(&*key);
+        }
+    }
+    cargo
+}
+
 /// Builds example `name` of the `presa` crate with `features` (and no others), in the running
 /// test binary's profile; returns its binary.
 pub fn build(name: &str, features: &[&str]) -> PathBuf {
@@ -29,20 +51,12 @@ pub fn build(name: &str, features: &[&str]) -> PathBuf {
         Some(profile) => profile.to_owned(),
         None => panic!("no profile directory in {}", dir.display()),
     };
-    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    let mut cargo = cargo();
     cargo
         .args(["build", "--quiet", "-p", "presa", "--example", name])
         .args(["--profile", &profile, "--no-default-features", "--features"])
         .arg(features.join(","))
         .current_dir(workspace_root());
-    // Cargo's variables describing the testing package would make the nested build look like
-    // a different one (build scripts that track them rerun), and rebuild half the tree.
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key.starts_with("CARGO_PKG_") || key.starts_with("CARGO_MANIFEST_") {
-            cargo.env_remove(&*key);
-        }
-    }
     let status = cargo.status().expect("cargo build of an example");
     assert!(
         status.success(),
