@@ -233,24 +233,13 @@ fn example_page(example: &crate::examples::Captured, api: &Api) -> Result<String
 
 /// A doc comment without its `Prints:` line and the block after it.
 fn without_stated_output(doc: &str) -> String {
-    let mut kept = Vec::new();
-    let mut lines = doc.lines();
-    while let Some(line) = lines.next() {
-        if line.trim() != "Prints:" {
-            kept.push(line);
-            continue;
-        }
-        // through the block's closing fence
-        let mut fences = 0;
-        for line in lines.by_ref() {
-            if line.trim_start().starts_with("```") {
-                fences += 1;
-                if fences == 2 {
-                    break;
-                }
-            }
-        }
-    }
+    let stated = crate::examples::stated_output_lines(doc).map_or(0..0, |(stated, _)| stated);
+    let kept: Vec<&str> = doc
+        .lines()
+        .enumerate()
+        .filter(|(number, _)| !stated.contains(number))
+        .map(|(_, line)| line)
+        .collect();
     let mut text = kept.join("\n");
     while text.contains("\n\n\n") {
         text = text.replace("\n\n\n", "\n\n");

@@ -10,6 +10,7 @@
 //! The task runs each command with the `presa` command it built, against the example binary it
 //! built (in place of the `cargo run`), and compares what presa prints on stdout.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
@@ -41,18 +42,11 @@ struct Example {
     doc: String,
     /// The `Prints:` block.
     expected: String,
-    /// The `$ presa …` commands of a session block, each with what it prints; empty when the
-    /// example runs on its own.
-    session: Vec<SessionCommand>,
+    /// The `$ presa …` commands of a session block (without the `$ `); empty when the example
+    /// runs on its own.
+    session: Vec<String>,
     /// Its doc comment names `REDIS_URL`: it runs with a Redis of its own.
     needs_redis: bool,
-}
-
-/// A `$ presa …` line of a session and the lines it prints.
-#[derive(Debug, PartialEq)]
-struct SessionCommand {
-    line: String,
-    expected: String,
 }
 
 /// An example that ran and printed what it states: what the book's page shows.
@@ -182,44 +176,42 @@ fn doc_comment(source: &str) -> String {
         .join("\n")
 }
 
-/// The `text` block that follows a line `Prints:` in a doc comment.
-fn stated_output(doc: &str) -> Option<String> {
-    let mut lines = doc
-        .lines()
-        .skip_while(|line| line.trim() != "Prints:")
-        .skip(1);
-    lines.by_ref().find(|line| line.trim() == "```text")?;
-    let mut block = Vec::new();
-    for line in lines {
-        if line.trim() == "```" {
-            return Some(block.join("\n"));
-        }
-        block.push(line);
-    }
-    None
+/// Where a doc comment states its output, as line numbers: from the line `Prints:` through the
+/// closing fence of the `text` block after it, and the block's own lines.
+pub(crate) fn stated_output_lines(doc: &str) -> Option<(Range<usize>, Range<usize>)> {
+    let lines: Vec<&str> = doc.lines().collect();
+    let after = |start: usize, wanted: &str| {
+        let found = lines
+            .get(start..)?
+            .iter()
+            .position(|l| l.trim() == wanted)?;
+        Some(start + found)
+    };
+    let prints = after(0, "Prints:")?;
+    let open = after(prints + 1, "```text")?;
+    let close = after(open + 1, "```")?;
+    Some((prints..close + 1, open + 1..close))
 }
 
-/// The commands of a session block (one whose first line is a `$ presa …` command), each with
-/// the lines up to the next command; none for any other block.
-fn session(block: &str) -> Vec<SessionCommand> {
+/// The `text` block that follows a line `Prints:` in a doc comment.
+fn stated_output(doc: &str) -> Option<String> {
+    let (_, block) = stated_output_lines(doc)?;
+    let lines: Vec<&str> = doc.lines().collect();
+    Some(lines.get(block)?.join("\n"))
+}
+
+/// The `$ presa …` commands of a session block (one whose first line is such a command),
+/// without the `$ `; none for any other block. What they print is compared as a whole.
+fn session(block: &str) -> Vec<String> {
     if !block.starts_with("$ presa ") {
         return Vec::new();
     }
-    let mut commands: Vec<SessionCommand> = Vec::new();
-    for line in block.lines() {
-        match (line.strip_prefix("$ "), commands.last_mut()) {
-            (Some(command), _) if command.starts_with("presa ") => commands.push(SessionCommand {
-                line: command.to_owned(),
-                expected: String::new(),
-            }),
-            (_, Some(last)) => {
-                last.expected.push_str(line);
-                last.expected.push('\n');
-            }
-            (_, None) => {}
-        }
-    }
-    commands
+    block
+        .lines()
+        .filter_map(|line| line.strip_prefix("$ "))
+        .filter(|command| command.starts_with("presa "))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Builds every example, with every feature, and the `presa` command that sessions run: the
@@ -309,16 +301,13 @@ fn run_example(bin: &Path, name: &str, redis_url: Option<String>) -> Result<Stri
 
 /// Runs each command of a session against the built example; the session as it went (each
 /// `$ presa …` line and what it printed), or why a command failed.
-fn run_session(bin: &Path, session: &[SessionCommand]) -> Result<String, String> {
+fn run_session(bin: &Path, session: &[String]) -> Result<String, String> {
     let presa = bin.parent().unwrap_or(bin).join("presa");
     let mut transcript = String::new();
-    for command in session {
-        let printed = run_to_end(
-            session_command(&command.line, &presa, bin)?,
-            &format!("`{}`", command.line),
-        )?;
+    for line in session {
+        let printed = run_to_end(session_command(line, &presa, bin)?, &format!("`{line}`"))?;
         transcript.push_str("$ ");
-        transcript.push_str(&command.line);
+        transcript.push_str(line);
         transcript.push('\n');
         transcript.push_str(&printed);
         if !printed.ends_with('\n') && !printed.is_empty() {
@@ -467,17 +456,11 @@ mod tests {
         assert_eq!(
             session(block),
             [
-                SessionCommand {
-                    line: "presa tools -- cargo run -q -p presa --example library".into(),
-                    expected: "NAME  DESCRIPTION\nadd   Add numbers.\n".into(),
-                },
-                SessionCommand {
-                    line: "presa ping -- cargo run -q -p presa --example library".into(),
-                    expected: String::new(),
-                },
+                "presa tools -- cargo run -q -p presa --example library",
+                "presa ping -- cargo run -q -p presa --example library",
             ]
         );
-        assert_eq!(session("liftoff\n$ presa ping -- x"), []);
+        assert_eq!(session("liftoff\n$ presa ping -- x"), [] as [&str; 0]);
     }
 
     #[test]

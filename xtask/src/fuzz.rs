@@ -11,7 +11,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
@@ -157,32 +156,36 @@ fn fuzz(options: &Options) -> Result<bool, String> {
     if !status.success() {
         return Err("building the fuzz targets failed".to_owned());
     }
-    // `jobs` workers take the targets in order; each outcome lands in its target's slot
+    // `jobs` workers take the targets in order; each returns the outcomes it ran, by index
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Result<Outcome, String>>>> =
-        options.targets.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..options.jobs.min(options.targets.len()) {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let (Some(target), Some(slot)) = (options.targets.get(index), slots.get(index))
-                    else {
-                        break;
-                    };
-                    let outcome = run_target(options, &root, &fuzz_dir, &dir, sanitizer, target);
-                    *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
-                }
-            });
+    let worker = || {
+        let mut ran = Vec::new();
+        while let Some(target) = options.targets.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let outcome = run_target(options, &root, &fuzz_dir, &dir, sanitizer, target);
+            ran.push(outcome);
         }
-    });
+        ran
+    };
     let mut outcomes = Vec::new();
-    for (slot, target) in slots.into_iter().zip(&options.targets) {
-        match slot.into_inner().unwrap_or_else(PoisonError::into_inner) {
-            Some(outcome) => outcomes.push(outcome?),
-            None => return Err(format!("{target} was not run")),
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..options.jobs.min(options.targets.len()))
+            .map(|_| scope.spawn(worker))
+            .collect();
+        for worker in workers {
+            let ran = worker
+                .join()
+                .map_err(|_| "a fuzz worker panicked".to_owned())?;
+            outcomes.extend(ran);
         }
-    }
+        Ok::<_, String>(())
+    })?;
+    let mut outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
+    outcomes.sort_by_key(|outcome| {
+        options
+            .targets
+            .iter()
+            .position(|target| *target == outcome.target)
+    });
     println!(
         "\n{:<18} {:>8} {:>14} {:>8}  result",
         "target", "seconds", "executions", "corpus"
