@@ -31,6 +31,7 @@ use crate::handler::{InputContext, InputHandler, InputHandlers};
 /// | [`tasks`](Self::tasks) | off | let the server answer tool calls with tasks |
 /// | [`capabilities`](Self::capabilities) | derived from the handlers | the capabilities to declare |
 /// | [`sampling`](Self::sampling), [`elicitation`](Self::elicitation), [`roots`](Self::roots) | none | input handlers |
+/// | [`url_elicitation`](Self::url_elicitation) | off | declare URL-mode elicitation beside form mode |
 ///
 /// ```
 /// use std::time::Duration;
@@ -54,6 +55,7 @@ pub struct ClientOptions {
     request_timeout: Option<Duration>,
     probe_timeout: Duration,
     tasks: bool,
+    url_elicitation: bool,
     cache: bool,
     notification_capacity: usize,
     max_input_rounds: usize,
@@ -81,6 +83,7 @@ impl fmt::Debug for ClientOptions {
             .field("request_timeout", &self.request_timeout)
             .field("probe_timeout", &self.probe_timeout)
             .field("tasks", &self.tasks)
+            .field("url_elicitation", &self.url_elicitation)
             .field("cache", &self.cache)
             .field("notification_capacity", &self.notification_capacity)
             .field("max_input_rounds", &self.max_input_rounds)
@@ -100,6 +103,7 @@ impl ClientOptions {
             request_timeout: Some(Duration::from_secs(60)),
             probe_timeout: Duration::from_secs(10),
             tasks: false,
+            url_elicitation: false,
             cache: false,
             notification_capacity: 256,
             max_input_rounds: 8,
@@ -236,6 +240,27 @@ impl ClientOptions {
         self.elicitation_handler(Arc::new(handler))
     }
 
+    /// Declares URL-mode elicitation beside form mode (default: form mode only), so that the
+    /// server may ask the elicitation handler to send the user to a URL
+    /// ([`ElicitRequestParams::Url`]): a sign-in, a payment, anything the user should not type
+    /// into the client. Applies to the capabilities the handlers imply, not to those set with
+    /// [`capabilities`](Self::capabilities).
+    ///
+    /// ```
+    /// use presa_client::ClientOptions;
+    /// use presa_core::ElicitResult;
+    ///
+    /// let options = ClientOptions::default()
+    ///     .url_elicitation(true)
+    ///     .elicitation(|_params, _cx| async { Ok(ElicitResult::decline()) });
+    /// let modes = options.get_capabilities().elicitation.unwrap();
+    /// assert!(modes.form.is_some() && modes.url.is_some());
+    /// ```
+    pub fn url_elicitation(mut self, declare: bool) -> Self {
+        self.url_elicitation = declare;
+        self
+    }
+
     /// Answers `elicitation/create` with a shared handler.
     pub fn elicitation_handler(mut self, handler: Arc<dyn InputHandler<Elicit>>) -> Self {
         self.handlers.elicitation = Some(handler);
@@ -294,11 +319,18 @@ impl ClientOptions {
                 .sampling
                 .as_ref()
                 .map(|_| SamplingCapability::default()),
-            elicitation: self
-                .handlers
-                .elicitation
-                .as_ref()
-                .map(|_| ElicitationCapability::default()),
+            elicitation: self.handlers.elicitation.as_ref().map(|_| {
+                if self.url_elicitation {
+                    // naming form mode too: an object with only `url` would declare URL alone
+                    ElicitationCapability {
+                        form: Some(presa_core::JsonObject::new()),
+                        url: Some(presa_core::JsonObject::new()),
+                        ..ElicitationCapability::default()
+                    }
+                } else {
+                    ElicitationCapability::default()
+                }
+            }),
             roots: self
                 .handlers
                 .roots

@@ -15,10 +15,7 @@
 //! ```
 
 use presa::client::{Client, ClientOptions, ResultText};
-use presa::core::{
-    ClientCapabilities, ElicitRequestParams, ElicitRequestUrlParams, ElicitResult,
-    ElicitationCapability,
-};
+use presa::core::{ElicitRequestParams, ElicitRequestUrlParams, ElicitResult};
 use presa::prelude::*;
 use serde::Deserialize;
 use serde_json::json;
@@ -55,34 +52,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .build()?;
 
-    // capabilities(..) replaces what the handlers declare: form mode is named again beside URL
-    let modes = ElicitationCapability {
-        form: Some(JsonObject::new()),
-        url: Some(JsonObject::new()),
-        ..Default::default()
-    };
-    let capabilities = ClientCapabilities {
-        elicitation: Some(modes),
-        ..Default::default()
-    };
-    let options = ClientOptions::default()
-        .capabilities(capabilities)
-        .elicitation(|params, _cx| async move {
-            Ok(match params {
-                ElicitRequestParams::Form(form) => {
-                    let fields: Vec<&String> = form.requested_schema.properties.keys().collect();
-                    println!("form {:?} with fields {}", form.message, json!(fields));
-                    let answer = json!({"cups": 2, "milk": true});
-                    ElicitResult::accept(answer.as_object().cloned().unwrap_or_default())
-                }
-                ElicitRequestParams::Url(visit) => {
-                    println!("visit {}: {}", visit.url, visit.message);
-                    ElicitResult::accept_url()
-                }
-                // a mode a later revision adds
-                _ => ElicitResult::decline(),
-            })
-        });
+    let options =
+        ClientOptions::default()
+            .url_elicitation(true)
+            .elicitation(|params, _cx| async move {
+                Ok(match params {
+                    ElicitRequestParams::Form(form) => {
+                        let fields: Vec<&String> =
+                            form.requested_schema.properties.keys().collect();
+                        println!("form {:?} with fields {}", form.message, json!(fields));
+                        let answer = json!({"cups": 2, "milk": true});
+                        ElicitResult::accept(answer.as_object().cloned().unwrap_or_default())
+                    }
+                    ElicitRequestParams::Url(visit) => {
+                        println!("visit {}: {}", visit.url, visit.message);
+                        ElicitResult::accept_url()
+                    }
+                    // a mode a later revision adds
+                    _ => ElicitResult::decline(),
+                })
+            });
     let client = Client::connect(presa::in_process(server), options).await?;
     println!("order: {}", client.call_tool("order", ()).await?.text());
     println!("connect: {}", client.call_tool("connect", ()).await?.text());
