@@ -177,27 +177,30 @@ fn doc_comment(source: &str) -> String {
 }
 
 /// Where a doc comment states its output, as line numbers: from the line `Prints:` through the
-/// closing fence of the `text` block after it, and the block's own lines.
+/// closing fence of the `text` block that follows it (blank lines only between them), and the
+/// block's own lines.
 pub(crate) fn stated_output_lines(doc: &str) -> Option<(Range<usize>, Range<usize>)> {
     let lines: Vec<&str> = doc.lines().collect();
-    let after = |start: usize, wanted: &str| {
-        let found = lines
-            .get(start..)?
+    let prints = lines.iter().position(|line| line.trim() == "Prints:")?;
+    let after_prints = lines.get(prints + 1..)?;
+    let open = prints + 1 + after_prints.iter().position(|l| !l.trim().is_empty())?;
+    if lines.get(open)?.trim() != "```text" {
+        return None;
+    }
+    let close = open
+        + 1
+        + lines
+            .get(open + 1..)?
             .iter()
-            .position(|l| l.trim() == wanted)?;
-        Some(start + found)
-    };
-    let prints = after(0, "Prints:")?;
-    let open = after(prints + 1, "```text")?;
-    let close = after(open + 1, "```")?;
+            .position(|l| l.trim() == "```")?;
     Some((prints..close + 1, open + 1..close))
 }
 
 /// The `text` block that follows a line `Prints:` in a doc comment.
 fn stated_output(doc: &str) -> Option<String> {
     let (_, block) = stated_output_lines(doc)?;
-    let lines: Vec<&str> = doc.lines().collect();
-    Some(lines.get(block)?.join("\n"))
+    let lines: Vec<&str> = doc.lines().skip(block.start).take(block.len()).collect();
+    Some(lines.join("\n"))
 }
 
 /// The `$ presa …` commands of a session block (one whose first line is such a command),
@@ -439,6 +442,15 @@ mod tests {
             "//! What it shows.\n//!\n//! ```sh\n//! cargo run\n//! ```\n//!\n//! Prints:\n//!\n//! ```text\n//! one\n//!   two\n//! ```\n\nfn main() {}\n",
         );
         assert_eq!(stated_output(&doc).as_deref(), Some("one\n  two"));
+    }
+
+    #[test]
+    fn the_stated_output_is_found_by_line() {
+        let doc = "What.\n\nPrints:\n\n```text\none\ntwo\n```\n\nAfter.";
+        assert_eq!(stated_output_lines(doc), Some((2..8, 5..7)));
+        // a block that does not follow `Prints:` is not what it prints
+        let apart = "Prints:\nsomething else\n```text\nx\n```";
+        assert_eq!(stated_output_lines(apart), None);
     }
 
     #[test]

@@ -139,6 +139,8 @@ fn fuzz(options: &Options) -> Result<bool, String> {
     write_seeds(&root, &dir.join("seeds"))?;
     let sanitizer = if options.asan { "address" } else { "none" };
     let fuzz_dir = root.join("crates").join("presa-fuzz");
+    // rustup's `cargo` (`+nightly` needs the proxy, not `CARGO`), with xtask's environment
+    // as it is: the fuzz build has a target tree of its own, which nothing else builds in
     let status = Command::new("cargo")
         .current_dir(&root)
         .args(["+nightly", "fuzz", "build", "--fuzz-dir"])
@@ -156,15 +158,19 @@ fn fuzz(options: &Options) -> Result<bool, String> {
     if !status.success() {
         return Err("building the fuzz targets failed".to_owned());
     }
-    // `jobs` workers take the targets in order; each returns the outcomes it ran, by index
+    // `jobs` workers take the targets in order; each returns the outcomes it ran, with the
+    // target's index in the list
     let next = AtomicUsize::new(0);
     let worker = || {
         let mut ran = Vec::new();
-        while let Some(target) = options.targets.get(next.fetch_add(1, Ordering::Relaxed)) {
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(target) = options.targets.get(index) else {
+                return ran;
+            };
             let outcome = run_target(options, &root, &fuzz_dir, &dir, sanitizer, target);
-            ran.push(outcome);
+            ran.push((index, outcome));
         }
-        ran
     };
     let mut outcomes = Vec::new();
     std::thread::scope(|scope| {
@@ -179,13 +185,11 @@ fn fuzz(options: &Options) -> Result<bool, String> {
         }
         Ok::<_, String>(())
     })?;
-    let mut outcomes = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
-    outcomes.sort_by_key(|outcome| {
-        options
-            .targets
-            .iter()
-            .position(|target| *target == outcome.target)
-    });
+    outcomes.sort_by_key(|(index, _)| *index);
+    let outcomes = outcomes
+        .into_iter()
+        .map(|(_, outcome)| outcome)
+        .collect::<Result<Vec<_>, _>>()?;
     println!(
         "\n{:<18} {:>8} {:>14} {:>8}  result",
         "target", "seconds", "executions", "corpus"

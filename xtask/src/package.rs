@@ -1,5 +1,5 @@
-//! `cargo xtask package`: every publishable crate packages, and each package, with each of its
-//! features, checks from its own files.
+//! `cargo xtask package`: every publishable crate packages, and each package checks from its own
+//! files; the facade's, with each of its features.
 //!
 //! `cargo publish --workspace --dry-run` packages the crates in dependency order and would
 //! verify each by building it alone from its package: ten builds, each compiling again every
@@ -7,9 +7,11 @@
 //! two cores. This task runs the same command with `--no-verify`, then `cargo package` (which
 //! leaves the same packages in `target/package`), unpacks the packages into one scratch
 //! workspace whose `[patch.crates-io]` points each presa crate at its unpacked package, and
-//! checks there with cargo-hack: every package with its default features, with none, and with
-//! each feature alone, without its dev-dependencies. A file missing from a package, a
-//! dependency without a version, or a feature that does not build on its own fails it.
+//! checks there with cargo-hack, without dev-dependencies: every package alone with its default
+//! features (what publishing would build), and the facade `presa` with none and with each of
+//! its features alone (each turns on the features of the crates below it that it stands for:
+//! the combinations a user picks). A file missing from a package, a dependency without a
+//! version, or a facade feature that does not build on its own fails it.
 //!
 //! The check has a target directory of its own (`target/package-check/target`), so that it can
 //! run beside other cargo commands of the workspace without waiting for their lock.
@@ -25,9 +27,9 @@ pub(crate) const USAGE: &str = "usage: cargo xtask package
 Packages every publishable crate (cargo publish --workspace --dry-run --no-verify
 --allow-dirty: the working tree as it is; then cargo package, which leaves the same
 packages in target/package), unpacks the packages into target/package-check, each presa
-crate resolved to its package, and checks each package there with its default features,
-with none and with each feature alone (cargo hack check --each-feature --no-dev-deps, in
-target/package-check/target).";
+crate resolved to its package, and checks there each package with its default features
+(cargo hack check --workspace --no-dev-deps) and the facade presa with none and with each
+feature alone (--each-feature), in target/package-check/target.";
 
 pub(crate) fn run(args: &[String]) -> ExitCode {
     if let Some(arg) = args.first() {
@@ -37,8 +39,8 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
     match package() {
         Ok(count) => {
             println!(
-                "xtask package: {count} crates packaged, each checked from its package with each \
-                 of its features"
+                "xtask package: {count} crates packaged, each checked from its package, the \
+                 facade with each of its features"
             );
             ExitCode::SUCCESS
         }
@@ -120,18 +122,17 @@ fn package() -> Result<usize, String> {
     std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"))
         .map_err(|e| format!("cannot copy Cargo.lock: {e}"))?;
     crate::tools::ensure(&crate::tools::CARGO_HACK)?;
-    crate::run_command(
-        crate::cargo()
-            .current_dir(&scratch)
-            .args([
-                "hack",
-                "check",
-                "--workspace",
-                "--each-feature",
-                "--no-dev-deps",
-            ])
-            .env("CARGO_TARGET_DIR", scratch.join("target")),
-    )?;
+    let each_package = ["--workspace"].as_slice();
+    let facade_features = ["--package", "presa", "--each-feature"].as_slice();
+    for selection in [each_package, facade_features] {
+        crate::run_command(
+            crate::cargo()
+                .current_dir(&scratch)
+                .args(["hack", "check", "--no-dev-deps"])
+                .args(selection)
+                .env("CARGO_TARGET_DIR", scratch.join("target")),
+        )?;
+    }
     Ok(crates.len())
 }
 

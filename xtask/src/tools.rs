@@ -65,13 +65,15 @@ pub(crate) const MDBOOK_MERMAID: Tool = Tool {
     install_args: &[],
 };
 
+/// In the order `.ci/run` needs them, but cargo-fuzz last: `.ci/run` runs this in the background
+/// of `cargo xtask fuzz`, which installs cargo-fuzz first thing.
 const ALL: [Tool; 6] = [
     CARGO_DENY,
     CARGO_MACHETE,
-    CARGO_HACK,
-    CARGO_FUZZ,
     MDBOOK,
     MDBOOK_MERMAID,
+    CARGO_HACK,
+    CARGO_FUZZ,
 ];
 
 pub(crate) fn run(args: &[String]) -> ExitCode {

@@ -8,8 +8,8 @@ use std::time::Duration;
 use presa_core::{
     ClientCapabilities, ClientSessionConfig, CreateMessage, CreateMessageRequestParams,
     CreateMessageResult, Elicit, ElicitRequestParams, ElicitResult, ElicitationCapability,
-    ErrorObject, Implementation, ListRoots, ListRootsResult, ProtocolVersion, RequestParams,
-    RootsCapability, SamplingCapability, SupportedVersions,
+    ErrorObject, Implementation, JsonObject, ListRoots, ListRootsResult, ProtocolVersion,
+    RequestParams, RootsCapability, SamplingCapability, SupportedVersions,
 };
 
 use crate::call::MAX_TIMEOUT;
@@ -51,7 +51,7 @@ pub struct ClientOptions {
     protocol_version: Option<ProtocolVersion>,
     capabilities: Option<ClientCapabilities>,
     /// Extensions declared with [`ClientOptions::extension`].
-    extensions: presa_core::JsonObject,
+    extensions: JsonObject,
     request_timeout: Option<Duration>,
     probe_timeout: Duration,
     tasks: bool,
@@ -99,7 +99,7 @@ impl ClientOptions {
             client_info,
             protocol_version: None,
             capabilities: None,
-            extensions: presa_core::JsonObject::new(),
+            extensions: JsonObject::new(),
             request_timeout: Some(Duration::from_secs(60)),
             probe_timeout: Duration::from_secs(10),
             tasks: false,
@@ -154,7 +154,8 @@ impl ClientOptions {
     }
 
     /// The capabilities to declare. By default they follow from the registered handlers:
-    /// `sampling`, `elicitation` (form mode) and `roots` for each handler present. The tasks
+    /// `sampling`, `elicitation` (form mode, and URL mode with
+    /// [`url_elicitation`](Self::url_elicitation)) and `roots` for each handler present. The tasks
     /// extension is declared by [`tasks`](Self::tasks) alone, before or after this call: it is
     /// added to these capabilities when tasks are allowed and taken out of them when not.
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
@@ -243,18 +244,22 @@ impl ClientOptions {
     /// Declares URL-mode elicitation beside form mode (default: form mode only), so that the
     /// server may ask the elicitation handler to send the user to a URL
     /// ([`ElicitRequestParams::Url`]): a sign-in, a payment, anything the user should not type
-    /// into the client. Applies to the capabilities the handlers imply, not to those set with
-    /// [`capabilities`](Self::capabilities).
+    /// into the client. Applies to the capabilities the handlers imply: it declares nothing
+    /// without an [`elicitation`](Self::elicitation) handler, nor when
+    /// [`capabilities`](Self::capabilities) sets them.
     ///
     /// ```
     /// use presa_client::ClientOptions;
-    /// use presa_core::ElicitResult;
+    /// use presa_core::{ClientCapabilities, ElicitResult};
     ///
     /// let options = ClientOptions::default()
     ///     .url_elicitation(true)
     ///     .elicitation(|_params, _cx| async { Ok(ElicitResult::decline()) });
     /// let modes = options.get_capabilities().elicitation.unwrap();
     /// assert!(modes.form.is_some() && modes.url.is_some());
+    /// // set capabilities are declared as they are
+    /// let set = options.capabilities(ClientCapabilities::default());
+    /// assert!(set.get_capabilities().elicitation.is_none());
     /// ```
     pub fn url_elicitation(mut self, declare: bool) -> Self {
         self.url_elicitation = declare;
@@ -323,8 +328,8 @@ impl ClientOptions {
                 if self.url_elicitation {
                     // naming form mode too: an object with only `url` would declare URL alone
                     ElicitationCapability {
-                        form: Some(presa_core::JsonObject::new()),
-                        url: Some(presa_core::JsonObject::new()),
+                        form: Some(JsonObject::new()),
+                        url: Some(JsonObject::new()),
                         ..ElicitationCapability::default()
                     }
                 } else {

@@ -1,5 +1,6 @@
 //! presa's examples, built for a test: the same build whichever crate's test asks, so that two
-//! test binaries asking for one example with the same features build it once.
+//! test binaries asking for one example with the same features build it once; and the cargo
+//! command those builds (and `cargo xtask`'s) run, which finds the tree the outer cargo built.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

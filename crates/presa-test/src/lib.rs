@@ -5,7 +5,7 @@
 //! - [`message`]: JSON-RPC messages as tests write them: the 2026-07-28 `_meta`, requests and
 //!   notifications of both eras, an `initialize` request.
 //! - [`examples`] (feature `examples`): presa's examples built for a test, the same build
-//!   whichever crate asks.
+//!   whichever crate asks, and the cargo command of any build nested in a cargo command.
 //! - [`interop`] (feature `interop`): the independent MCP implementations (npm, PyPI), installed
 //!   on first use.
 //! - [`fake`] (feature `fake`): a fake MCP server on presa-core's `ServerSession`, at the other
