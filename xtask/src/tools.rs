@@ -65,8 +65,6 @@ pub(crate) const MDBOOK_MERMAID: Tool = Tool {
     install_args: &[],
 };
 
-/// In the order `.ci/run` needs them, but cargo-fuzz last: `.ci/run` runs this in the background
-/// of `cargo xtask fuzz`, which installs cargo-fuzz first thing.
 const ALL: [Tool; 6] = [
     CARGO_DENY,
     CARGO_MACHETE,
