@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! a valid token: you are alice (notes:read)
-//! a token for another server: transport failed: HTTP 401 Unauthorized: Unauthorized: the token was not issued for this resource (-32600)
+//! another server's token: transport failed: HTTP 401 Unauthorized: Unauthorized: the token was not issued for this resource (-32600)
 //! an expired token: transport failed: HTTP 401 Unauthorized: Unauthorized: the token expired (-32600)
 //! ```
 
@@ -26,6 +26,7 @@ use serde_json::json;
 
 const ISSUER: &str = "https://login.example.net";
 const RESOURCE: &str = "https://notes.example.net/mcp";
+const OTHER_RESOURCE: &str = "https://other.example.net/mcp";
 /// The secret the issuer and this server share (a real deployment fetches the issuer's public
 /// keys instead: `JwtVerifier::jwks`).
 const SECRET: &[u8] = b"a secret shared with the issuer, 32+ bytes";
@@ -44,10 +45,7 @@ fn token(audience: &str, seconds: i64) -> Result<String, jsonwebtoken::errors::E
 }
 
 async fn whoami(url: &str, token: String) -> Result<String, Box<dyn std::error::Error>> {
-    let provider = move || {
-        let token = token.clone();
-        async move { Ok::<_, TokenError>(Some(token)) }
-    };
+    let provider = move || std::future::ready(Ok::<_, TokenError>(Some(token.clone())));
     let channel = presa::http::client(url, HttpClientOptions::default().token_provider(provider))?;
     let client = Client::connect(channel, ClientOptions::default()).await?;
     let text = client.call_tool("whoami", ()).await?.text();
@@ -74,10 +72,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     for (label, token) in [
         ("a valid token", token(RESOURCE, 300)?),
-        (
-            "a token for another server",
-            token("https://other.example.net/mcp", 300)?,
-        ),
+        ("another server's token", token(OTHER_RESOURCE, 300)?),
         ("an expired token", token(RESOURCE, -3600)?),
     ] {
         match whoami(running.url(), token).await {
