@@ -49,9 +49,7 @@ fn authorization_server(issuer: String) -> Router {
     let metadata = json!({
         "issuer": issuer,
         "token_endpoint": format!("{issuer}/token"),
-        "grant_types_supported": ["client_credentials"],
         "token_endpoint_auth_methods_supported": ["client_secret_post"],
-        "code_challenge_methods_supported": ["S256"],
     });
     let metadata = move || async move { ([(CONTENT_TYPE, JSON)], metadata.to_string()) };
     Router::new()
@@ -67,8 +65,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let server = Server::builder("reports", "1.0.0")
         .typed_tool("whoami", |(), cx: Context| async move {
-            let who = cx.auth().and_then(|a| a.subject()).map(str::to_owned);
-            format!("you are {}", who.unwrap_or_default())
+            let who = cx.auth().and_then(|a| a.subject()).unwrap_or_default();
+            format!("you are {who}")
         })
         .build()?;
     // the protected resource metadata it serves names `issuer` as its authorization server

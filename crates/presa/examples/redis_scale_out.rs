@@ -31,25 +31,20 @@ struct Post {
 }
 
 /// The application's own data (its database), one for both replicas here.
-type Board = Arc<Mutex<String>>;
+static BOARD: Mutex<String> = Mutex::new(String::new());
 
 /// One replica: the same definitions and key as every other, its state shared on Redis.
-async fn replica(redis: &Redis, board: Board) -> Result<RunningServer, Box<dyn std::error::Error>> {
+async fn replica(redis: &Redis) -> Result<RunningServer, Box<dyn std::error::Error>> {
     let server = Server::builder("board", "1.0.0")
         .request_state_key("the same key on every replica, 32+ bytes")
         .shared_bus(Arc::new(redis.event_bus().await?))
         .subscribe(true)
-        .state(board)
         .resource(
             Resource::new("board://today", "board"),
-            |cx: Context| async move {
-                let text = cx.state::<Board>()?.lock().map(|t| t.clone());
-                Ok::<_, MissingState>(text.unwrap_or_default())
-            },
+            |_cx: Context| async { BOARD.lock().map(|text| text.clone()).unwrap_or_default() },
         )
         .typed_tool("post", |Args(post): Args<Post>, cx: Context| async move {
-            let board = cx.state::<Board>()?;
-            *board.lock().map_err(|_| ToolError::new("no board"))? = post.text;
+            *BOARD.lock().map_err(|_| ToolError::new("no board"))? = post.text;
             // published on Redis: every replica tells its own listeners
             if let Some(server) = cx.server() {
                 server.resource_updated("board://today");
@@ -68,21 +63,16 @@ async fn connect(url: &str) -> Result<Client, Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let url =
-        std::env::var("REDIS_URL").map_err(|_| "set REDIS_URL, e.g. redis://127.0.0.1:6379/")?;
+    let url = std::env::var("REDIS_URL").map_err(|_| "REDIS_URL is not set")?;
     let redis = Redis::connect(RedisOptions::new(url)).await?;
-    let board = Board::default();
-    let a = replica(&redis, board.clone()).await?;
-    let b = replica(&redis, board).await?;
+    let (a, b) = (replica(&redis).await?, replica(&redis).await?);
     let (on_a, on_b) = (connect(a.url()).await?, connect(b.url()).await?);
 
-    let mut changes = on_b
-        .subscribe(SubscriptionOptions::new().resource("board://today"))
-        .await?;
+    let today = SubscriptionOptions::new().resource("board://today");
+    let mut changes = on_b.subscribe(today).await?;
     println!("a client listens on replica b");
-    let posted = on_a
-        .call_tool("post", serde_json::json!({"text": "standup at ten"}))
-        .await?;
+    let message = serde_json::json!({"text": "standup at ten"});
+    let posted = on_a.call_tool("post", message).await?;
     println!("another posts on replica a: {}", posted.text());
     if let Some(ChangeEvent::ResourceUpdated { uri }) = changes.next().await {
         let text = on_b.read_resource(&uri).await?.text();
