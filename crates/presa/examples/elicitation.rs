@@ -14,8 +14,8 @@
 //! connect: signed in
 //! ```
 
-use presa::client::{Client, ClientOptions, ResultText};
-use presa::core::{ElicitRequestParams, ElicitRequestUrlParams, ElicitResult};
+use presa::client::{Client, ClientOptions, InputContext, ResultText};
+use presa::core::{ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, ErrorObject};
 use presa::prelude::*;
 use serde::Deserialize;
 use serde_json::json;
@@ -26,6 +26,27 @@ struct Order {
     cups: u8,
     /// With milk?
     milk: bool,
+}
+
+/// The client's elicitation handler: the user fills the form, or visits the page.
+async fn the_user(
+    params: ElicitRequestParams,
+    _cx: InputContext,
+) -> Result<ElicitResult, ErrorObject> {
+    Ok(match params {
+        ElicitRequestParams::Form(form) => {
+            let fields: Vec<&String> = form.requested_schema.properties.keys().collect();
+            println!("form {:?} with fields {}", form.message, json!(fields));
+            let answer = json!({"cups": 2, "milk": true});
+            ElicitResult::accept(answer.as_object().cloned().unwrap_or_default())
+        }
+        ElicitRequestParams::Url(visit) => {
+            println!("visit {}: {}", visit.url, visit.message);
+            ElicitResult::accept_url()
+        }
+        // a mode a later revision adds
+        _ => ElicitResult::decline(),
+    })
 }
 
 #[tokio::main]
@@ -52,26 +73,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .build()?;
 
-    let options =
-        ClientOptions::default()
-            .url_elicitation(true)
-            .elicitation(|params, _cx| async move {
-                Ok(match params {
-                    ElicitRequestParams::Form(form) => {
-                        let fields: Vec<&String> =
-                            form.requested_schema.properties.keys().collect();
-                        println!("form {:?} with fields {}", form.message, json!(fields));
-                        let answer = json!({"cups": 2, "milk": true});
-                        ElicitResult::accept(answer.as_object().cloned().unwrap_or_default())
-                    }
-                    ElicitRequestParams::Url(visit) => {
-                        println!("visit {}: {}", visit.url, visit.message);
-                        ElicitResult::accept_url()
-                    }
-                    // a mode a later revision adds
-                    _ => ElicitResult::decline(),
-                })
-            });
+    let options = ClientOptions::default()
+        .url_elicitation(true)
+        .elicitation(the_user);
     let client = Client::connect(presa::in_process(server), options).await?;
     println!("order: {}", client.call_tool("order", ()).await?.text());
     println!("connect: {}", client.call_tool("connect", ()).await?.text());

@@ -63,7 +63,8 @@ async fn connect(url: &str) -> Result<Client, Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let url = std::env::var("REDIS_URL").map_err(|_| "REDIS_URL is not set")?;
+    let url =
+        std::env::var("REDIS_URL").map_err(|_| "set REDIS_URL, e.g. redis://127.0.0.1:6379/")?;
     let redis = Redis::connect(RedisOptions::new(url)).await?;
     let (a, b) = (replica(&redis).await?, replica(&redis).await?);
     let (on_a, on_b) = (connect(a.url()).await?, connect(b.url()).await?);
